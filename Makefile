@@ -1,0 +1,34 @@
+# Thin wrapper around CMake so the README's commands stay short.
+#   make        build everything; the CLI lands in build/lwt
+#   make demo   the main job (surface filtration demo; CPU when there is no GPU)
+#   make test   every test (installs what it needs), then the ASan+UBSan suite
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps build demo test test-fast test-asan clean
+all: build
+
+deps:
+	@scripts/install-deps.sh build
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@scripts/demo.sh $(BUILD)/lwt
+
+test-fast: build
+	@scripts/install-deps.sh test
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	@scripts/install-deps.sh test
+	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DLWT_SANITIZE=ON -DLWT_WITH_CUDA=OFF >/dev/null
+	@cmake --build $(BUILD)-asan -j $(JOBS)
+	@cd $(BUILD)-asan && LWT_QUICK=1 ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
+
+test: test-fast test-asan
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-asan

@@ -1,0 +1,39 @@
+/* Shared pieces of the lwt command-line tool. */
+#ifndef LWT_CLI_H
+#define LWT_CLI_H
+
+#include <stddef.h>
+
+#include "lwt.h"
+
+#define LWT_EXIT_OK 0
+#define LWT_EXIT_RUNTIME 1
+#define LWT_EXIT_USAGE 2
+
+int cmd_transform(int argc, char **argv, int inverse);
+int cmd_info(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+
+/* The options every transform command shares, parsed from the command line. */
+typedef struct cli_transform_opts {
+    const char *wavelet;
+    int levels;          /* LWT_LEVELS_MAX for "max" */
+    int levels_given;
+    lwt_mode mode;
+    int mode_given;
+    lwt_backend backend;
+    lwt_algorithm algorithm;
+    int threads;
+} cli_transform_opts;
+
+/* Parse "-w/-l/-m/--backend/--algorithm/--threads" at argv[*i] (advancing *i).
+ * Returns 1 if consumed, 0 if not one of these, -1 on a bad value (message printed). */
+int cli_parse_common(int argc, char **argv, int *i, cli_transform_opts *o);
+
+/* Context whose log callback prints errors and warnings to stderr as "lwt: ...". */
+lwt_context *cli_context(void);
+
+/* Parse a non-negative integer; 0 on success. */
+int cli_parse_size(const char *s, size_t *out);
+
+#endif

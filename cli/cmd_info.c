@@ -1,0 +1,43 @@
+/* lwt info: wavelets, modes, backends and devices. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *path_name(lwt_path p) { return p == LWT_PATH_LIFTING ? "lifting" : "convolution"; }
+
+int cmd_info(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 1) {
+        fprintf(stderr, "lwt info: takes no arguments\n");
+        return LWT_EXIT_USAGE;
+    }
+    lwt_context *ctx = cli_context();
+    if (!ctx)
+        return LWT_EXIT_RUNTIME;
+    printf("lwt %s\n\nwavelets (%d; aliases cdf97=bior4.4 cdf53=bior2.2 d4=db2 d8=db4 d20=db10):\n",
+           lwt_version_string(), lwt_wavelet_catalog_count());
+    printf("  %-10s %-7s %6s %6s %-12s %-12s %10s %10s\n", "name", "family", "length", "steps", "float64",
+           "float32", "err_f64", "err_f32");
+    for (int i = 0; i < lwt_wavelet_catalog_count(); i++) {
+        lwt_wavelet *w;
+        if (lwt_wavelet_create(ctx, lwt_wavelet_catalog_name(i), &w) != LWT_OK)
+            continue;
+        lwt_wavelet_info wi;
+        lwt_wavelet_get_info(w, &wi);
+        printf("  %-10s %-7s %6d %6d %-12s %-12s %10.2e %10.2e\n", wi.name, wi.family, wi.filter_length,
+               wi.lifting_steps, path_name(wi.path_f64), path_name(wi.path_f32), wi.lifting_error_f64,
+               wi.lifting_error_f32);
+        lwt_wavelet_destroy(w);
+    }
+    printf("\nmodes:");
+    for (int m = 0; m < LWT_MODE_COUNT; m++)
+        printf(" %s", lwt_mode_name((lwt_mode)m));
+    printf("\n\nbackends: cpu (available)");
+    int ndev = lwt_context_device_count(ctx);
+    printf(", cuda (%s)\n", ndev > 0 ? "available" : "not available in this build or no device");
+    printf("devices: %d CUDA device(s)\n", ndev);
+    lwt_context_destroy(ctx);
+    return LWT_EXIT_OK;
+}

@@ -1,0 +1,162 @@
+/* lwt forward / lwt inverse: .npy in, .npy out, PyWavelets' packed layout. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "io/npy.h"
+
+static int parse_shape(const char *s, size_t *shape, int *ndim)
+{
+    *ndim = 0;
+    const char *p = s;
+    while (*p) {
+        if (*ndim == LWT_MAX_NDIM)
+            return -1;
+        char buf[32];
+        size_t n = strcspn(p, ",");
+        if (n == 0 || n >= sizeof buf)
+            return -1;
+        memcpy(buf, p, n);
+        buf[n] = 0;
+        if (cli_parse_size(buf, &shape[*ndim]) || shape[*ndim] == 0)
+            return -1;
+        (*ndim)++;
+        p += n;
+        if (*p == ',') {
+            p++;
+            if (!*p)
+                return -1;
+        }
+    }
+    return *ndim ? 0 : -1;
+}
+
+int cmd_transform(int argc, char **argv, int inverse)
+{
+    const char *name = inverse ? "inverse" : "forward";
+    cli_transform_opts o = {0};
+    o.levels = LWT_LEVELS_MAX;
+    o.mode = LWT_MODE_SYMMETRIC;
+    const char *paths[2] = {NULL, NULL};
+    int npaths = 0;
+    size_t shape[LWT_MAX_NDIM] = {0, 0, 0};
+    int shape_nd = 0, have_shape = 0;
+    for (int i = 1; i < argc; i++) {
+        int r = cli_parse_common(argc, argv, &i, &o);
+        if (r < 0)
+            return LWT_EXIT_USAGE;
+        if (r > 0)
+            continue;
+        if (!strcmp(argv[i], "--shape")) {
+            if (i + 1 >= argc || parse_shape(argv[i + 1], shape, &shape_nd)) {
+                fprintf(stderr, "lwt: --shape needs D0[,D1[,D2]] with 1-3 positive integers\n");
+                return LWT_EXIT_USAGE;
+            }
+            have_shape = 1;
+            i++;
+            continue;
+        }
+        if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "lwt %s: unknown option '%s'\n", name, argv[i]);
+            return LWT_EXIT_USAGE;
+        }
+        if (npaths == 2) {
+            fprintf(stderr, "lwt %s: too many arguments ('%s')\n", name, argv[i]);
+            return LWT_EXIT_USAGE;
+        }
+        paths[npaths++] = argv[i];
+    }
+    if (npaths != 2 || !o.wavelet) {
+        fprintf(stderr, "lwt %s: needs -w WAVELET, IN.npy and OUT.npy (see lwt --help)\n", name);
+        return LWT_EXIT_USAGE;
+    }
+    if (inverse && !have_shape) {
+        fprintf(stderr, "lwt inverse: needs --shape D0[,D1[,D2]] (the shape of the signal)\n");
+        return LWT_EXIT_USAGE;
+    }
+
+    int rc = LWT_EXIT_RUNTIME;
+    lwt_context *ctx = cli_context();
+    lwt_wavelet *w = NULL;
+    lwt_plan *plan = NULL;
+    npy_array in = {0};
+    void *out = NULL;
+    char err[512];
+    if (!ctx)
+        return LWT_EXIT_RUNTIME;
+    lwt_context_set_threads(ctx, o.threads);
+    if (lwt_wavelet_create(ctx, o.wavelet, &w) != LWT_OK) {
+        rc = LWT_EXIT_USAGE; /* the message went to stderr through the log */
+        goto done;
+    }
+    if (npy_read(paths[0], &in, err, sizeof err)) {
+        fprintf(stderr, "lwt: %s\n", err);
+        goto done;
+    }
+    if (in.ndim < 1 || in.ndim > LWT_MAX_NDIM) {
+        fprintf(stderr, "lwt: %s: %d-dimensional array; lwt transforms 1-, 2- and 3-dimensional arrays\n",
+                paths[0], in.ndim);
+        goto done;
+    }
+    if (in.count == 0) {
+        fprintf(stderr, "lwt: %s: empty array (a dimension is 0)\n", paths[0]);
+        goto done;
+    }
+    lwt_plan_desc d = lwt_plan_desc_default();
+    d.wavelet = w;
+    d.ndim = inverse ? shape_nd : in.ndim;
+    for (int k = 0; k < d.ndim; k++)
+        d.shape[k] = inverse ? shape[k] : in.shape[k];
+    d.levels = o.levels;
+    d.mode = o.mode;
+    d.dtype = in.dtype;
+    d.backend = o.backend;
+    d.algorithm = o.algorithm;
+    if (lwt_plan_create(ctx, &d, &plan) != LWT_OK)
+        goto done;
+    lwt_plan_info info;
+    lwt_plan_get_info(plan, &info);
+    if (o.levels != LWT_LEVELS_MAX && o.levels > info.max_level)
+        fprintf(stderr, "lwt: warning: level %d is above the maximum useful level %d for this shape and "
+                        "wavelet: all coefficients will experience boundary effects\n",
+                o.levels, info.max_level);
+    if (inverse) {
+        int ok = in.ndim == d.ndim;
+        for (int k = 0; ok && k < d.ndim; k++)
+            ok = in.shape[k] == info.packed_shape[k];
+        if (!ok) {
+            char want[96] = "", got[96] = "";
+            for (int k = 0; k < d.ndim; k++)
+                snprintf(want + strlen(want), sizeof want - strlen(want), "%s%zu", k ? "," : "",
+                         info.packed_shape[k]);
+            for (int k = 0; k < in.ndim && k < 8; k++)
+                snprintf(got + strlen(got), sizeof got - strlen(got), "%s%zu", k ? "," : "", in.shape[k]);
+            fprintf(stderr, "lwt: %s: coefficient array has shape (%s), but shape %s with %d levels of %s "
+                            "needs (%s)\n", paths[0], got, argv[0] ? "given" : "", info.levels, o.wavelet, want);
+            goto done;
+        }
+    }
+    size_t es = in.dtype == LWT_F32 ? 4 : 8;
+    size_t nout = inverse ? info.input_count : info.coeff_count;
+    out = malloc(nout * es);
+    if (!out) {
+        fprintf(stderr, "lwt: out of memory (%zu bytes for the output)\n", nout * es);
+        goto done;
+    }
+    if ((inverse ? lwt_inverse(plan, in.data, out, NULL) : lwt_forward(plan, in.data, out, NULL)) != LWT_OK)
+        goto done;
+    const size_t *oshape = inverse ? info.shape : info.packed_shape;
+    if (npy_write(paths[1], in.dtype, d.ndim, oshape, out, err, sizeof err)) {
+        fprintf(stderr, "lwt: %s\n", err);
+        goto done;
+    }
+    rc = LWT_EXIT_OK;
+done:
+    free(out);
+    npy_free(&in);
+    lwt_plan_destroy(plan);
+    lwt_wavelet_destroy(w);
+    lwt_context_destroy(ctx);
+    return rc;
+}

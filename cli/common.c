@@ -1,0 +1,131 @@
+/* Option parsing and the stderr log sink shared by the CLI commands. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void log_stderr(void *user, lwt_log_level level, const char *msg)
+{
+    (void)user;
+    if (level >= LWT_LOG_WARNING)
+        fprintf(stderr, "lwt: %s%s\n", level == LWT_LOG_WARNING ? "warning: " : "", msg);
+}
+
+lwt_context *cli_context(void)
+{
+    lwt_context *ctx = NULL;
+    if (lwt_context_create(&ctx) != LWT_OK) {
+        fprintf(stderr, "lwt: out of memory\n");
+        return NULL;
+    }
+    lwt_context_set_log(ctx, log_stderr, NULL);
+    return ctx;
+}
+
+int cli_parse_size(const char *s, size_t *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_levels(const char *s, cli_transform_opts *o)
+{
+    if (!strcmp(s, "max")) {
+        o->levels = LWT_LEVELS_MAX;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || !*s || *end) {
+        fprintf(stderr, "lwt: invalid level count '%s' (an integer >= 0, or 'max')\n", s);
+        return -1;
+    }
+    if (v < 0) {
+        fprintf(stderr, "lwt: level count must be >= 0 (got %ld)\n", v);
+        return -1;
+    }
+    if (v > 256) {
+        fprintf(stderr, "lwt: level count must be <= 256 (got %ld)\n", v);
+        return -1;
+    }
+    o->levels = (int)v;
+    return 0;
+}
+
+int cli_parse_common(int argc, char **argv, int *i, cli_transform_opts *o)
+{
+    const char *a = argv[*i];
+    const char *val = NULL;
+#define NEEDS_VALUE()                                                            \
+    do {                                                                         \
+        if (*i + 1 >= argc) {                                                    \
+            fprintf(stderr, "lwt: option %s needs a value\n", a);               \
+            return -1;                                                           \
+        }                                                                        \
+        val = argv[++*i];                                                        \
+    } while (0)
+    if (!strcmp(a, "-w") || !strcmp(a, "--wavelet")) {
+        NEEDS_VALUE();
+        o->wavelet = val;
+        return 1;
+    }
+    if (!strcmp(a, "-l") || !strcmp(a, "--levels")) {
+        NEEDS_VALUE();
+        o->levels_given = 1;
+        return parse_levels(val, o) ? -1 : 1;
+    }
+    if (!strcmp(a, "-m") || !strcmp(a, "--mode")) {
+        NEEDS_VALUE();
+        if (lwt_mode_from_name(val, &o->mode) != LWT_OK) {
+            fprintf(stderr, "lwt: unknown mode '%s' (zero, constant, symmetric, reflect, periodic, smooth, "
+                            "antisymmetric, antireflect, periodization)\n", val);
+            return -1;
+        }
+        o->mode_given = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--backend")) {
+        NEEDS_VALUE();
+        if (!strcmp(val, "auto")) o->backend = LWT_BACKEND_AUTO;
+        else if (!strcmp(val, "cpu")) o->backend = LWT_BACKEND_CPU;
+        else if (!strcmp(val, "cuda")) o->backend = LWT_BACKEND_CUDA;
+        else {
+            fprintf(stderr, "lwt: unknown backend '%s' (auto, cpu, cuda)\n", val);
+            return -1;
+        }
+        return 1;
+    }
+    if (!strcmp(a, "--algorithm")) {
+        NEEDS_VALUE();
+        if (!strcmp(val, "auto")) o->algorithm = LWT_ALGO_AUTO;
+        else if (!strcmp(val, "lifting")) o->algorithm = LWT_ALGO_LIFTING;
+        else if (!strcmp(val, "convolution")) o->algorithm = LWT_ALGO_CONVOLUTION;
+        else {
+            fprintf(stderr, "lwt: unknown algorithm '%s' (auto, lifting, convolution)\n", val);
+            return -1;
+        }
+        return 1;
+    }
+    if (!strcmp(a, "--threads")) {
+        NEEDS_VALUE();
+        size_t t;
+        if (cli_parse_size(val, &t) || t > 4096) {
+            fprintf(stderr, "lwt: invalid thread count '%s'\n", val);
+            return -1;
+        }
+        o->threads = (int)t;
+        return 1;
+    }
+#undef NEEDS_VALUE
+    return 0;
+}

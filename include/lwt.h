@@ -1,0 +1,256 @@
+/*
+ * lwt.h - public API of liblwt, a generic lifting wavelet transform library.
+ *
+ * liblwt computes the same discrete wavelet transforms as PyWavelets
+ * (pywt.wavedecn / pywt.waverecn) for every discrete wavelet and every
+ * signal-extension mode, in 1, 2 and 3 dimensions, in float32 and float64.
+ *
+ * Usage is plan-based (as in FFTW or cuFFT):
+ *
+ *   lwt_context *ctx;   lwt_context_create(&ctx);
+ *   lwt_wavelet *w;     lwt_wavelet_create(ctx, "cdf97", &w);
+ *   lwt_plan_desc d = lwt_plan_desc_default();
+ *   d.wavelet = w; d.ndim = 2; d.shape[0] = 480; d.shape[1] = 640;
+ *   d.levels = 3; d.mode = LWT_MODE_SYMMETRIC; d.dtype = LWT_F64;
+ *   lwt_plan *p;        lwt_plan_create(ctx, &d, &p);
+ *   lwt_forward(p, image, coeffs, NULL);    // coeffs: lwt_plan_coeff_count(p) values
+ *   lwt_inverse(p, coeffs, image, NULL);
+ *   lwt_plan_destroy(p); lwt_wavelet_destroy(w); lwt_context_destroy(ctx);
+ *
+ * Rules:
+ *  - Every function returns an lwt_status (values are pinned, never renumbered).
+ *    Details of a failure go to the context's log callback; liblwt never prints.
+ *  - Objects are immutable after creation. A plan may be executed from several
+ *    threads at once as long as each call has its own output and workspace.
+ *  - No global state: everything hangs off a context. A context must outlive
+ *    the wavelets and plans made from it.
+ */
+#ifndef LWT_H
+#define LWT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LWT_VERSION_MAJOR 0
+#define LWT_VERSION_MINOR 1
+#define LWT_VERSION_PATCH 0
+
+/** "MAJOR.MINOR.PATCH" of the library actually linked. */
+const char *lwt_version_string(void);
+
+/* ------------------------------------------------------------------ status */
+
+typedef enum lwt_status {
+    LWT_OK = 0,
+    LWT_ERR_INVALID_ARGUMENT = 1,   /* NULL pointer, bad shape, bad level... */
+    LWT_ERR_UNKNOWN_WAVELET = 2,
+    LWT_ERR_UNKNOWN_MODE = 3,
+    LWT_ERR_UNSUPPORTED = 4,        /* valid request this build cannot do */
+    LWT_ERR_OUT_OF_MEMORY = 5,
+    LWT_ERR_BACKEND_UNAVAILABLE = 6,/* e.g. cuda asked for, none present */
+    LWT_ERR_DEVICE = 7,             /* a device (CUDA) call failed */
+    LWT_ERR_ACCURACY = 8,           /* a scheme cannot meet its accuracy bound */
+    LWT_ERR_INTERNAL = 9
+} lwt_status;
+
+/** Short English description of a status ("invalid argument", ...). */
+const char *lwt_status_string(lwt_status s);
+
+/* ---------------------------------------------------------------- context */
+
+typedef enum lwt_log_level {
+    LWT_LOG_DEBUG = 0,
+    LWT_LOG_INFO = 1,
+    LWT_LOG_WARNING = 2,
+    LWT_LOG_ERROR = 3
+} lwt_log_level;
+
+typedef void (*lwt_log_fn)(void *user, lwt_log_level level, const char *message);
+
+typedef struct lwt_context lwt_context;
+
+lwt_status lwt_context_create(lwt_context **out);
+void lwt_context_destroy(lwt_context *ctx); /* NULL is a no-op */
+/** Messages (errors with details, warnings) go to fn; NULL drops them. */
+lwt_status lwt_context_set_log(lwt_context *ctx, lwt_log_fn fn, void *user);
+/** CPU threads used by plans of this context; 0 = all available (default).
+ *  Results are bit-identical for every thread count. */
+lwt_status lwt_context_set_threads(lwt_context *ctx, int threads);
+/** Number of CUDA devices usable by this build (0 without CUDA). */
+int lwt_context_device_count(const lwt_context *ctx);
+
+/* ------------------------------------------------------------------ modes */
+
+/* PyWavelets' nine signal-extension modes, with PyWavelets' meaning. */
+typedef enum lwt_mode {
+    LWT_MODE_ZERO = 0,
+    LWT_MODE_CONSTANT = 1,
+    LWT_MODE_SYMMETRIC = 2,      /* half-sample symmetric: x1 x0 | x0 x1 */
+    LWT_MODE_REFLECT = 3,        /* whole-sample symmetric: x2 x1 | x0 x1 x2 */
+    LWT_MODE_PERIODIC = 4,
+    LWT_MODE_SMOOTH = 5,         /* first-order (linear) extrapolation */
+    LWT_MODE_ANTISYMMETRIC = 6,
+    LWT_MODE_ANTIREFLECT = 7,
+    LWT_MODE_PERIODIZATION = 8   /* non-expansive periodic: ceil(n/2) outputs */
+} lwt_mode;
+#define LWT_MODE_COUNT 9
+
+/** PyWavelets mode name ("symmetric", ...) to enum; LWT_ERR_UNKNOWN_MODE if none. */
+lwt_status lwt_mode_from_name(const char *name, lwt_mode *out);
+const char *lwt_mode_name(lwt_mode mode);
+
+/* --------------------------------------------------------------- wavelets */
+
+typedef struct lwt_wavelet lwt_wavelet;
+
+/** How a wavelet is computed. */
+typedef enum lwt_path {
+    LWT_PATH_LIFTING = 0,     /* factored lifting scheme meets its bound */
+    LWT_PATH_CONVOLUTION = 1  /* exact direct filter-bank fallback */
+} lwt_path;
+
+typedef struct lwt_wavelet_info {
+    const char *name;          /* canonical PyWavelets name (or user name) */
+    const char *family;        /* "haar", "db", "sym", "coif", "bior", "rbio", "dmey", "user" */
+    int filter_length;         /* PyWavelets dec_len */
+    int orthogonal;            /* 1 for orthogonal filter banks */
+    int lifting_steps;         /* number of predict/update steps (0 if none) */
+    lwt_path path_f64;         /* path used for float64 plans */
+    lwt_path path_f32;         /* path used for float32 plans */
+    double lifting_error_f64;  /* measured max relative error of the lifting
+                                  scheme vs the filter bank in float64 */
+    double lifting_error_f32;  /* same in float32 */
+} lwt_wavelet_info;
+
+/** Built-in catalog: every PyWavelets discrete wavelet plus the aliases
+ *  cdf97 (bior4.4), cdf53 (bior2.2), d4 (db2), d8 (db4), d20 (db10). */
+int lwt_wavelet_catalog_count(void);
+/** Name of catalog entry i (0 <= i < count), NULL outside. Aliases are not listed. */
+const char *lwt_wavelet_catalog_name(int i);
+
+lwt_status lwt_wavelet_create(lwt_context *ctx, const char *name, lwt_wavelet **out);
+void lwt_wavelet_destroy(lwt_wavelet *w); /* NULL is a no-op */
+lwt_status lwt_wavelet_get_info(const lwt_wavelet *w, lwt_wavelet_info *out);
+/** The four PyWavelets filters, each filter_length taps (dec_lo, dec_hi, rec_lo, rec_hi). */
+lwt_status lwt_wavelet_filters(const lwt_wavelet *w, const double **dec_lo, const double **dec_hi,
+                               const double **rec_lo, const double **rec_hi);
+
+/*
+ * A user lifting scheme in the P/U/K form of seed 000 (GPCF-LWT, eqs. 12-15):
+ *   split:      s[n] = x[2n], d[n] = x[2n+1]
+ *   preprocess: s[n] -= sum_i u0.taps[i] * d[n + u0.start + i]       (if u0.ntaps)
+ *   for k in 0..nsteps-1:
+ *     predict:  d[n] -= sum_i p[k].taps[i] * s[n + p[k].start + i]
+ *     update:   s[n] -= sum_i u[k].taps[i] * d[n + u[k].start + i]
+ *   scale:      approximation = s / K, detail = K * d
+ * An operator with ntaps = 0 is skipped. The equivalent filter bank is derived
+ * from the scheme, and the transform follows PyWavelets' conventions for it
+ * (output sizes, modes, packed layout) as if it were a PyWavelets wavelet.
+ */
+typedef struct lwt_laurent {
+    int start;            /* index offset of taps[0] */
+    int ntaps;
+    const double *taps;
+} lwt_laurent;
+
+typedef struct lwt_puk_scheme {
+    const char *name;     /* copied; may be NULL */
+    lwt_laurent u0;
+    int nsteps;
+    const lwt_laurent *p; /* nsteps predict operators */
+    const lwt_laurent *u; /* nsteps update operators */
+    double K;
+} lwt_puk_scheme;
+
+lwt_status lwt_wavelet_from_puk(lwt_context *ctx, const lwt_puk_scheme *scheme, lwt_wavelet **out);
+
+/* ------------------------------------------------------------------ plans */
+
+typedef enum lwt_dtype { LWT_F32 = 0, LWT_F64 = 1 } lwt_dtype;
+
+typedef enum lwt_backend {
+    LWT_BACKEND_AUTO = 0, /* CUDA when a device is present, else CPU */
+    LWT_BACKEND_CPU = 1,
+    LWT_BACKEND_CUDA = 2
+} lwt_backend;
+
+typedef enum lwt_algorithm {
+    LWT_ALGO_AUTO = 0,        /* lifting where it meets the bound, else convolution */
+    LWT_ALGO_LIFTING = 1,     /* lifting; fails with LWT_ERR_ACCURACY if it cannot meet the bound */
+    LWT_ALGO_CONVOLUTION = 2  /* direct filter bank (Mallat) */
+} lwt_algorithm;
+
+#define LWT_LEVELS_MAX (-1)   /* plan_desc.levels: PyWavelets' dwtn_max_level */
+#define LWT_MAX_NDIM 3
+
+typedef struct lwt_plan_desc {
+    const lwt_wavelet *wavelet;
+    int ndim;                     /* 1..3 */
+    size_t shape[LWT_MAX_NDIM];   /* C order, every entry >= 1 */
+    int levels;                   /* >= 0, or LWT_LEVELS_MAX */
+    lwt_mode mode;
+    lwt_dtype dtype;
+    lwt_backend backend;
+    int device;                   /* CUDA device ordinal */
+    lwt_algorithm algorithm;
+    size_t batch;                 /* independent arrays, stored one after another; >= 1 */
+} lwt_plan_desc;
+
+/** A desc with defaults: ndim 1, levels max, symmetric, f64, auto, batch 1. */
+lwt_plan_desc lwt_plan_desc_default(void);
+
+typedef struct lwt_plan lwt_plan;
+
+lwt_status lwt_plan_create(lwt_context *ctx, const lwt_plan_desc *desc, lwt_plan **out);
+void lwt_plan_destroy(lwt_plan *plan); /* NULL is a no-op */
+
+/** PyWavelets' dwt_max_level(n, filter_length) for one axis length. */
+int lwt_max_level(size_t n, int filter_length);
+
+typedef struct lwt_plan_info {
+    int ndim;
+    size_t shape[LWT_MAX_NDIM];
+    int levels;                  /* resolved level count */
+    int max_level;               /* PyWavelets' dwtn_max_level for this shape */
+    size_t packed_shape[LWT_MAX_NDIM]; /* shape of pywt.coeffs_to_array(...)[0] */
+    size_t input_count;          /* values per batch item on the signal side */
+    size_t coeff_count;          /* values per batch item on the coefficient side */
+    lwt_backend backend;         /* resolved backend */
+    lwt_path path;               /* resolved computation path */
+    size_t workspace_bytes;      /* for lwt_forward/lwt_inverse */
+} lwt_plan_info;
+
+lwt_status lwt_plan_get_info(const lwt_plan *plan, lwt_plan_info *out);
+
+/*
+ * A band of the packed layout: level 0 is the approximation cA_J, levels
+ * 1..J are detail levels from coarsest (1 = level J) to finest (J = level 1),
+ * i.e. the index into the list returned by pywt.wavedecn. band_mask has bit k
+ * set when axis k is a detail ('d') axis ('da' in 2-D = mask 1); it must be 0
+ * for level 0 and non-zero otherwise.
+ */
+typedef struct lwt_band {
+    size_t offset[LWT_MAX_NDIM]; /* position in the packed array */
+    size_t shape[LWT_MAX_NDIM];
+} lwt_band;
+
+lwt_status lwt_plan_band(const lwt_plan *plan, int level, unsigned band_mask, lwt_band *out);
+
+/*
+ * Execute. Arrays are C-order, dtype as planned, batch items one after another
+ * (input_count or coeff_count values each). The coefficient side holds the
+ * PyWavelets packed layout, coeffs_to_array(wavedecn(x))[0], with zeros in
+ * the gaps PyWavelets pads with. workspace: NULL lets the call allocate;
+ * otherwise at least workspace_bytes, not shared with a concurrent call.
+ */
+lwt_status lwt_forward(const lwt_plan *plan, const void *input, void *coeffs, void *workspace);
+/** Inverse: output has input_count values per batch item (waverecn, cropped to shape). */
+lwt_status lwt_inverse(const lwt_plan *plan, const void *coeffs, void *output, void *workspace);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LWT_H */

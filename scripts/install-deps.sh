@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what building and testing lwt needs, on Debian, as root, without prompts.
+# Does nothing for what is already there. Usage: scripts/install-deps.sh [build|test]
+set -euo pipefail
+what=${1:-build}
+need_apt=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have cmake || need_apt+=(cmake)
+have cc || need_apt+=(build-essential)
+have pkg-config || need_apt+=(pkg-config)
+for pc in libzip:libzip-dev expat:libexpat1-dev libcrypto:libssl-dev libpng:libpng-dev; do
+  pkg-config --exists "${pc%%:*}" 2>/dev/null || need_apt+=("${pc#*:}")
+done
+if [ "$what" = test ]; then
+  have python3 || need_apt+=(python3 python3-pip)
+fi
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "install-deps: apt-get install ${need_apt[*]}" >&2
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+if [ "$what" = test ]; then
+  if ! python3 -c "import numpy, pywt" >/dev/null 2>&1; then
+    echo "install-deps: pip install numpy PyWavelets" >&2
+    python3 -m pip install -q numpy PyWavelets 2>/dev/null \
+      || python3 -m pip install -q --break-system-packages numpy PyWavelets
+  fi
+fi

@@ -1,0 +1,68 @@
+/* Context: log sink and CPU thread count. */
+#include "core/context.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+lwt_status lwt_context_create(lwt_context **out)
+{
+    if (!out)
+        return LWT_ERR_INVALID_ARGUMENT;
+    lwt_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return LWT_ERR_OUT_OF_MEMORY;
+    *out = ctx;
+    return LWT_OK;
+}
+
+void lwt_context_destroy(lwt_context *ctx) { free(ctx); }
+
+lwt_status lwt_context_set_log(lwt_context *ctx, lwt_log_fn fn, void *user)
+{
+    if (!ctx)
+        return LWT_ERR_INVALID_ARGUMENT;
+    ctx->log_fn = fn;
+    ctx->log_user = user;
+    return LWT_OK;
+}
+
+lwt_status lwt_context_set_threads(lwt_context *ctx, int threads)
+{
+    if (!ctx || threads < 0)
+        return LWT_ERR_INVALID_ARGUMENT;
+    ctx->threads = threads;
+    return LWT_OK;
+}
+
+int lwt_context_device_count(const lwt_context *ctx)
+{
+    (void)ctx;
+    return 0; /* the CUDA backend reports its devices once it exists */
+}
+
+static void vlog(const lwt_context *ctx, lwt_log_level level, const char *fmt, va_list ap)
+{
+    if (!ctx || !ctx->log_fn)
+        return;
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    ctx->log_fn(ctx->log_user, level, msg);
+}
+
+void lwt_log(const lwt_context *ctx, lwt_log_level level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(ctx, level, fmt, ap);
+    va_end(ap);
+}
+
+lwt_status lwt_fail(const lwt_context *ctx, lwt_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(ctx, LWT_LOG_ERROR, fmt, ap);
+    va_end(ap);
+    return status;
+}

@@ -1,0 +1,430 @@
+/*
+ * Plans and the n-D multi-level driver.
+ *
+ * Forward, per level: transform the current approximation along axis 0, 1,
+ * ..., ndim-1 (PyWavelets' dwtn order), each pass turning an axis of length n
+ * into [cA | cD] of 2 nc. The block whose axes are all 'a' is the next
+ * approximation; the others are scattered to their place in the packed
+ * layout (pywt.coeffs_to_array). The inverse assembles [cA | cD] blocks from
+ * the packed array and the previous approximation and runs the axes in
+ * reverse order (PyWavelets' idwtn), producing exactly as many samples as the
+ * next level needs, which is PyWavelets' crop of the approximation.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/backend.h"
+#include "core/context.h"
+#include "core/extend.h"
+#include "core/line.h"
+#include "core/wavelet.h"
+
+#define LWT_LEVELS_LIMIT 256
+
+struct lwt_plan {
+    const lwt_context *ctx;
+    lwt_plan_desc desc;
+    lwt_wavelet wavelet;            /* private copy: the plan outlives nothing */
+    lwt_filter_bank fb;
+    int ndim, levels, max_level, direct;
+    lwt_backend backend;
+    size_t shape[LWT_MAX_NDIM];
+    /* sizes[j][k]: axis k length of the approximation after j levels (sizes[0] = shape) */
+    size_t (*sizes)[LWT_MAX_NDIM];
+    size_t packed[LWT_MAX_NDIM];
+    size_t input_count, coeff_count;
+    size_t buf_elems;               /* per ping-pong buffer */
+};
+
+int lwt_max_level(size_t n, int filter_length)
+{
+    if (filter_length < 2 || n < (size_t)(filter_length - 1))
+        return 0;
+    int L = 0;
+    while (((size_t)(filter_length - 1) << (L + 1)) <= n && L < 62)
+        L++;
+    return L;
+}
+
+lwt_plan_desc lwt_plan_desc_default(void)
+{
+    lwt_plan_desc d;
+    memset(&d, 0, sizeof d);
+    d.ndim = 1;
+    d.levels = LWT_LEVELS_MAX;
+    d.mode = LWT_MODE_SYMMETRIC;
+    d.dtype = LWT_F64;
+    d.backend = LWT_BACKEND_AUTO;
+    d.algorithm = LWT_ALGO_AUTO;
+    d.batch = 1;
+    return d;
+}
+
+static size_t prod(const size_t *s, int nd)
+{
+    size_t p = 1;
+    for (int k = 0; k < nd; k++)
+        p *= s[k];
+    return p;
+}
+
+/* overflow-safe product; 0 on overflow */
+static size_t prod_checked(const size_t *s, int nd)
+{
+    size_t p = 1;
+    for (int k = 0; k < nd; k++) {
+        if (s[k] && p > (size_t)-1 / s[k])
+            return 0;
+        p *= s[k];
+    }
+    return p;
+}
+
+lwt_status lwt_plan_create(lwt_context *ctx, const lwt_plan_desc *d, lwt_plan **out)
+{
+    if (!d || !out || !d->wavelet)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_plan_create: NULL argument");
+    *out = NULL;
+    if (d->ndim < 1 || d->ndim > LWT_MAX_NDIM)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "ndim must be 1, 2 or 3 (got %d)", d->ndim);
+    for (int k = 0; k < d->ndim; k++)
+        if (d->shape[k] < 1 || d->shape[k] > ((size_t)1 << 40))
+            return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "axis %d has length %zu (must be 1 .. 2^40)", k,
+                            d->shape[k]);
+    if ((int)d->mode < 0 || (int)d->mode >= LWT_MODE_COUNT)
+        return lwt_fail(ctx, LWT_ERR_UNKNOWN_MODE, "unknown mode %d", (int)d->mode);
+    if (d->dtype != LWT_F32 && d->dtype != LWT_F64)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "dtype must be LWT_F32 or LWT_F64");
+    if (d->batch < 1)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "batch must be >= 1");
+    if (d->levels < 0 && d->levels != LWT_LEVELS_MAX)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "levels must be >= 0 (got %d)", d->levels);
+    if (d->levels > LWT_LEVELS_LIMIT)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "levels must be <= %d (got %d)", LWT_LEVELS_LIMIT,
+                        d->levels);
+    if (d->backend == LWT_BACKEND_CUDA)
+        return lwt_fail(ctx, LWT_ERR_BACKEND_UNAVAILABLE, "the CUDA backend is not available in this build");
+    if (d->backend != LWT_BACKEND_AUTO && d->backend != LWT_BACKEND_CPU)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "unknown backend %d", (int)d->backend);
+
+    const lwt_wavelet *w = d->wavelet;
+    lwt_path path = d->dtype == LWT_F32 ? w->path32 : w->path64;
+    int direct;
+    switch (d->algorithm) {
+    case LWT_ALGO_AUTO: direct = path == LWT_PATH_CONVOLUTION; break;
+    case LWT_ALGO_CONVOLUTION: direct = 1; break;
+    case LWT_ALGO_LIFTING:
+        if (path != LWT_PATH_LIFTING)
+            return lwt_fail(ctx, LWT_ERR_ACCURACY,
+                            "wavelet %s has no lifting scheme within its accuracy bound for %s "
+                            "(measured %.2g); use the convolution algorithm",
+                            w->name, d->dtype == LWT_F32 ? "float32" : "float64",
+                            d->dtype == LWT_F32 ? w->err32 : w->err64);
+        direct = 0;
+        break;
+    default:
+        return lwt_fail(ctx, LWT_ERR_UNSUPPORTED, "algorithm %d is not available", (int)d->algorithm);
+    }
+
+    int max_level = 1 << 30;
+    for (int k = 0; k < d->ndim; k++) {
+        int m = lwt_max_level(d->shape[k], w->length);
+        if (m < max_level)
+            max_level = m;
+    }
+    int levels = d->levels == LWT_LEVELS_MAX ? max_level : d->levels;
+
+    lwt_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return LWT_ERR_OUT_OF_MEMORY;
+    p->sizes = calloc((size_t)levels + 1, sizeof *p->sizes);
+    if (!p->sizes) {
+        free(p);
+        return LWT_ERR_OUT_OF_MEMORY;
+    }
+    p->ctx = ctx;
+    p->desc = *d;
+    p->wavelet = *w;
+    p->desc.wavelet = &p->wavelet;
+    p->fb = lwt_wavelet_bank(&p->wavelet);
+    p->ndim = d->ndim;
+    p->levels = levels;
+    p->max_level = max_level;
+    p->direct = direct;
+    p->backend = LWT_BACKEND_CPU;
+    memcpy(p->shape, d->shape, sizeof p->shape);
+    for (int k = d->ndim; k < LWT_MAX_NDIM; k++)
+        p->shape[k] = 1;
+
+    /* sizes per level; PyWavelets refuses [anti]reflect on a length-1 axis */
+    size_t buf = prod(p->shape, p->ndim);
+    for (int k = 0; k < LWT_MAX_NDIM; k++)
+        p->sizes[0][k] = p->shape[k];
+    for (int j = 1; j <= levels; j++) {
+        size_t inter[LWT_MAX_NDIM];
+        memcpy(inter, p->sizes[j - 1], sizeof inter);
+        for (int k = 0; k < p->ndim; k++) {
+            long n = (long)p->sizes[j - 1][k];
+            if (n < 2 && (d->mode == LWT_MODE_REFLECT || d->mode == LWT_MODE_ANTIREFLECT)) {
+                lwt_plan_destroy(p);
+                return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT,
+                                "mode %s needs at least 2 samples per axis, but level %d has an axis of "
+                                "length %ld",
+                                lwt_mode_name(d->mode), j, n);
+            }
+            long nc = lwt_coeff_len(n, w->length, d->mode);
+            p->sizes[j][k] = (size_t)nc;
+            inter[k] = 2 * (size_t)nc;
+            size_t e = prod_checked(inter, p->ndim);
+            if (!e) {
+                lwt_plan_destroy(p);
+                return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "array too large");
+            }
+            if (e > buf)
+                buf = e;
+        }
+        for (int k = p->ndim; k < LWT_MAX_NDIM; k++)
+            p->sizes[j][k] = 1;
+    }
+    p->buf_elems = buf;
+    for (int k = 0; k < LWT_MAX_NDIM; k++) {
+        size_t s = p->sizes[levels][k];
+        if (k < p->ndim)
+            for (int j = 1; j <= levels; j++)
+                s += p->sizes[j][k];
+        p->packed[k] = s;
+    }
+    p->input_count = prod_checked(p->shape, p->ndim);
+    p->coeff_count = prod_checked(p->packed, p->ndim);
+    if (!p->input_count || !p->coeff_count || buf > ((size_t)-1) / 16 / 2) {
+        lwt_plan_destroy(p);
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "array too large");
+    }
+    *out = p;
+    return LWT_OK;
+}
+
+void lwt_plan_destroy(lwt_plan *p)
+{
+    if (!p)
+        return;
+    free(p->sizes);
+    free(p);
+}
+
+static size_t elem_size(const lwt_plan *p) { return p->desc.dtype == LWT_F32 ? sizeof(float) : sizeof(double); }
+
+lwt_status lwt_plan_get_info(const lwt_plan *p, lwt_plan_info *out)
+{
+    if (!p || !out)
+        return LWT_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    out->ndim = p->ndim;
+    for (int k = 0; k < LWT_MAX_NDIM; k++) {
+        out->shape[k] = k < p->ndim ? p->shape[k] : 0;
+        out->packed_shape[k] = k < p->ndim ? p->packed[k] : 0;
+    }
+    out->levels = p->levels;
+    out->max_level = p->max_level;
+    out->input_count = p->input_count;
+    out->coeff_count = p->coeff_count;
+    out->backend = p->backend;
+    out->path = p->direct ? LWT_PATH_CONVOLUTION : LWT_PATH_LIFTING;
+    out->workspace_bytes = 2 * p->buf_elems * elem_size(p);
+    return LWT_OK;
+}
+
+lwt_status lwt_plan_band(const lwt_plan *p, int level, unsigned mask, lwt_band *out)
+{
+    if (!p || !out || level < 0 || level > p->levels || mask >= (1u << p->ndim) || (level == 0) != (mask == 0))
+        return LWT_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    int j = p->levels - level + 1; /* decomposition level of list entry `level` */
+    for (int k = 0; k < p->ndim; k++) {
+        if (level == 0) {
+            out->shape[k] = p->sizes[p->levels][k];
+            continue;
+        }
+        /* coeffs_to_array: 'd' starts after everything coarser along that axis */
+        size_t acc = p->sizes[p->levels][k];
+        for (int jj = p->levels; jj > j; jj--)
+            acc += p->sizes[jj][k];
+        out->offset[k] = (mask >> k) & 1 ? acc : 0;
+        out->shape[k] = p->sizes[j][k];
+    }
+    return LWT_OK;
+}
+
+/* ------------------------------------------------------------- driver */
+
+/* copy a block between two 3-D arrays (shapes padded with 1s) */
+static void copy_block(size_t es, const char *src, const size_t *sshape, const size_t *soff, char *dst,
+                       const size_t *dshape, const size_t *doff, const size_t *bshape)
+{
+    for (size_t i0 = 0; i0 < bshape[0]; i0++)
+        for (size_t i1 = 0; i1 < bshape[1]; i1++) {
+            size_t s = (((soff[0] + i0) * sshape[1] + soff[1] + i1) * sshape[2] + soff[2]) * es;
+            size_t d = (((doff[0] + i0) * dshape[1] + doff[1] + i1) * dshape[2] + doff[2]) * es;
+            memcpy(dst + d, src + s, bshape[2] * es);
+        }
+}
+
+static lwt_status run_axis(const lwt_plan *p, int axis, int inverse, const size_t *shape_in, long n_axis_out,
+                           const void *in, void *out, size_t *shape_out)
+{
+    lwt_line_prog prog;
+    const lwt_scheme *s = &p->wavelet.scheme;
+    if (inverse)
+        lwt_line_prog_inverse(&prog, s, p->direct, p->fb.length, p->desc.mode, (long)shape_in[axis] / 2,
+                              n_axis_out);
+    else
+        lwt_line_prog_forward(&prog, s, p->direct, p->fb.length, p->desc.mode, (long)shape_in[axis]);
+    lwt_pass ps;
+    ps.prog = &prog;
+    ps.scheme = s;
+    ps.fb = &p->fb;
+    ps.dtype = p->desc.dtype;
+    ps.in = in;
+    ps.out = out;
+    ps.outer = 1;
+    ps.inner = 1;
+    for (int k = 0; k < axis; k++)
+        ps.outer *= shape_in[k];
+    for (int k = axis + 1; k < LWT_MAX_NDIM; k++)
+        ps.inner *= shape_in[k];
+    ps.threads = p->ctx ? p->ctx->threads : 0;
+    memcpy(shape_out, shape_in, LWT_MAX_NDIM * sizeof *shape_out);
+    shape_out[axis] = inverse ? (size_t)n_axis_out : 2 * (size_t)prog.nc;
+    return lwt_cpu_run_pass(&ps);
+}
+
+static void band_offset(const lwt_plan *p, int level_index, unsigned mask, size_t *off)
+{
+    lwt_band b;
+    lwt_plan_band(p, level_index, mask, &b);
+    for (int k = 0; k < LWT_MAX_NDIM; k++)
+        off[k] = b.offset[k];
+}
+
+static lwt_status forward_one(const lwt_plan *p, const char *in, char *coeffs, char *bufs[2])
+{
+    const size_t es = elem_size(p);
+    const size_t zero[LWT_MAX_NDIM] = {0, 0, 0};
+    memset(coeffs, 0, p->coeff_count * es); /* PyWavelets pads the gaps with 0 */
+    const char *cur = in;
+    size_t cur_shape[LWT_MAX_NDIM];
+    memcpy(cur_shape, p->shape, sizeof cur_shape);
+    int which = 0;
+    for (int j = 1; j <= p->levels; j++) {
+        for (int k = 0; k < p->ndim; k++) {
+            size_t next_shape[LWT_MAX_NDIM];
+            char *dst = bufs[which];
+            lwt_status st = run_axis(p, k, 0, cur_shape, 0, cur, dst, next_shape);
+            if (st)
+                return st;
+            cur = dst;
+            memcpy(cur_shape, next_shape, sizeof cur_shape);
+            which ^= 1;
+        }
+        /* scatter the detail bands of this level, keep the approximation */
+        const size_t *nc = p->sizes[j];
+        int level_index = p->levels - j + 1;
+        for (unsigned mask = 1; mask < (1u << p->ndim); mask++) {
+            size_t src_off[LWT_MAX_NDIM] = {0, 0, 0}, dst_off[LWT_MAX_NDIM];
+            for (int k = 0; k < p->ndim; k++)
+                src_off[k] = (mask >> k) & 1 ? nc[k] : 0;
+            band_offset(p, level_index, mask, dst_off);
+            copy_block(es, cur, cur_shape, src_off, coeffs, p->packed, dst_off, nc);
+        }
+        char *approx = bufs[which];
+        copy_block(es, cur, cur_shape, zero, approx, nc, zero, nc);
+        cur = approx;
+        memcpy(cur_shape, nc, sizeof cur_shape);
+        which ^= 1;
+    }
+    copy_block(es, cur, cur_shape, zero, coeffs, p->packed, zero, cur_shape);
+    return LWT_OK;
+}
+
+static lwt_status inverse_one(const lwt_plan *p, const char *coeffs, char *out, char *bufs[2])
+{
+    const size_t es = elem_size(p);
+    const size_t zero[LWT_MAX_NDIM] = {0, 0, 0};
+    if (p->levels == 0) {
+        memcpy(out, coeffs, p->input_count * es);
+        return LWT_OK;
+    }
+    /* approximation cA_J into buffer 0 */
+    int which = 0;
+    char *cur = bufs[which];
+    copy_block(es, coeffs, p->packed, zero, cur, p->sizes[p->levels], zero, p->sizes[p->levels]);
+    for (int j = p->levels; j >= 1; j--) {
+        const size_t *nc = p->sizes[j];
+        size_t shape[LWT_MAX_NDIM] = {1, 1, 1};
+        for (int k = 0; k < p->ndim; k++)
+            shape[k] = 2 * nc[k];
+        char *blk = bufs[which ^ 1];
+        int level_index = p->levels - j + 1;
+        copy_block(es, cur, nc, zero, blk, shape, zero, nc);
+        for (unsigned mask = 1; mask < (1u << p->ndim); mask++) {
+            size_t dst_off[LWT_MAX_NDIM] = {0, 0, 0}, src_off[LWT_MAX_NDIM];
+            for (int k = 0; k < p->ndim; k++)
+                dst_off[k] = (mask >> k) & 1 ? nc[k] : 0;
+            band_offset(p, level_index, mask, src_off);
+            copy_block(es, coeffs, p->packed, src_off, blk, shape, dst_off, nc);
+        }
+        const char *src = blk;
+        which ^= 1;
+        for (int k = p->ndim - 1; k >= 0; k--) {
+            size_t next_shape[LWT_MAX_NDIM];
+            int last = j == 1 && k == 0;
+            char *dst = last ? out : bufs[which ^ 1];
+            lwt_status st = run_axis(p, k, 1, shape, (long)p->sizes[j - 1][k], src, dst, next_shape);
+            if (st)
+                return st;
+            src = dst;
+            memcpy(shape, next_shape, sizeof shape);
+            which ^= 1;
+        }
+        cur = (char *)src;
+    }
+    return LWT_OK;
+}
+
+typedef lwt_status (*one_fn)(const lwt_plan *, const char *, char *, char *[2]);
+
+static lwt_status execute(const lwt_plan *p, const void *in, void *out, void *workspace, int inverse)
+{
+    if (!p || !in || !out)
+        return lwt_fail(p ? p->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "execute: NULL argument");
+    const size_t es = elem_size(p);
+    void *ws = workspace;
+    if (!ws) {
+        ws = malloc(2 * p->buf_elems * es);
+        if (!ws)
+            return lwt_fail(p->ctx, LWT_ERR_OUT_OF_MEMORY, "cannot allocate a %zu-byte workspace",
+                            2 * p->buf_elems * es);
+    }
+    char *bufs[2] = {(char *)ws, (char *)ws + p->buf_elems * es};
+    const size_t in_stride = (inverse ? p->coeff_count : p->input_count) * es;
+    const size_t out_stride = (inverse ? p->input_count : p->coeff_count) * es;
+    lwt_status st = LWT_OK;
+    for (size_t b = 0; b < p->desc.batch && st == LWT_OK; b++) {
+        const char *src = (const char *)in + b * in_stride;
+        char *dst = (char *)out + b * out_stride;
+        st = inverse ? inverse_one(p, src, dst, bufs) : forward_one(p, src, dst, bufs);
+    }
+    if (!workspace)
+        free(ws);
+    return st;
+}
+
+lwt_status lwt_forward(const lwt_plan *p, const void *input, void *coeffs, void *workspace)
+{
+    return execute(p, input, coeffs, workspace, 0);
+}
+
+lwt_status lwt_inverse(const lwt_plan *p, const void *coeffs, void *output, void *workspace)
+{
+    return execute(p, coeffs, output, workspace, 1);
+}
