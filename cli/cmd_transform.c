@@ -117,10 +117,6 @@ int cmd_transform(int argc, char **argv, int inverse)
         goto done;
     lwt_plan_info info;
     lwt_plan_get_info(plan, &info);
-    if (o.levels != LWT_LEVELS_MAX && o.levels > info.max_level)
-        fprintf(stderr, "lwt: warning: level %d is above the maximum useful level %d for this shape and "
-                        "wavelet: all coefficients will experience boundary effects\n",
-                o.levels, info.max_level);
     if (inverse) {
         int ok = in.ndim == d.ndim;
         for (int k = 0; ok && k < d.ndim; k++)
@@ -133,10 +129,14 @@ int cmd_transform(int argc, char **argv, int inverse)
             for (int k = 0; k < in.ndim && k < 8; k++)
                 snprintf(got + strlen(got), sizeof got - strlen(got), "%s%zu", k ? "," : "", in.shape[k]);
             fprintf(stderr, "lwt: %s: coefficient array has shape (%s), but shape %s with %d levels of %s "
-                            "needs (%s)\n", paths[0], got, argv[0] ? "given" : "", info.levels, o.wavelet, want);
+                            "needs (%s)\n", paths[0], got, "given", info.levels, o.wavelet, want);
             goto done;
         }
     }
+    if (o.levels != LWT_LEVELS_MAX && o.levels > info.max_level)
+        fprintf(stderr, "lwt: warning: level %d is above the maximum useful level %d for this shape and "
+                        "wavelet: all coefficients will experience boundary effects\n",
+                o.levels, info.max_level);
     size_t es = in.dtype == LWT_F32 ? 4 : 8;
     size_t nout = inverse ? info.input_count : info.coeff_count;
     out = malloc(nout * es);

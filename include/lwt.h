@@ -122,7 +122,8 @@ typedef struct lwt_wavelet_info {
     lwt_path path_f32;         /* path used for float32 plans */
     double lifting_error_f64;  /* measured max relative error of the lifting
                                   scheme vs the filter bank in float64 */
-    double lifting_error_f32;  /* same in float32 */
+    double lifting_error_f32;  /* same for float32 arrays as the CPU runs them
+                                  (float storage, double arithmetic) */
 } lwt_wavelet_info;
 
 /** Built-in catalog: every PyWavelets discrete wavelet plus the aliases

@@ -87,7 +87,9 @@ static void choose_paths(lwt_wavelet *w)
     if (2 * w->table_pr_err > a64)
         a64 = 2 * w->table_pr_err;
     w->path64 = w->has_scheme && w->err64 <= a64 ? LWT_PATH_LIFTING : LWT_PATH_CONVOLUTION;
-    w->path32 = w->has_scheme && w->err32 <= a32 ? LWT_PATH_LIFTING : LWT_PATH_CONVOLUTION;
+    /* float32 arrays are transformed in double precision and rounded on
+       store (cpu_pass_tmpl.h); err32 is measured that way */
+    w->path32 = w->path64 == LWT_PATH_LIFTING && w->err32 <= a32 ? LWT_PATH_LIFTING : LWT_PATH_CONVOLUTION;
 }
 
 static const lwt_table_wavelet *find_builtin(const char *name)

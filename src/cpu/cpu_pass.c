@@ -20,15 +20,19 @@ static int omp_get_max_threads_or_1(void)
 }
 
 #define REAL double
+#define WREAL double
 #define FN(name) name##_f64
 #include "cpu/cpu_pass_tmpl.h"
 #undef REAL
+#undef WREAL
 #undef FN
 
 #define REAL float
+#define WREAL double
 #define FN(name) name##_f32
 #include "cpu/cpu_pass_tmpl.h"
 #undef REAL
+#undef WREAL
 #undef FN
 
 lwt_status lwt_cpu_run_pass(const lwt_pass *p)

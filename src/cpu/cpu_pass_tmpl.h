@@ -1,6 +1,6 @@
 /*
  * CPU pass, written once for float and double: included by cpu_pass.c with
- * REAL (the element type) and FN(name) (a suffixing macro) defined.
+ * WREAL (the element type) and FN(name) (a suffixing macro) defined.
  *
  * Lines are processed in groups of up to LANES, interleaved in the work
  * buffers ([index][lane]) so that the innermost loops run across lanes and
@@ -18,7 +18,7 @@ typedef struct FN(group) {
 } FN(group);
 
 /* extended sample n of every lane into dst[lane] */
-static void FN(load_ext)(const FN(group) *g, const lwt_line_prog *p, long N, long n, REAL *dst)
+static void FN(load_ext)(const FN(group) *g, const lwt_line_prog *p, long N, long n, WREAL *dst)
 {
     const size_t st = g->stride;
     if (n >= 0 && n < N) {
@@ -29,15 +29,15 @@ static void FN(load_ext)(const FN(group) *g, const lwt_line_prog *p, long N, lon
     lwt_ext_terms t;
     lwt_extend(p->mode, N, n, &t);
     for (int l = 0; l < g->lanes; l++) {
-        REAL v = 0;
+        WREAL v = 0;
         for (int k = 0; k < t.n; k++)
-            v += (REAL)t.w[k] * g->in[l][(size_t)t.idx[k] * st];
+            v += (WREAL)t.w[k] * g->in[l][(size_t)t.idx[k] * st];
         dst[l] = v;
     }
 }
 
 /* coefficient k of band (0: cA, 1: cD) with the inverse's boundary rule */
-static void FN(load_coeff)(const FN(group) *g, const lwt_line_prog *p, int band, long k, REAL *dst)
+static void FN(load_coeff)(const FN(group) *g, const lwt_line_prog *p, int band, long k, WREAL *dst)
 {
     const long nc = p->nc;
     if (p->mode == LWT_MODE_PERIODIZATION)
@@ -52,27 +52,27 @@ static void FN(load_coeff)(const FN(group) *g, const lwt_line_prog *p, int band,
         dst[l] = g->in[l][i];
 }
 
-static void FN(run_steps)(const lwt_line_prog *p, const lwt_scheme *s, REAL *ch[2], int inverse)
+static void FN(run_steps)(const lwt_line_prog *p, const lwt_scheme *s, WREAL *ch[2], int inverse)
 {
-    REAL acc[LANES];
+    WREAL acc[LANES];
     for (int k = 0; k < s->nsteps; k++) {
         int si = inverse ? s->nsteps - 1 - k : k;
         const lwt_step *st = &s->steps[si];
         const int t = st->target, u = 1 - t;
-        REAL *dst = ch[t];
-        const REAL *src = ch[u];
+        WREAL *dst = ch[t];
+        const WREAL *src = ch[u];
         const double *taps = s->taps + st->first;
         const lwt_range r = p->step[si];
         for (long m = r.lo; m < r.hi; m++) {
             for (int l = 0; l < LANES; l++)
                 acc[l] = 0;
-            const REAL *sp = src + (size_t)(m + st->off - p->ch[u].lo) * LANES;
+            const WREAL *sp = src + (size_t)(m + st->off - p->ch[u].lo) * LANES;
             for (int i = 0; i < st->ntaps; i++) {
-                const REAL c = (REAL)taps[i];
+                const WREAL c = (WREAL)taps[i];
                 for (int l = 0; l < LANES; l++)
                     acc[l] += c * sp[(size_t)i * LANES + l];
             }
-            REAL *dp = dst + (size_t)(m - p->ch[t].lo) * LANES;
+            WREAL *dp = dst + (size_t)(m - p->ch[t].lo) * LANES;
             if (inverse)
                 for (int l = 0; l < LANES; l++)
                     dp[l] -= acc[l];
@@ -83,38 +83,38 @@ static void FN(run_steps)(const lwt_line_prog *p, const lwt_scheme *s, REAL *ch[
     }
 }
 
-static void FN(forward_lifting)(const FN(group) *g, const lwt_line_prog *p, const lwt_scheme *s, REAL *work)
+static void FN(forward_lifting)(const FN(group) *g, const lwt_line_prog *p, const lwt_scheme *s, WREAL *work)
 {
-    REAL *ch[2] = {work, work + (size_t)(p->ch[0].hi - p->ch[0].lo) * LANES};
+    WREAL *ch[2] = {work, work + (size_t)(p->ch[0].hi - p->ch[0].lo) * LANES};
     for (int c = 0; c < 2; c++)
         for (long m = p->ch[c].lo; m < p->ch[c].hi; m++)
             FN(load_ext)(g, p, p->n, 2 * m + c + p->delta, ch[c] + (size_t)(m - p->ch[c].lo) * LANES);
     FN(run_steps)(p, s, ch, 0);
-    const REAL ka = (REAL)s->ka, kd = (REAL)s->kd;
+    const WREAL ka = (WREAL)s->ka, kd = (WREAL)s->kd;
     const int a = s->ach, d = 1 - s->ach;
     for (long k = 0; k < p->nc; k++) {
-        const REAL *pa = ch[a] + (size_t)(k + s->sa - p->ch[a].lo) * LANES;
-        const REAL *pd = ch[d] + (size_t)(k + s->sd - p->ch[d].lo) * LANES;
+        const WREAL *pa = ch[a] + (size_t)(k + s->sa - p->ch[a].lo) * LANES;
+        const WREAL *pd = ch[d] + (size_t)(k + s->sd - p->ch[d].lo) * LANES;
         for (int l = 0; l < g->lanes; l++) {
-            g->out[l][(size_t)k * g->stride] = ka * pa[l];
-            g->out[l][(size_t)(p->nc + k) * g->stride] = kd * pd[l];
+            g->out[l][(size_t)k * g->stride] = (REAL)(ka * pa[l]);
+            g->out[l][(size_t)(p->nc + k) * g->stride] = (REAL)(kd * pd[l]);
         }
     }
 }
 
-static void FN(inverse_lifting)(const FN(group) *g, const lwt_line_prog *p, const lwt_scheme *s, REAL *work)
+static void FN(inverse_lifting)(const FN(group) *g, const lwt_line_prog *p, const lwt_scheme *s, WREAL *work)
 {
-    REAL *ch[2] = {work, work + (size_t)(p->ch[0].hi - p->ch[0].lo) * LANES};
+    WREAL *ch[2] = {work, work + (size_t)(p->ch[0].hi - p->ch[0].lo) * LANES};
     const int a = s->ach, d = 1 - s->ach;
-    const REAL ka = (REAL)s->ka, kd = (REAL)s->kd;
+    const WREAL ka = (WREAL)s->ka, kd = (WREAL)s->kd;
     for (long m = p->ch[a].lo; m < p->ch[a].hi; m++) {
-        REAL *dst = ch[a] + (size_t)(m - p->ch[a].lo) * LANES;
+        WREAL *dst = ch[a] + (size_t)(m - p->ch[a].lo) * LANES;
         FN(load_coeff)(g, p, 0, m - s->sa, dst);
         for (int l = 0; l < g->lanes; l++)
             dst[l] /= ka;
     }
     for (long m = p->ch[d].lo; m < p->ch[d].hi; m++) {
-        REAL *dst = ch[d] + (size_t)(m - p->ch[d].lo) * LANES;
+        WREAL *dst = ch[d] + (size_t)(m - p->ch[d].lo) * LANES;
         FN(load_coeff)(g, p, 1, m - s->sd, dst);
         for (int l = 0; l < g->lanes; l++)
             dst[l] /= kd;
@@ -124,47 +124,47 @@ static void FN(inverse_lifting)(const FN(group) *g, const lwt_line_prog *p, cons
         long y = m - p->delta;
         int c = (int)lwt_mod(y, 2);
         long idx = lwt_floor_div(y, 2);
-        const REAL *src = ch[c] + (size_t)(idx - p->ch[c].lo) * LANES;
+        const WREAL *src = ch[c] + (size_t)(idx - p->ch[c].lo) * LANES;
         for (int l = 0; l < g->lanes; l++)
-            g->out[l][(size_t)m * g->stride] = src[l];
+            g->out[l][(size_t)m * g->stride] = (REAL)(src[l]);
     }
 }
 
-static void FN(forward_direct)(const FN(group) *g, const lwt_line_prog *p, const lwt_filter_bank *fb, REAL *work)
+static void FN(forward_direct)(const FN(group) *g, const lwt_line_prog *p, const lwt_filter_bank *fb, WREAL *work)
 {
-    REAL *y = work; /* y[n] for n in span */
+    WREAL *y = work; /* y[n] for n in span */
     for (long n = p->span.lo; n < p->span.hi; n++)
         FN(load_ext)(g, p, p->n, n + p->delta, y + (size_t)(n - p->span.lo) * LANES);
     const int F = fb->length;
-    REAL sa[LANES], sd[LANES];
+    WREAL sa[LANES], sd[LANES];
     for (long k = 0; k < p->nc; k++) {
         for (int l = 0; l < LANES; l++)
             sa[l] = sd[l] = 0;
         for (int j = 0; j < F; j++) {
-            const REAL h = (REAL)fb->dec_lo[j], gg = (REAL)fb->dec_hi[j];
-            const REAL *yp = y + (size_t)(2 * k + 1 - j - p->span.lo) * LANES;
+            const WREAL h = (WREAL)fb->dec_lo[j], gg = (WREAL)fb->dec_hi[j];
+            const WREAL *yp = y + (size_t)(2 * k + 1 - j - p->span.lo) * LANES;
             for (int l = 0; l < LANES; l++) {
                 sa[l] += h * yp[l];
                 sd[l] += gg * yp[l];
             }
         }
         for (int l = 0; l < g->lanes; l++) {
-            g->out[l][(size_t)k * g->stride] = sa[l];
-            g->out[l][(size_t)(p->nc + k) * g->stride] = sd[l];
+            g->out[l][(size_t)k * g->stride] = (REAL)(sa[l]);
+            g->out[l][(size_t)(p->nc + k) * g->stride] = (REAL)(sd[l]);
         }
     }
 }
 
-static void FN(inverse_direct)(const FN(group) *g, const lwt_line_prog *p, const lwt_filter_bank *fb, REAL *work)
+static void FN(inverse_direct)(const FN(group) *g, const lwt_line_prog *p, const lwt_filter_bank *fb, WREAL *work)
 {
     const size_t len = (size_t)(p->span.hi - p->span.lo);
-    REAL *ca = work, *cd = work + len * LANES;
+    WREAL *ca = work, *cd = work + len * LANES;
     for (long i = p->span.lo; i < p->span.hi; i++) {
         FN(load_coeff)(g, p, 0, i, ca + (size_t)(i - p->span.lo) * LANES);
         FN(load_coeff)(g, p, 1, i, cd + (size_t)(i - p->span.lo) * LANES);
     }
     const int half = fb->length / 2;
-    REAL acc[LANES];
+    WREAL acc[LANES];
     for (long m = 0; m < p->n; m++) {
         long q = m - p->sigma;
         int e = (int)lwt_mod(q, 2);
@@ -172,13 +172,13 @@ static void FN(inverse_direct)(const FN(group) *g, const lwt_line_prog *p, const
         for (int l = 0; l < LANES; l++)
             acc[l] = 0;
         for (int j = 0; j < half; j++) {
-            const REAL rl = (REAL)fb->rec_lo[2 * j + e], rh = (REAL)fb->rec_hi[2 * j + e];
+            const WREAL rl = (WREAL)fb->rec_lo[2 * j + e], rh = (WREAL)fb->rec_hi[2 * j + e];
             const size_t o = (size_t)(i - j - p->span.lo) * LANES;
             for (int l = 0; l < LANES; l++)
                 acc[l] += rl * ca[o + l] + rh * cd[o + l];
         }
         for (int l = 0; l < g->lanes; l++)
-            g->out[l][(size_t)m * g->stride] = acc[l];
+            g->out[l][(size_t)m * g->stride] = (REAL)(acc[l]);
     }
 }
 
@@ -210,7 +210,7 @@ static lwt_status FN(run_pass)(const lwt_pass *ps)
 
 #pragma omp parallel num_threads(nthreads) reduction(| : failed)
     {
-        REAL *work = malloc(welems * sizeof(REAL));
+        WREAL *work = malloc(welems * sizeof(WREAL));
         if (!work)
             failed = 1;
         long ng = (long)ngroups;
@@ -237,7 +237,7 @@ static lwt_status FN(run_pass)(const lwt_pass *ps)
                 }
             }
             /* unused lanes read lane 0 so the lane loops stay branch-free */
-            memset(work, 0, welems * sizeof(REAL));
+            memset(work, 0, welems * sizeof(WREAL));
             if (p->direct) {
                 if (p->inverse)
                     FN(inverse_direct)(&g, p, ps->fb, work);

@@ -1,0 +1,151 @@
+/*
+ * sur.c - Digital Surf / MountainsMap .sur surfaces (read only).
+ *
+ * A 512-byte little-endian header, then a comment and a private zone of the sizes it gives,
+ * then the points as int16 or int32, profile after profile (x fast). Height = raw * Zspacing
+ * (in the Z step unit) + Zoffset. With the "non-measured points" flag set, raw == Zmin - 2
+ * marks an invalid point. Only the first object of the file is read, uncompressed
+ * ("DIGITAL SURF") only.
+ *
+ * Header offsets (bytes): 0 signature[12], 12 format u16 (0 = PC), 14 number of objects,
+ * 16 version, 18 object type (1 profile, 2 surface, 4 profile series, ...), 20 object name[30],
+ * 50 operator name[30], 80 material code, 82 acquisition, 84 range, 86 special points,
+ * 88 absolute, 90 reserved[8], 98 bits per point u16, 100 Zmin i32, 104 Zmax i32,
+ * 108 points per line i32, 112 lines i32, 116 total points i32, 120 X, Y, Z spacing f32,
+ * 132 axis names 3x16, 180 step units X, Y, Z 3x16, 228 length units 3x16,
+ * 276 unit ratios 3 f32, 288 imprint, inversion, leveling u16, 294 reserved[12],
+ * 306 seconds, minutes, hours, day, month, year, day of week u16, 320 duration f32,
+ * 324 reserved[10], 334 comment size u16, 336 private size u16, 338 client zone[128],
+ * 466 X, Y, Z offsets f32, 478 reserved to 512.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "io/surface_file.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SUR_HEADER 512
+
+static double unit_field(const unsigned char *p, char *name, size_t namelen)
+{
+    lwt__copy_clean(name, namelen, (const char *)p, 16);
+    return lwt__unit_to_metres(name);
+}
+
+int lwt_surface_read_sur(const char *path, lwt_surface *out, char *err, size_t errlen)
+{
+    unsigned char *b;
+    size_t len;
+    lwt_surface_init(out);
+    if (!path)
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, "(null)", "no file name");
+    int rc = lwt__read_whole_file(path, &b, &len, err, errlen);
+    if (rc)
+        return rc;
+
+    if (len < 12 || (memcmp(b, "DIGITAL SURF", 12) && memcmp(b, "DSCOMPRESSED", 12))) {
+        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "not a Digital Surf file (no DIGITAL SURF magic)");
+        goto done;
+    }
+    if (!memcmp(b, "DSCOMPRESSED", 12)) {
+        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+                            "compressed Digital Surf files (DSCOMPRESSED) are not supported");
+        goto done;
+    }
+    if (len < SUR_HEADER) {
+        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "truncated: %zu bytes, the header alone has %d",
+                            len, SUR_HEADER);
+        goto done;
+    }
+    unsigned fmt = lwt__le16(b + 12), type = lwt__le16(b + 18), special = lwt__le16(b + 86);
+    unsigned bits = lwt__le16(b + 98);
+    int32_t zmin = (int32_t)lwt__le32(b + 100);
+    int32_t nxi = (int32_t)lwt__le32(b + 108), nyi = (int32_t)lwt__le32(b + 112);
+    uint32_t ntot = lwt__le32(b + 116);
+    double sx = lwt__lef32(b + 120), sy = lwt__lef32(b + 124), sz = lwt__lef32(b + 128);
+    size_t comment = lwt__le16(b + 334), private_size = lwt__le16(b + 336);
+    double zoff = lwt__lef32(b + 474);
+
+    if (fmt != 0) {
+        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+                            "format %u (Macintosh byte order) is not supported", fmt);
+        goto done;
+    }
+    if (type == 1 || type == 4 || type == 7 || type == 17) {
+        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_NOT_AREAL, path,
+                            "not an areal surface: Digital Surf object type %u is a profile", type);
+        goto done;
+    }
+    if (type != 2) {
+        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+                            "Digital Surf object type %u is not supported (only 2, surface)", type);
+        goto done;
+    }
+    if (bits != 16 && bits != 32) {
+        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "%u bits per point is not supported", bits);
+        goto done;
+    }
+    if (nxi <= 0 || nyi <= 0) {
+        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "invalid dimensions %d x %d", nxi, nyi);
+        goto done;
+    }
+    size_t nx = (size_t)nxi, ny = (size_t)nyi, n = nx * ny, es = bits / 8;
+    if ((uint64_t)n != (uint64_t)ntot) {
+        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+                            "size mismatch: %zu x %zu points per line and lines, but %u points in total", nx, ny,
+                            (unsigned)ntot);
+        goto done;
+    }
+    char ux[20], uy[20], uz[20];
+    double fx = unit_field(b + 180, ux, sizeof ux), fy = unit_field(b + 196, uy, sizeof uy),
+           fz = unit_field(b + 212, uz, sizeof uz);
+    if (fx == 0 || fy == 0 || fz == 0) {
+        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "unknown length unit '%s'",
+                            fx == 0 ? ux : fy == 0 ? uy : uz);
+        goto done;
+    }
+    if (!(sx > 0) || !(sy > 0) || !isfinite(sx) || !isfinite(sy) || !isfinite(sz) || sz == 0) {
+        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "invalid spacing %g x %g x %g", sx, sy, sz);
+        goto done;
+    }
+    size_t off = SUR_HEADER + comment + private_size, need = n * es;
+    if (len < off || len - off < need) {
+        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+                            "size mismatch (truncated?): %zu x %zu points of %zu bytes need %zu bytes after the header, "
+                            "the file has %zu",
+                            nx, ny, es, need + comment + private_size, len > SUR_HEADER ? len - SUR_HEADER : 0);
+        goto done;
+    }
+    if (lwt_surface_alloc(out, nx, ny)) {
+        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
+        goto done;
+    }
+    const unsigned char *d = b + off;
+    double scale = sz * fz, shift = isfinite(zoff) ? zoff * fz : 0.0;
+    int64_t nm = (int64_t)zmin - 2;
+    for (size_t i = 0; i < n; i++, d += es) {
+        int64_t raw = es == 2 ? (int64_t)(int16_t)lwt__le16(d) : (int64_t)(int32_t)lwt__le32(d);
+        out->z[i] = (special == 1 && raw == nm) ? NAN : (double)raw * scale + shift;
+    }
+    out->dx = sx * fx;
+    out->dy = sy * fy;
+    snprintf(out->source_format, sizeof out->source_format, "sur");
+    lwt__copy_clean(out->creator, sizeof out->creator, (const char *)b + 50, 30);
+    unsigned sec = lwt__le16(b + 306), mi = lwt__le16(b + 308), hr = lwt__le16(b + 310), day = lwt__le16(b + 312),
+             mon = lwt__le16(b + 314), yr = lwt__le16(b + 316);
+    if (yr > 0 && mon >= 1 && mon <= 12 && day >= 1 && day <= 31 && hr < 24 && mi < 60 && sec < 61)
+        snprintf(out->date, sizeof out->date, "%04u-%02u-%02uT%02u:%02u:%02u", yr, mon, day, hr, mi, sec);
+    if (comment)
+        lwt__copy_clean(out->comment, sizeof out->comment, (const char *)b + SUR_HEADER, comment);
+    if (!out->comment[0])
+        lwt__copy_clean(out->comment, sizeof out->comment, (const char *)b + 20, 30); /* object name */
+
+done:
+    free(b);
+    if (rc)
+        lwt_surface_free(out);
+    return rc;
+}

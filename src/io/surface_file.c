@@ -1,0 +1,409 @@
+/*
+ * surface_file.c - common part of the surface file layer: the data model, dispatch by
+ * magic bytes and extension, the .npy branch, and helpers shared by the format files
+ * (error messages, whole-file reads, atomic temporary files, units).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "io/surface_file.h"
+#include "io/npy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ data model */
+
+void lwt_surface_init(lwt_surface *s)
+{
+    if (s)
+        memset(s, 0, sizeof *s);
+}
+
+int lwt_surface_alloc(lwt_surface *s, size_t nx, size_t ny)
+{
+    size_t n, bytes;
+    lwt_surface_init(s);
+    if (lwt__mul_size(nx, ny, &n) || lwt__mul_size(n, sizeof(double), &bytes))
+        return LWT_SURFACE_ERR_MEMORY;
+    s->z = (double *)malloc(bytes ? bytes : 1);
+    if (!s->z)
+        return LWT_SURFACE_ERR_MEMORY;
+    for (size_t i = 0; i < n; i++)
+        s->z[i] = NAN;
+    s->nx = nx;
+    s->ny = ny;
+    return LWT_SURFACE_OK;
+}
+
+void lwt_surface_free(lwt_surface *s)
+{
+    if (!s)
+        return;
+    free(s->z);
+    lwt_surface_init(s);
+}
+
+size_t lwt_surface_count_valid(const lwt_surface *s)
+{
+    size_t n = 0;
+    if (!s || !s->z)
+        return 0;
+    for (size_t i = 0, m = s->nx * s->ny; i < m; i++)
+        if (isfinite(s->z[i]))
+            n++;
+    return n;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+int lwt__surf_fail(char *err, size_t errlen, int code, const char *path, const char *fmt, ...)
+{
+    if (err && errlen > 0) {
+        int k = snprintf(err, errlen, "%s: ", path ? path : "(null)");
+        if (k < 0)
+            k = 0;
+        if ((size_t)k < errlen) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+            va_end(ap);
+        }
+        /* one line */
+        for (char *p = err; *p; p++)
+            if (*p == '\n' || *p == '\r')
+                *p = ' ';
+    }
+    return code;
+}
+
+int lwt__read_whole_file(const char *path, unsigned char **buf, size_t *len, char *err, size_t errlen)
+{
+    *buf = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "not a regular file");
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    unsigned char *b = (unsigned char *)malloc(cap);
+    if (!b) {
+        fclose(f);
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory (%zu bytes)", cap);
+    }
+    for (;;) {
+        if (n + 1 >= cap) { /* file grew while reading: keep going */
+            unsigned char *nb = (unsigned char *)realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                fclose(f);
+                return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory");
+            }
+            b = nb;
+            cap *= 2;
+        }
+        size_t k = fread(b + n, 1, cap - 1 - n, f);
+        n += k;
+        if (k == 0)
+            break;
+    }
+    if (ferror(f)) {
+        int e = errno;
+        free(b);
+        fclose(f);
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "read error: %s", strerror(e));
+    }
+    fclose(f);
+    b[n] = 0;
+    *buf = b;
+    *len = n;
+    return LWT_SURFACE_OK;
+}
+
+int lwt__tmp_create(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen)
+{
+    long pid = (long)getpid();
+    for (int i = 0; i < 1000; i++) {
+        int k = snprintf(tmp, tmplen, "%s.tmp-%ld-%d", path, pid, i);
+        if (k < 0 || (size_t)k >= tmplen)
+            return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path, "path too long"), -1;
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST) {
+            lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "cannot create temporary file %s: %s", tmp,
+                           strerror(errno));
+            return -1;
+        }
+    }
+    lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "cannot create a temporary file beside it");
+    return -1;
+}
+
+int lwt__write_all(int fd, const void *buf, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)buf;
+    while (len > 0) {
+        size_t chunk = len > ((size_t)1 << 30) ? ((size_t)1 << 30) : len;
+        ssize_t k = write(fd, p, chunk);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (k == 0) {
+            errno = EIO;
+            return -1;
+        }
+        p += k;
+        len -= (size_t)k;
+    }
+    return 0;
+}
+
+void lwt__tmp_abort(int fd, const char *tmp)
+{
+    if (fd >= 0)
+        close(fd);
+    if (tmp && tmp[0])
+        unlink(tmp);
+}
+
+int lwt__tmp_commit(int fd, const char *tmp, const char *path, char *err, size_t errlen)
+{
+    if (fd >= 0) {
+        if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+            int e = errno;
+            lwt__tmp_abort(fd, tmp);
+            return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "write failed: %s", strerror(e));
+        }
+        if (close(fd) != 0) {
+            int e = errno;
+            unlink(tmp);
+            return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "write failed: %s", strerror(e));
+        }
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "cannot rename temporary file: %s",
+                              strerror(e));
+    }
+    return LWT_SURFACE_OK;
+}
+
+static int lower(int c) { return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c; }
+
+double lwt__unit_to_metres(const char *unit)
+{
+    char u[32];
+    size_t n = 0;
+    if (!unit)
+        return 0;
+    while (*unit == ' ' || *unit == '\t')
+        unit++;
+    while (unit[n] && n < sizeof u - 1) {
+        u[n] = unit[n];
+        n++;
+    }
+    while (n > 0 && (u[n - 1] == ' ' || u[n - 1] == '\t'))
+        n--;
+    u[n] = 0;
+    if (!strcmp(u, "m"))
+        return 1.0;
+    if (!strcmp(u, "mm"))
+        return 1e-3;
+    if (!strcmp(u, "um") || !strcmp(u, "\xb5m") || !strcmp(u, "\xc2\xb5m") || !strcmp(u, "\xce\xbcm"))
+        return 1e-6;
+    if (!strcmp(u, "nm"))
+        return 1e-9;
+    if (!strcmp(u, "pm"))
+        return 1e-12;
+    if (!strcmp(u, "A") || !strcmp(u, "\xc5") || !strcmp(u, "\xc3\x85"))
+        return 1e-10;
+    if (!strcmp(u, "cm"))
+        return 1e-2;
+    return 0;
+}
+
+void lwt__now_iso8601(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tmv;
+    if (n == 0)
+        return;
+    if (!gmtime_r(&t, &tmv) || strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tmv) == 0)
+        snprintf(buf, n, "1970-01-01T00:00:00Z");
+}
+
+void lwt__copy_clean(char *dst, size_t n, const char *src, size_t len)
+{
+    size_t a = 0, b = len, k = 0;
+    if (n == 0)
+        return;
+    dst[0] = 0;
+    if (!src)
+        return;
+    /* stop at a NUL inside the field */
+    for (size_t i = 0; i < len; i++)
+        if (src[i] == 0) {
+            b = i;
+            break;
+        }
+    while (a < b && ((unsigned char)src[a] <= ' ' || src[a] == 0x7f))
+        a++;
+    while (b > a && ((unsigned char)src[b - 1] <= ' ' || src[b - 1] == 0x7f))
+        b--;
+    for (size_t i = a; i < b && k + 1 < n; i++) {
+        unsigned char c = (unsigned char)src[i];
+        dst[k++] = (c < ' ' || c == 0x7f) ? ' ' : (char)c;
+    }
+    dst[k] = 0;
+}
+
+/* ------------------------------------------------------------------ .npy */
+
+int lwt_surface_read_npy(const char *path, lwt_surface *out, char *err, size_t errlen)
+{
+    npy_array a;
+    lwt_surface_init(out);
+    memset(&a, 0, sizeof a);
+    if (npy_read(path, &a, err, errlen) != 0)
+        return LWT_SURFACE_ERR_FORMAT; /* npy_read wrote "path: reason" */
+    if (a.ndim != 2 || a.shape[0] == 0 || a.shape[1] == 0) {
+        char shp[96] = "";
+        size_t k = 0;
+        for (int i = 0; i < a.ndim && i < 8 && k < sizeof shp; i++) {
+            int w = snprintf(shp + k, sizeof shp - k, "%s%zu", i ? ", " : "", a.shape[i]);
+            if (w < 0)
+                break;
+            k += (size_t)w;
+        }
+        int nd = a.ndim;
+        npy_free(&a);
+        if (nd != 2)
+            return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_NOT_AREAL, path,
+                                  "not an areal surface: array has %d dimension%s (%s), need 2 (ny, nx)", nd,
+                                  nd == 1 ? "" : "s", shp);
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "empty array (%s)", shp);
+    }
+    size_t ny = a.shape[0], nx = a.shape[1], n = a.count;
+    if (lwt_surface_alloc(out, nx, ny) != 0) {
+        npy_free(&a);
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory for %zu x %zu points", nx,
+                              ny);
+    }
+    if (a.dtype == LWT_F64) {
+        const double *d = (const double *)a.data;
+        for (size_t i = 0; i < n; i++)
+            out->z[i] = isfinite(d[i]) ? d[i] : NAN;
+    } else {
+        const float *f = (const float *)a.data;
+        for (size_t i = 0; i < n; i++)
+            out->z[i] = isfinite(f[i]) ? (double)f[i] : NAN;
+    }
+    npy_free(&a);
+    out->dx = 0;
+    out->dy = 0;
+    snprintf(out->source_format, sizeof out->source_format, "npy");
+    return LWT_SURFACE_OK;
+}
+
+/* ------------------------------------------------------------------ dispatch */
+
+static const char *extension(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(path, '.');
+    if (!dot || (slash && dot < slash))
+        return "";
+    return dot + 1;
+}
+
+static int ext_is(const char *path, const char *ext)
+{
+    const char *e = extension(path);
+    size_t i = 0;
+    for (; e[i] && ext[i]; i++)
+        if (lower((unsigned char)e[i]) != lower((unsigned char)ext[i]))
+            return 0;
+    return e[i] == 0 && ext[i] == 0;
+}
+
+int lwt_surface_read(const char *path, lwt_surface *out, char *err, size_t errlen)
+{
+    unsigned char head[16];
+    size_t nh;
+    int rc;
+
+    if (!out)
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path, "no output surface given");
+    lwt_surface_init(out);
+    if (!path || !path[0])
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path ? path : "(null)", "empty file name");
+
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "cannot open: %s", strerror(errno));
+    memset(head, 0, sizeof head);
+    nh = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (nh == 0)
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "empty file");
+
+    if (nh >= 4 && !memcmp(head, "PK\x03\x04", 4))
+        rc = lwt_surface_read_x3p(path, out, err, errlen);
+    else if (nh >= 12 && (!memcmp(head, "DIGITAL SURF", 12) || !memcmp(head, "DSCOMPRESSED", 12)))
+        rc = lwt_surface_read_sur(path, out, err, errlen);
+    else if (nh >= 6 && !memcmp(head, "\x93NUMPY", 6))
+        rc = lwt_surface_read_npy(path, out, err, errlen);
+    else if (nh >= 8 && (head[0] == 'a' || head[0] == 'b') &&
+             (!memcmp(head + 1, "ISO-1.0", 7) || !memcmp(head + 1, "BCR-1.0", 7)))
+        rc = lwt_surface_read_sdf(path, out, err, errlen);
+    else if (ext_is(path, "x3p"))
+        rc = lwt_surface_read_x3p(path, out, err, errlen);
+    else if (ext_is(path, "sdf"))
+        rc = lwt_surface_read_sdf(path, out, err, errlen);
+    else if (ext_is(path, "sur"))
+        rc = lwt_surface_read_sur(path, out, err, errlen);
+    else if (ext_is(path, "plu") || ext_is(path, "apx"))
+        rc = lwt_surface_read_plu(path, out, err, errlen);
+    else if (ext_is(path, "npy"))
+        rc = lwt_surface_read_npy(path, out, err, errlen);
+    else
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+                              "unrecognised surface format (known: .x3p .sdf .sur .plu .npy)");
+    if (rc != 0) {
+        lwt_surface_free(out);
+        return rc;
+    }
+    if (lwt_surface_count_valid(out) == 0) {
+        lwt_surface_free(out);
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_NO_DATA, path, "all points are invalid");
+    }
+    return LWT_SURFACE_OK;
+}
+
+int lwt_surface_write(const char *path, const lwt_surface *s, char *err, size_t errlen)
+{
+    if (!path || !path[0])
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, "(null)", "empty file name");
+    if (ext_is(path, "x3p"))
+        return lwt_surface_write_x3p(path, s, err, errlen);
+    if (ext_is(path, "sdf"))
+        return lwt_surface_write_sdf(path, s, 1, err, errlen);
+    return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path,
+                          "cannot write this format (use .x3p or .sdf)");
+}

@@ -1,0 +1,910 @@
+/*
+ * test_surface_io.c - surface file formats (src/io/surface_file.h).
+ *
+ *   test_surface_io                      run the tests: synthetic round trips and bad files
+ *                                        (always), then every file in $LWT_SHARED/data/surfaces
+ *                                        (exit 77 with a message when that folder is absent)
+ *   test_surface_io --dump IN OUT        read IN, write OUT as: "LWTSURF1", u64 nx, u64 ny,
+ *                                        f64 dx, f64 dy, char format[16], nx*ny f64 (little-endian)
+ *   test_surface_io --write-x3p IN OUT   read IN, write OUT as X3P
+ *   test_surface_io --write-sdf IN OUT [ascii|binary]
+ *   (the tool modes print "ERROR <code>: <message>" on stderr and exit 2 on failure; they serve
+ *    tests/py/test_surface_io.py)
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "io/npy.h"
+#include "io/surface_file.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zip.h>
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            failures++;                                                                                                \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                       \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+        }                                                                                                              \
+    } while (0)
+
+static char tmpdir[512];
+
+static void tpath(char *buf, size_t n, const char *name) { snprintf(buf, n, "%s/%s", tmpdir, name); }
+
+static int file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+/* ------------------------------------------------------------------ tool modes */
+
+static int tool_main(int argc, char **argv)
+{
+    char err[1024];
+    lwt_surface s;
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s --dump|--write-x3p|--write-sdf IN OUT [ascii|binary]\n", argv[0]);
+        return 2;
+    }
+    int rc = lwt_surface_read(argv[2], &s, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "ERROR %d: %s\n", rc, err);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--dump")) {
+        FILE *f = fopen(argv[3], "wb");
+        if (!f) {
+            fprintf(stderr, "ERROR 1: %s: %s\n", argv[3], strerror(errno));
+            lwt_surface_free(&s);
+            return 2;
+        }
+        unsigned char h[8];
+        char fmt[16] = {0};
+        fwrite("LWTSURF1", 1, 8, f);
+        lwt__put_le64(h, (uint64_t)s.nx);
+        fwrite(h, 1, 8, f);
+        lwt__put_le64(h, (uint64_t)s.ny);
+        fwrite(h, 1, 8, f);
+        lwt__put_lef64(h, s.dx);
+        fwrite(h, 1, 8, f);
+        lwt__put_lef64(h, s.dy);
+        fwrite(h, 1, 8, f);
+        memcpy(fmt, s.source_format, sizeof fmt - 1);
+        fwrite(fmt, 1, 16, f);
+        for (size_t i = 0; i < s.nx * s.ny; i++) {
+            lwt__put_lef64(h, s.z[i]);
+            fwrite(h, 1, 8, f);
+        }
+        rc = fclose(f) != 0;
+    } else if (!strcmp(argv[1], "--write-x3p")) {
+        rc = lwt_surface_write_x3p(argv[3], &s, err, sizeof err);
+    } else if (!strcmp(argv[1], "--write-sdf")) {
+        int binary = !(argc > 4 && !strcmp(argv[4], "ascii"));
+        rc = lwt_surface_write_sdf(argv[3], &s, binary, err, sizeof err);
+    } else {
+        fprintf(stderr, "unknown mode %s\n", argv[1]);
+        rc = 2;
+        snprintf(err, sizeof err, "unknown mode");
+    }
+    lwt_surface_free(&s);
+    if (rc) {
+        fprintf(stderr, "ERROR %d: %s\n", rc, err);
+        return 2;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static void make_surface(lwt_surface *s, size_t nx, size_t ny, double dx, double dy, int with_nan)
+{
+    if (lwt_surface_alloc(s, nx, ny) != 0) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    s->dx = dx;
+    s->dy = dy;
+    for (size_t iy = 0; iy < ny; iy++)
+        for (size_t ix = 0; ix < nx; ix++) {
+            size_t i = iy * nx + ix;
+            double v = 1e-6 * sin(0.37 * (double)ix) * cos(0.21 * (double)iy) + 3e-9 * (double)(i % 11);
+            if (with_nan && (i % 7 == 3 || (ix == 0 && iy == 0)))
+                v = NAN;
+            s->z[i] = v;
+        }
+    if (nx * ny > 5 && !isnan(s->z[1]))
+        s->z[1] = -0.0;
+    if (nx * ny > 5 && !isnan(s->z[2]))
+        s->z[2] = 4.9406564584124654e-324; /* denormal: must survive bit-exactly */
+    snprintf(s->comment, sizeof s->comment, "synthetic <test> & \"surface\"");
+    snprintf(s->instrument, sizeof s->instrument, "Acme Profilometer");
+    snprintf(s->source_format, sizeof s->source_format, "test");
+}
+
+/* bit-exact equality of two surfaces (NaN positions equal) */
+static int same_surface(const lwt_surface *a, const lwt_surface *b, double rtol, const char *what)
+{
+    if (a->nx != b->nx || a->ny != b->ny) {
+        CHECK(0, "%s: size %zux%zu vs %zux%zu", what, a->nx, a->ny, b->nx, b->ny);
+        return 0;
+    }
+    CHECK(a->dx == b->dx && a->dy == b->dy, "%s: spacing %.17g,%.17g vs %.17g,%.17g", what, a->dx, a->dy, b->dx,
+          b->dy);
+    for (size_t i = 0; i < a->nx * a->ny; i++) {
+        double u = a->z[i], v = b->z[i];
+        if (isnan(u) || isnan(v)) {
+            if (!(isnan(u) && isnan(v))) {
+                CHECK(0, "%s: point %zu valid in one only (%g vs %g)", what, i, u, v);
+                return 0;
+            }
+            continue;
+        }
+        int ok = rtol == 0 ? memcmp(&u, &v, sizeof u) == 0 : fabs(u - v) <= rtol * fabs(u);
+        if (!ok) {
+            CHECK(0, "%s: point %zu differs: %.17g vs %.17g", what, i, u, v);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void md5hex(const void *d, size_t n, char out[33])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_Digest(d, n, md, &len, EVP_md5(), NULL);
+    for (unsigned i = 0; i < 16; i++)
+        snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+/* write a zip with the given entries (NULL data = skip) */
+typedef struct {
+    const char *name;
+    const void *data;
+    size_t len;
+} entry;
+
+static void write_zip(const char *path, const entry *e, int n)
+{
+    int zerr;
+    unlink(path);
+    zip_t *za = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    if (!za) {
+        fprintf(stderr, "cannot create %s\n", path);
+        exit(1);
+    }
+    for (int i = 0; i < n; i++) {
+        if (!e[i].data)
+            continue;
+        zip_source_t *src = zip_source_buffer(za, e[i].data, e[i].len, 0);
+        if (!src || zip_file_add(za, e[i].name, src, ZIP_FL_OVERWRITE) < 0) {
+            fprintf(stderr, "zip_file_add %s: %s\n", e[i].name, zip_strerror(za));
+            exit(1);
+        }
+    }
+    if (zip_close(za) != 0) {
+        fprintf(stderr, "zip_close %s: %s\n", path, zip_strerror(za));
+        exit(1);
+    }
+}
+
+/* main.xml for a 4x4 D surface with a DataLink (or an inline list when datalist != NULL) */
+static char *make_main_xml(const char *feature, size_t sx, size_t sy, const char *md5data, const char *datalist)
+{
+    static char buf[16384];
+    int k = snprintf(buf, sizeof buf,
+                     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                     "<q:ISO5436_2 xmlns:q=\"http://www.opengps.eu/2008/ISO5436_2\">\n"
+                     "<Record1><Revision>ISO5436 - 2000</Revision><FeatureType>%s</FeatureType><Axes>\n"
+                     "<CX><AxisType>I</AxisType><DataType>D</DataType><Increment>1e-6</Increment><Offset>0</Offset></CX>\n"
+                     "<CY><AxisType>I</AxisType><DataType>D</DataType><Increment>2e-6</Increment><Offset>0</Offset></CY>\n"
+                     "<CZ><AxisType>A</AxisType><DataType>D</DataType><Increment>1</Increment><Offset>0</Offset></CZ>\n"
+                     "</Axes></Record1>\n<Record3><MatrixDimension><SizeX>%zu</SizeX><SizeY>%zu</SizeY><SizeZ>1</SizeZ>"
+                     "</MatrixDimension>\n",
+                     feature, sx, sy);
+    if (datalist)
+        k += snprintf(buf + k, sizeof buf - (size_t)k, "<DataList>%s</DataList>\n", datalist);
+    else
+        k += snprintf(buf + k, sizeof buf - (size_t)k,
+                      "<DataLink><PointDataLink>bindata/data.bin</PointDataLink>"
+                      "<MD5ChecksumPointData>%s</MD5ChecksumPointData></DataLink>\n",
+                      md5data);
+    snprintf(buf + k, sizeof buf - (size_t)k,
+             "</Record3>\n<Record4><ChecksumFile>md5checksum.hex</ChecksumFile></Record4>\n</q:ISO5436_2>\n");
+    return buf;
+}
+
+/* build an x3p from a main.xml text, a 16-double data.bin; md5 of main.xml right or wrong */
+static void craft_x3p(const char *path, const char *xml, int wrong_main_md5, int with_data, int with_main)
+{
+    unsigned char data[16 * 8];
+    char md5[33], chk[64];
+    for (int i = 0; i < 16; i++)
+        lwt__put_lef64(data + 8 * i, 1e-6 * i);
+    md5hex(xml, strlen(xml), md5);
+    if (wrong_main_md5)
+        md5[0] = md5[0] == '0' ? '1' : '0';
+    snprintf(chk, sizeof chk, "%s *main.xml\n", md5);
+    entry e[3] = {{"main.xml", with_main ? xml : NULL, strlen(xml)},
+                  {"bindata/data.bin", with_data ? data : NULL, sizeof data},
+                  {"md5checksum.hex", chk, strlen(chk)}};
+    write_zip(path, e, 3);
+}
+
+static void expect_error(const char *path, int code, const char *needle, const char *what)
+{
+    char err[1024] = "";
+    lwt_surface s;
+    int rc = lwt_surface_read(path, &s, err, sizeof err);
+    CHECK(rc == code, "%s: return %d, expected %d (%s)", what, rc, code, err);
+    CHECK(s.z == NULL && s.nx == 0, "%s: output not empty after failure", what);
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    CHECK(strstr(err, base) != NULL, "%s: message does not name the file: %s", what, err);
+    CHECK(strstr(err, needle) != NULL, "%s: message lacks '%s': %s", what, needle, err);
+    CHECK(strchr(err, '\n') == NULL, "%s: message is not one line", what);
+    lwt_surface_free(&s);
+}
+
+static void no_temp_files_left(void)
+{
+    DIR *d = opendir(tmpdir);
+    struct dirent *de;
+    if (!d)
+        return;
+    while ((de = readdir(d)))
+        CHECK(strstr(de->d_name, ".tmp-") == NULL, "temporary file left behind: %s", de->d_name);
+    closedir(d);
+}
+
+/* ------------------------------------------------------------------ synthetic tests */
+
+static void test_roundtrips(void)
+{
+    char p1[600], p2[600], p3[600], p4[600], err[1024];
+    lwt_surface a, b, c;
+    tpath(p1, sizeof p1, "synth.x3p");
+    tpath(p2, sizeof p2, "synth2.x3p");
+    tpath(p3, sizeof p3, "synth.sdf");
+    tpath(p4, sizeof p4, "synth_ascii.sdf");
+
+    make_surface(&a, 37, 23, 1.5e-6, 2.5e-7, 1);
+
+    /* X3P -> X3P, bit-exact, anisotropic spacing kept */
+    CHECK(lwt_surface_write_x3p(p1, &a, err, sizeof err) == 0, "write x3p: %s", err);
+    CHECK(lwt_surface_read(p1, &b, err, sizeof err) == 0, "read x3p: %s", err);
+    if (b.z) {
+        same_surface(&a, &b, 0, "x3p round trip");
+        CHECK(!strcmp(b.source_format, "x3p"), "source_format %s", b.source_format);
+        CHECK(!strcmp(b.comment, a.comment), "comment '%s'", b.comment);
+        CHECK(!strcmp(b.instrument, a.instrument), "instrument '%s'", b.instrument);
+        CHECK(!strcmp(b.creator, "lwt"), "creator '%s'", b.creator);
+        CHECK(lwt_surface_write_x3p(p2, &b, err, sizeof err) == 0, "write x3p again: %s", err);
+        CHECK(lwt_surface_read(p2, &c, err, sizeof err) == 0, "read x3p again: %s", err);
+        if (c.z)
+            same_surface(&a, &c, 0, "x3p -> x3p -> x3p");
+        CHECK(!strcmp(c.date, b.date), "date not kept: %s vs %s", c.date, b.date);
+        lwt_surface_free(&c);
+    }
+    lwt_surface_free(&b);
+
+    /* the archive: main.xml, bindata/data.bin, bindata/valid.bin, md5checksum.hex */
+    {
+        int zerr;
+        zip_t *za = zip_open(p1, ZIP_RDONLY, &zerr);
+        CHECK(za != NULL, "reopen x3p with libzip");
+        if (za) {
+            CHECK(zip_name_locate(za, "main.xml", 0) >= 0, "no main.xml");
+            CHECK(zip_name_locate(za, "bindata/data.bin", 0) >= 0, "no data.bin");
+            CHECK(zip_name_locate(za, "bindata/valid.bin", 0) >= 0, "no valid.bin although NaN points");
+            CHECK(zip_name_locate(za, "md5checksum.hex", 0) >= 0, "no md5checksum.hex");
+            zip_discard(za);
+        }
+    }
+
+    /* SDF binary and ASCII */
+    CHECK(lwt_surface_write_sdf(p3, &a, 1, err, sizeof err) == 0, "write sdf: %s", err);
+    CHECK(lwt_surface_read(p3, &b, err, sizeof err) == 0, "read sdf: %s", err);
+    if (b.z) {
+        same_surface(&a, &b, 0, "binary sdf round trip");
+        CHECK(!strcmp(b.source_format, "sdf"), "source_format %s", b.source_format);
+        CHECK(lwt_surface_write_sdf(p3, &b, 1, err, sizeof err) == 0, "sdf -> sdf: %s", err);
+        CHECK(lwt_surface_read(p3, &c, err, sizeof err) == 0, "read sdf again: %s", err);
+        if (c.z)
+            same_surface(&a, &c, 0, "sdf -> sdf");
+        lwt_surface_free(&c);
+    }
+    lwt_surface_free(&b);
+    CHECK(lwt_surface_write_sdf(p4, &a, 0, err, sizeof err) == 0, "write ascii sdf: %s", err);
+    CHECK(lwt_surface_read(p4, &b, err, sizeof err) == 0, "read ascii sdf: %s", err);
+    if (b.z) {
+        /* %.17g and Zscale 1: exact, which is within any Zresolution */
+        same_surface(&a, &b, 0, "ascii sdf round trip");
+        CHECK(strstr(b.comment, "ExportedBy") != NULL, "trailer not read: '%s'", b.comment);
+    }
+    lwt_surface_free(&b);
+
+    /* x3p without invalid points has no valid.bin */
+    for (size_t i = 0; i < a.nx * a.ny; i++)
+        if (isnan(a.z[i]))
+            a.z[i] = 0.5e-6;
+    CHECK(lwt_surface_write_x3p(p2, &a, err, sizeof err) == 0, "write x3p: %s", err);
+    {
+        int zerr;
+        zip_t *za = zip_open(p2, ZIP_RDONLY, &zerr);
+        if (za) {
+            CHECK(zip_name_locate(za, "bindata/valid.bin", 0) < 0, "valid.bin written without NaN points");
+            zip_discard(za);
+        }
+    }
+    CHECK(lwt_surface_read(p2, &b, err, sizeof err) == 0, "read x3p: %s", err);
+    if (b.z)
+        same_surface(&a, &b, 0, "x3p without NaN");
+    lwt_surface_free(&b);
+
+    /* generic writer by extension */
+    CHECK(lwt_surface_write(p2, &a, err, sizeof err) == 0, "lwt_surface_write x3p: %s", err);
+    tpath(p2, sizeof p2, "synth.txt");
+    CHECK(lwt_surface_write(p2, &a, err, sizeof err) == LWT_SURFACE_ERR_ARG, "unknown extension accepted");
+    CHECK(!file_exists(p2), "file written for unknown extension");
+    lwt_surface_free(&a);
+
+    /* one row and one column surfaces are still areal matrices */
+    make_surface(&a, 1, 9, 1e-6, 1e-6, 0);
+    tpath(p2, sizeof p2, "column.x3p");
+    CHECK(lwt_surface_write_x3p(p2, &a, err, sizeof err) == 0, "write 1x9: %s", err);
+    CHECK(lwt_surface_read(p2, &b, err, sizeof err) == 0, "read 1x9: %s", err);
+    if (b.z)
+        same_surface(&a, &b, 0, "1x9");
+    lwt_surface_free(&b);
+    lwt_surface_free(&a);
+}
+
+static void test_inline_and_axes(void)
+{
+    char p[600], err[1024];
+    lwt_surface s;
+    tpath(p, sizeof p, "inline.x3p");
+
+    /* inline DataList with an empty Datum, integer Z with Increment and Offset */
+    const char *xml =
+        "<?xml version=\"1.0\"?>\n<ISO5436_2><Record1><FeatureType>SUR</FeatureType><Axes>"
+        "<CX><AxisType>I</AxisType><DataType>D</DataType><Increment>0.5e-6</Increment></CX>"
+        "<CY><AxisType>I</AxisType><DataType>D</DataType><Increment>0.25e-6</Increment></CY>"
+        "<CZ><AxisType>A</AxisType><DataType>I</DataType><Increment>1e-9</Increment><Offset>-2e-6</Offset></CZ>"
+        "</Axes></Record1><Record3><MatrixDimension><SizeX>3</SizeX><SizeY>2</SizeY><SizeZ>1</SizeZ>"
+        "</MatrixDimension><DataList><Datum>1</Datum><Datum>-2</Datum><Datum/>"
+        "<Datum>300</Datum><Datum>  4 </Datum><Datum>5</Datum></DataList></Record3>"
+        "<Record4><ChecksumFile>md5checksum.hex</ChecksumFile></Record4></ISO5436_2>";
+    craft_x3p(p, xml, 0, 0, 1);
+    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "inline: %s", err);
+    if (s.z) {
+        CHECK(s.nx == 3 && s.ny == 2, "inline size %zux%zu", s.nx, s.ny);
+        CHECK(s.dx == 0.5e-6 && s.dy == 0.25e-6, "inline spacing");
+        CHECK(s.z[0] == 1 * 1e-9 + -2e-6 && s.z[1] == -2 * 1e-9 + -2e-6, "inline values %.17g %.17g", s.z[0], s.z[1]);
+        CHECK(isnan(s.z[2]) && s.z[3] == 300 * 1e-9 - 2e-6, "inline empty Datum");
+    }
+    lwt_surface_free(&s);
+
+    /* absolute X axis, uniform: spacing derived */
+    xml = "<?xml version=\"1.0\"?>\n<a:ISO5436_2 xmlns:a=\"x\"><a:Record1><a:FeatureType>SUR</a:FeatureType><a:Axes>"
+          "<a:CX><a:AxisType>A</a:AxisType><a:DataType>D</a:DataType><a:Increment>1</a:Increment>"
+          "<a:Offset>1e-3</a:Offset></a:CX>"
+          "<a:CY><a:AxisType>I</a:AxisType><a:DataType>D</a:DataType><a:Increment>3e-6</a:Increment></a:CY>"
+          "<a:CZ><a:AxisType>A</a:AxisType><a:DataType>D</a:DataType></a:CZ>"
+          "</a:Axes></a:Record1><a:Record3><a:MatrixDimension><a:SizeX>3</a:SizeX><a:SizeY>2</a:SizeY>"
+          "<a:SizeZ>1</a:SizeZ></a:MatrixDimension><a:DataList>"
+          "<a:Datum>0;1e-6</a:Datum><a:Datum>2e-6;2e-6</a:Datum><a:Datum>4e-6;3e-6</a:Datum>"
+          "<a:Datum>0;4e-6</a:Datum><a:Datum/><a:Datum>4e-6;6e-6</a:Datum>"
+          "</a:DataList></a:Record3><a:Record4><a:ChecksumFile>md5checksum.hex</a:ChecksumFile></a:Record4>"
+          "</a:ISO5436_2>";
+    craft_x3p(p, xml, 0, 0, 1);
+    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "absolute X: %s", err);
+    if (s.z) {
+        CHECK(fabs(s.dx - 2e-6) < 1e-18 && s.dy == 3e-6, "absolute X spacing %.17g %.17g", s.dx, s.dy);
+        CHECK(s.z[1] == 2e-6 && isnan(s.z[4]), "absolute X values");
+    }
+    lwt_surface_free(&s);
+
+    /* absolute X axis, not uniform: error */
+    char *bad = malloc(strlen(xml) + 16);
+    strcpy(bad, xml);
+    char *q = strstr(bad, "4e-6;3e-6");
+    q[0] = '5';
+    craft_x3p(p, bad, 0, 0, 1);
+    free(bad);
+    expect_error(p, LWT_SURFACE_ERR_FORMAT, "not uniformly spaced", "non-uniform absolute X");
+}
+
+/* binary records with an absolute X axis (float32) and int32 Z, in a sub-folder with junk */
+static void test_binary_absolute_subfolder(void)
+{
+    char p[600], err[1024], md5[33], chk[64];
+    unsigned char rec[6 * 8];
+    lwt_surface s;
+    /* 3 x 2 points: x = 10 + 2*ix (times Increment 1e-6), z = 100*i (times 1e-9) */
+    for (int i = 0; i < 6; i++) {
+        float x = (float)(10 + 2 * (i % 3));
+        uint32_t u;
+        memcpy(&u, &x, 4);
+        for (int b = 0; b < 4; b++) {
+            rec[8 * i + b] = (unsigned char)(u >> (8 * b));
+            rec[8 * i + 4 + b] = (unsigned char)((uint32_t)(100 * i) >> (8 * b));
+        }
+    }
+    unsigned char valid = 0x3f & ~(1u << 4); /* point 4 invalid */
+    md5hex(rec, sizeof rec, md5);
+    char xml[4096];
+    snprintf(xml, sizeof xml,
+             "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ISO5436><Record1><FeatureType>SUR</FeatureType><Axes>"
+             "<CX><AxisType>A</AxisType><DataType>F</DataType><Increment>1e-6</Increment><Offset>0</Offset></CX>"
+             "<CY><AxisType>I</AxisType><DataType>D</DataType><Increment>5e-6</Increment><Offset/></CY>"
+             "<CZ><AxisType>A</AxisType><DataType>L</DataType><Increment>1e-9</Increment><Offset/></CZ>"
+             "</Axes></Record1><Record2><Date>2020-01-02T03:04:05</Date><Creator>someone</Creator></Record2>"
+             "<Record3><MatrixDimension><SizeX>3</SizeX><SizeY>2</SizeY><SizeZ>1</SizeZ></MatrixDimension>"
+             "<DataLink><PointDataLink>bindata/data.bin</PointDataLink><MD5ChecksumPointData>%s"
+             "</MD5ChecksumPointData><ValidPointsLink>bindata/valid.bin</ValidPointsLink></DataLink></Record3>"
+             "<Record4><ChecksumFile>md5checksum.hex</ChecksumFile></Record4></ISO5436>",
+             md5);
+    char mmd5[33];
+    md5hex(xml, strlen(xml), mmd5);
+    for (char *c = mmd5; *c; c++) /* upper case and no file name: both occur in the wild */
+        if (*c >= 'a' && *c <= 'f')
+            *c = (char)(*c - 'a' + 'A');
+    snprintf(chk, sizeof chk, "%s\r\n", mmd5);
+    entry e[6] = {{"scan/", "", 0},
+                  {"__MACOSX/scan/._main.xml", "junk", 4},
+                  {"scan/main.xml", xml, strlen(xml)},
+                  {"scan/bindata/data.bin", rec, sizeof rec},
+                  {"scan/bindata/valid.bin", &valid, 1},
+                  {"scan/md5checksum.hex", chk, strlen(chk)}};
+    tpath(p, sizeof p, "subfolder.x3p");
+    write_zip(p, e, 6);
+    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "sub-folder, binary absolute X: %s", err);
+    if (s.z) {
+        CHECK(s.nx == 3 && s.ny == 2, "size");
+        CHECK(fabs(s.dx - 2e-6) < 1e-18 && s.dy == 5e-6, "spacing %.17g %.17g", s.dx, s.dy);
+        CHECK(s.z[0] == 0 && s.z[5] == 500 * 1e-9 && isnan(s.z[4]), "values %g %g %g", s.z[0], s.z[5], s.z[4]);
+        CHECK(!strcmp(s.date, "2020-01-02T03:04:05") && !strcmp(s.creator, "someone"), "metadata %s %s", s.date,
+              s.creator);
+    }
+    lwt_surface_free(&s);
+
+    /* the same with a wrong valid.bin size */
+    e[4].len = 0;
+    e[4].data = "";
+    write_zip(p, e, 6);
+    expect_error(p, LWT_SURFACE_ERR_FORMAT, "valid.bin", "valid.bin size");
+}
+
+static void test_npy(void)
+{
+    char p[600], err[1024];
+    lwt_surface s;
+    float f[6] = {1e-6f, 2e-6f, NAN, 4e-6f, INFINITY, 6e-6f};
+    size_t shape2[2] = {2, 3}, shape1[1] = {6};
+    tpath(p, sizeof p, "surface.npy");
+    CHECK(npy_write(p, LWT_F32, 2, shape2, f, err, sizeof err) == 0, "npy_write: %s", err);
+    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "read npy: %s", err);
+    if (s.z) {
+        CHECK(s.nx == 3 && s.ny == 2 && s.dx == 0 && s.dy == 0, "npy: %zux%zu, spacing %g %g", s.nx, s.ny, s.dx,
+              s.dy);
+        CHECK(s.z[1] == (double)2e-6f && isnan(s.z[2]) && isnan(s.z[4]), "npy values");
+        CHECK(!strcmp(s.source_format, "npy"), "source_format %s", s.source_format);
+        char q[600];
+        tpath(q, sizeof q, "from_npy.x3p");
+        CHECK(lwt_surface_write_x3p(q, &s, err, sizeof err) == LWT_SURFACE_ERR_ARG && strstr(err, "spacing"),
+              "x3p from npy without spacing: %s", err);
+        s.dx = s.dy = 1e-6; /* what the caller does with the spacing from the command line */
+        CHECK(lwt_surface_write_x3p(q, &s, err, sizeof err) == 0, "x3p from npy: %s", err);
+    }
+    lwt_surface_free(&s);
+    tpath(p, sizeof p, "profile.npy");
+    CHECK(npy_write(p, LWT_F32, 1, shape1, f, err, sizeof err) == 0, "npy_write: %s", err);
+    expect_error(p, LWT_SURFACE_ERR_NOT_AREAL, "not an areal surface", "1-D npy");
+}
+
+static void test_bad_files(void)
+{
+    char p[600], good[600], err[1024];
+    lwt_surface s;
+    unsigned char *buf;
+    size_t len;
+    char md5[33];
+    unsigned char data[16 * 8];
+    for (int i = 0; i < 16; i++)
+        lwt__put_lef64(data + 8 * i, 1e-6 * i);
+    md5hex(data, sizeof data, md5);
+
+    /* a valid crafted file first: the crafting itself is right */
+    tpath(good, sizeof good, "crafted.x3p");
+    craft_x3p(good, make_main_xml("SUR", 4, 4, md5, NULL), 0, 1, 1);
+    CHECK(lwt_surface_read(good, &s, err, sizeof err) == 0, "crafted x3p: %s", err);
+    if (s.z)
+        CHECK(s.nx == 4 && s.ny == 4 && s.dx == 1e-6 && s.dy == 2e-6 && s.z[5] == 1e-6 * 5, "crafted x3p content");
+    lwt_surface_free(&s);
+
+    /* truncated zip */
+    make_surface(&s, 64, 48, 1e-6, 1e-6, 1);
+    tpath(p, sizeof p, "truncated.x3p");
+    CHECK(lwt_surface_write_x3p(p, &s, err, sizeof err) == 0, "write: %s", err);
+    lwt_surface_free(&s);
+    if (lwt__read_whole_file(p, &buf, &len, err, sizeof err) == 0) {
+        FILE *f = fopen(p, "wb");
+        fwrite(buf, 1, len * 6 / 10, f);
+        fclose(f);
+        expect_error(p, LWT_SURFACE_ERR_FORMAT, "zip", "truncated zip");
+        /* corrupt bytes inside data.bin's compressed stream */
+        tpath(p, sizeof p, "corrupt.x3p");
+        f = fopen(p, "wb");
+        for (size_t i = len / 3; i < len / 3 + 16; i++)
+            buf[i] ^= 0x5a;
+        fwrite(buf, 1, len, f);
+        fclose(f);
+        expect_error(p, LWT_SURFACE_ERR_FORMAT, "corrupt", "corrupt zip entry");
+        free(buf);
+    }
+
+    /* not a zip at all, with .x3p */
+    tpath(p, sizeof p, "text.x3p");
+    {
+        FILE *f = fopen(p, "wb");
+        fputs("hello, I am not a zip archive\n", f);
+        fclose(f);
+    }
+    expect_error(p, LWT_SURFACE_ERR_FORMAT, "not a zip archive", "not a zip");
+
+    /* wrong MD5 of main.xml */
+    tpath(p, sizeof p, "wrongmd5.x3p");
+    craft_x3p(p, make_main_xml("SUR", 4, 4, md5, NULL), 1, 1, 1);
+    expect_error(p, LWT_SURFACE_ERR_CHECKSUM, "MD5 checksum of main.xml", "wrong main.xml MD5");
+
+    /* wrong MD5 of data.bin */
+    tpath(p, sizeof p, "wrongdatamd5.x3p");
+    char wrong[33];
+    memcpy(wrong, md5, 33);
+    wrong[5] = wrong[5] == 'a' ? 'b' : 'a';
+    craft_x3p(p, make_main_xml("SUR", 4, 4, wrong, NULL), 0, 1, 1);
+    expect_error(p, LWT_SURFACE_ERR_CHECKSUM, "MD5ChecksumPointData", "wrong data.bin MD5");
+
+    /* missing main.xml */
+    tpath(p, sizeof p, "nomain.x3p");
+    craft_x3p(p, make_main_xml("SUR", 4, 4, md5, NULL), 0, 1, 0);
+    expect_error(p, LWT_SURFACE_ERR_FORMAT, "missing main.xml", "missing main.xml");
+
+    /* missing data file */
+    tpath(p, sizeof p, "nodata.x3p");
+    craft_x3p(p, make_main_xml("SUR", 4, 4, md5, NULL), 0, 0, 1);
+    expect_error(p, LWT_SURFACE_ERR_FORMAT, "missing data file", "missing data.bin");
+
+    /* header / data size mismatch */
+    tpath(p, sizeof p, "mismatch.x3p");
+    craft_x3p(p, make_main_xml("SUR", 5, 4, md5, NULL), 0, 1, 1);
+    expect_error(p, LWT_SURFACE_ERR_FORMAT, "size mismatch", "size mismatch");
+    tpath(p, sizeof p, "mismatch_list.x3p");
+    craft_x3p(p, make_main_xml("SUR", 2, 2, NULL, "<Datum>1</Datum><Datum>2</Datum><Datum>3</Datum>"), 0, 0, 1);
+    expect_error(p, LWT_SURFACE_ERR_FORMAT, "size mismatch", "size mismatch (list)");
+    tpath(p, sizeof p, "huge.x3p");
+    craft_x3p(p, make_main_xml("SUR", (size_t)1 << 40, (size_t)1 << 40, md5, NULL), 0, 1, 1);
+    expect_error(p, LWT_SURFACE_ERR_MEMORY, "too large", "huge dimensions");
+
+    /* all points invalid */
+    tpath(p, sizeof p, "allinvalid.x3p");
+    craft_x3p(p, make_main_xml("SUR", 2, 2, NULL, "<Datum/><Datum/><Datum></Datum><Datum/>"), 0, 0, 1);
+    expect_error(p, LWT_SURFACE_ERR_NO_DATA, "all points are invalid", "all invalid (list)");
+    make_surface(&s, 5, 4, 1e-6, 1e-6, 0);
+    for (size_t i = 0; i < 20; i++)
+        s.z[i] = NAN;
+    tpath(p, sizeof p, "allnan.x3p");
+    CHECK(lwt_surface_write_x3p(p, &s, err, sizeof err) == 0, "write all-NaN: %s", err);
+    expect_error(p, LWT_SURFACE_ERR_NO_DATA, "all points are invalid", "all invalid (valid.bin)");
+    tpath(p, sizeof p, "allnan.sdf");
+    CHECK(lwt_surface_write_sdf(p, &s, 0, err, sizeof err) == 0, "write all-NaN sdf: %s", err);
+    expect_error(p, LWT_SURFACE_ERR_NO_DATA, "all points are invalid", "all invalid (sdf)");
+    lwt_surface_free(&s);
+
+    /* profile and point cloud */
+    tpath(p, sizeof p, "profile.x3p");
+    craft_x3p(p, make_main_xml("PRF", 4, 4, md5, NULL), 0, 1, 1);
+    expect_error(p, LWT_SURFACE_ERR_NOT_AREAL, "not an areal surface", "profile");
+    tpath(p, sizeof p, "cloud.x3p");
+    craft_x3p(p, make_main_xml("PCL", 4, 4, md5, NULL), 0, 1, 1);
+    expect_error(p, LWT_SURFACE_ERR_NOT_AREAL, "not an areal surface", "point cloud");
+
+    /* malformed XML */
+    tpath(p, sizeof p, "badxml.x3p");
+    craft_x3p(p, "<?xml version=\"1.0\"?><ISO5436_2><Record1></Record2></ISO5436_2>", 0, 1, 1);
+    expect_error(p, LWT_SURFACE_ERR_FORMAT, "not well-formed", "malformed XML");
+
+    /* SDF: truncated binary, short ASCII, wrong magic */
+    make_surface(&s, 10, 10, 1e-6, 1e-6, 0);
+    tpath(p, sizeof p, "trunc.sdf");
+    CHECK(lwt_surface_write_sdf(p, &s, 1, err, sizeof err) == 0, "write sdf: %s", err);
+    CHECK(truncate(p, 81 + 8 * 99) == 0, "truncate");
+    expect_error(p, LWT_SURFACE_ERR_FORMAT, "size mismatch", "truncated binary sdf");
+    tpath(p, sizeof p, "short.sdf");
+    {
+        FILE *f = fopen(p, "wb");
+        fputs("aISO-1.0\nManufacID = x\nNumPoints = 3\nNumProfiles = 2\nXscale = 1e-6\nYscale = 1e-6\n"
+              "Zscale = 1e-6\nZresolution = -1\nCompression = 0\nDataType = 7\nCheckType = 0\n*\n"
+              "1 2 3\n4 BAD\n*\n*\n",
+              f);
+        fclose(f);
+    }
+    expect_error(p, LWT_SURFACE_ERR_FORMAT, "size mismatch", "short ascii sdf");
+    tpath(p, sizeof p, "nosdf.sdf");
+    {
+        FILE *f = fopen(p, "wb");
+        fputs("xyz\n1 2 3\n", f);
+        fclose(f);
+    }
+    expect_error(p, LWT_SURFACE_ERR_FORMAT, "not an SDF file", "wrong sdf magic");
+    lwt_surface_free(&s);
+
+    /* ASCII SDF with BAD and integer data type */
+    tpath(p, sizeof p, "bad.sdf");
+    {
+        FILE *f = fopen(p, "wb");
+        fputs("aBCR-1.0\r\nManufacID = x\r\nCreateDate = 040120100853\r\nModDate = 040120100853\r\n"
+              "NumPoints = 3\r\nNumProfiles = 2\r\nXscale = 1e-6\r\nYscale = 2e-6\r\n"
+              "Zscale = 1e-9\r\nZresolution = 1e-9\r\nCompression = 0\r\nDataType = 6\r\nCheckType = 0\r\n*\r\n"
+              "1 2 3\r\n4 BAD -6\r\n*\r\n< OperatorName > Tom < / OperatorName >\r\n*\r\n",
+              f);
+        fclose(f);
+    }
+    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "ascii sdf with BAD: %s", err);
+    if (s.z) {
+        CHECK(s.nx == 3 && s.ny == 2 && s.dx == 1e-6 && s.dy == 2e-6, "ascii sdf header");
+        CHECK(s.z[0] == 1e-9 && isnan(s.z[4]) && s.z[5] == -6 * 1e-9, "ascii sdf values");
+        CHECK(s.z_resolution == 1e-9, "Zresolution %g", s.z_resolution);
+        CHECK(!strcmp(s.date, "2010-01-04T08:53:00"), "CreateDate -> %s", s.date);
+    }
+    lwt_surface_free(&s);
+
+    /* no such file, unknown format, empty file */
+    tpath(p, sizeof p, "does_not_exist.x3p");
+    expect_error(p, LWT_SURFACE_ERR_IO, "cannot open", "missing file");
+    tpath(p, sizeof p, "junk.dat");
+    {
+        FILE *f = fopen(p, "wb");
+        fputs("junk junk junk junk", f);
+        fclose(f);
+    }
+    expect_error(p, LWT_SURFACE_ERR_FORMAT, "unrecognised", "unknown format");
+    tpath(p, sizeof p, "empty.sur");
+    fclose(fopen(p, "wb"));
+    expect_error(p, LWT_SURFACE_ERR_FORMAT, "empty file", "empty file");
+    tpath(p, sizeof p, "short.sur");
+    {
+        FILE *f = fopen(p, "wb");
+        fputs("DIGITAL SURF and not much more", f);
+        fclose(f);
+    }
+    expect_error(p, LWT_SURFACE_ERR_FORMAT, "truncated", "truncated sur");
+    tpath(p, sizeof p, "short.plu");
+    {
+        FILE *f = fopen(p, "wb");
+        fputs("Fri Mar 10 16:35:59 2023", f);
+        fclose(f);
+    }
+    expect_error(p, LWT_SURFACE_ERR_FORMAT, "truncated", "truncated plu");
+}
+
+static void test_no_partial_output(void)
+{
+    char p[600], err[1024];
+    lwt_surface s;
+    make_surface(&s, 8, 8, 1e-6, 1e-6, 1);
+
+    tpath(p, sizeof p, "no_such_dir/out.x3p");
+    CHECK(lwt_surface_write_x3p(p, &s, err, sizeof err) == LWT_SURFACE_ERR_IO, "write into missing dir: %s", err);
+    CHECK(strstr(err, "out.x3p") != NULL, "message names the file: %s", err);
+    tpath(p, sizeof p, "no_such_dir/out.sdf");
+    CHECK(lwt_surface_write_sdf(p, &s, 1, err, sizeof err) == LWT_SURFACE_ERR_IO, "write sdf into missing dir");
+
+    /* the target is a directory: the rename fails, the temporary file must go */
+    tpath(p, sizeof p, "adir.x3p");
+    mkdir(p, 0777);
+    CHECK(lwt_surface_write_x3p(p, &s, err, sizeof err) == LWT_SURFACE_ERR_IO, "write over a directory: %s", err);
+    tpath(p, sizeof p, "adir.sdf");
+    mkdir(p, 0777);
+    CHECK(lwt_surface_write_sdf(p, &s, 0, err, sizeof err) == LWT_SURFACE_ERR_IO, "sdf over a directory: %s", err);
+
+    /* unknown spacing */
+    s.dx = 0;
+    tpath(p, sizeof p, "nospacing.x3p");
+    CHECK(lwt_surface_write_x3p(p, &s, err, sizeof err) == LWT_SURFACE_ERR_ARG, "dx = 0 accepted");
+    CHECK(!file_exists(p), "file left after failed write");
+    tpath(p, sizeof p, "nospacing.sdf");
+    CHECK(lwt_surface_write_sdf(p, &s, 1, err, sizeof err) == LWT_SURFACE_ERR_ARG, "sdf dx = 0 accepted");
+    CHECK(!file_exists(p), "file left after failed write");
+    lwt_surface_free(&s);
+
+    /* too wide for binary SDF */
+    make_surface(&s, 70000, 1, 1e-6, 1e-6, 0);
+    tpath(p, sizeof p, "wide.sdf");
+    CHECK(lwt_surface_write_sdf(p, &s, 1, err, sizeof err) == LWT_SURFACE_ERR_ARG, "70000 points in binary SDF");
+    CHECK(!file_exists(p), "file left after failed write");
+    lwt_surface_free(&s);
+
+    /* a failed write leaves an existing target untouched */
+    make_surface(&s, 4, 4, 1e-6, 1e-6, 0);
+    tpath(p, sizeof p, "keep.x3p");
+    CHECK(lwt_surface_write_x3p(p, &s, err, sizeof err) == 0, "write: %s", err);
+    s.dy = -1;
+    CHECK(lwt_surface_write_x3p(p, &s, err, sizeof err) != 0, "dy < 0 accepted");
+    lwt_surface t;
+    CHECK(lwt_surface_read(p, &t, err, sizeof err) == 0 && t.dy == 1e-6, "existing file damaged by failed write");
+    lwt_surface_free(&t);
+    lwt_surface_free(&s);
+
+    /* empty surface */
+    lwt_surface_init(&s);
+    CHECK(lwt_surface_write_x3p(p, &s, err, sizeof err) == LWT_SURFACE_ERR_ARG, "empty surface accepted");
+
+    no_temp_files_left();
+}
+
+/* ------------------------------------------------------------------ shared data */
+
+typedef struct {
+    const char *name;
+    int code; /* expected return */
+    size_t nx, ny, nvalid;
+    double dx, dy, zmin, zmax;
+} expect;
+
+/* name, expected return, nx, ny, valid points, dx, dy, z min, z max (metres): from the independent
+ * reading in tests/py/test_surface_io.py (python3 tests/py/test_surface_io.py --print-expect) */
+static const expect shared_files[] = {
+    {"ISO5436-sample1.x3p", 0, 4, 4, 15,
+     0.016015999999999999, 0.016015999999999999, -0.80836857168283005, 1.0475960256614201},
+    {"ISO5436-sample1_bin.x3p", 0, 4, 4, 15,
+     0.016015999999999999, 0.016015999999999999, -0.80836857168283005, 1.0475960256614201},
+    {"ISO5436-sample2.x3p", LWT_SURFACE_ERR_NOT_AREAL, 0, 0, 0, 0, 0, 0, 0},
+    {"ISO5436-sample3.x3p", 0, 4, 4, 15, 0.016015999999999999, 2, 1.1916314283171698, 3.0475960256614201},
+    {"ISO5436-sample4.x3p", 0, 4, 4, 15, 0.016015999999999999, 0.016015999999999999, -0.80800000000000005, 1.048},
+    {"ISO5436-sample4_bin.x3p", 0, 4, 4, 15, 0.016015999999999999, 0.016015999999999999, -0.80800000000000005, 1.048},
+    {"bullet-land-sneox.x3p", 0, 918, 256, 209716,
+     2.5799999999999999e-06, 2.5799999999999999e-06, -7.9473480582237244e-05, 5.2498580771498382e-05},
+    {"cartridge-fadul-1-1.x3p", 0, 545, 545, 82542,
+     6.2500000000000003e-06, 6.2500000000000003e-06, -8.9171720730724905e-06, 9.6643062285768177e-06},
+    {"digitalsurf-int32.sur", 0, 563, 484, 272375,
+     3.4840002190321683e-06, 3.4840002190321683e-06, 8.9120001041464994e-06, 1.0388000121395179e-05},
+    {"houston-ba-b11-l1.x3p", 0, 976, 341, 329547,
+     1.9350000000000001e-06, 1.9350000000000001e-06, -5.6475868225097655e-05, 4.6426116943359373e-05},
+    {"mountains-export-anisotropic.x3p", 0, 650, 650, 422500,
+     1.27656509837346e-07, 3.1458211352774599e-07, -3.144206865877671e-07, 2.3991551341223285e-07},
+    {"rubber-infinitefocus.x3p", 0, 860, 634, 539944,
+     2.2799842149999998e-06, 2.2797945189999999e-06, -9.5902869361452758e-06, 1.6094123566290364e-05},
+    {"sensofar-1.plu", 0, 768, 576, 442368,
+     1.6600000858306884e-06, 1.6600000858306884e-06, -0.00011123046875, -0.00010121484375},
+    {"softgauge-example.sdf", 0, 7, 4, 28,
+     9.9999999999999995e-07, 9.9999999999999995e-07, 9.4906999999999996e-07, 9.9999999999999995e-07},
+};
+
+static void test_shared(const char *dir)
+{
+    char p[1200], q[600], err[1024];
+    for (size_t k = 0; k < sizeof shared_files / sizeof shared_files[0]; k++) {
+        const expect *e = &shared_files[k];
+        lwt_surface s, t;
+        snprintf(p, sizeof p, "%s/%s", dir, e->name);
+        int rc = lwt_surface_read(p, &s, err, sizeof err);
+        CHECK(rc == e->code, "%s: return %d, expected %d: %s", e->name, rc, e->code, err);
+        if (rc) {
+            if (e->code == LWT_SURFACE_ERR_NOT_AREAL)
+                CHECK(strstr(err, "not an areal surface") && strstr(err, e->name), "%s: message: %s", e->name, err);
+            continue;
+        }
+        double zmin = INFINITY, zmax = -INFINITY;
+        for (size_t i = 0; i < s.nx * s.ny; i++)
+            if (!isnan(s.z[i])) {
+                zmin = fmin(zmin, s.z[i]);
+                zmax = fmax(zmax, s.z[i]);
+            }
+        size_t nv = lwt_surface_count_valid(&s);
+        printf("%-34s %-3s nx %5zu ny %5zu dx %.6g dy %.6g valid %zu z [%.6g, %.6g] m\n", e->name,
+               s.source_format, s.nx, s.ny, s.dx, s.dy, nv, zmin, zmax);
+        CHECK(s.nx == e->nx && s.ny == e->ny, "%s: size %zux%zu, expected %zux%zu", e->name, s.nx, s.ny, e->nx, e->ny);
+        CHECK(fabs(s.dx - e->dx) <= 1e-12 * e->dx && fabs(s.dy - e->dy) <= 1e-12 * e->dy,
+              "%s: spacing %.17g %.17g, expected %.17g %.17g", e->name, s.dx, s.dy, e->dx, e->dy);
+        CHECK(nv == e->nvalid, "%s: %zu valid points, expected %zu", e->name, nv, e->nvalid);
+        CHECK(fabs(zmin - e->zmin) <= 1e-9 * fabs(e->zmin) && fabs(zmax - e->zmax) <= 1e-9 * fabs(e->zmax),
+              "%s: z range [%.17g, %.17g], expected [%.17g, %.17g]", e->name, zmin, zmax, e->zmin, e->zmax);
+
+        /* round trips of the real data */
+        tpath(q, sizeof q, "real.x3p");
+        CHECK(lwt_surface_write_x3p(q, &s, err, sizeof err) == 0, "%s -> x3p: %s", e->name, err);
+        CHECK(lwt_surface_read(q, &t, err, sizeof err) == 0, "%s -> x3p -> read: %s", e->name, err);
+        if (t.z)
+            same_surface(&s, &t, 0, e->name);
+        lwt_surface_free(&t);
+        if (s.nx <= 65535 && s.ny <= 65535) {
+            tpath(q, sizeof q, "real.sdf");
+            CHECK(lwt_surface_write_sdf(q, &s, 1, err, sizeof err) == 0, "%s -> sdf: %s", e->name, err);
+            CHECK(lwt_surface_read(q, &t, err, sizeof err) == 0, "%s -> sdf -> read: %s", e->name, err);
+            if (t.z)
+                same_surface(&s, &t, 0, e->name);
+            lwt_surface_free(&t);
+        }
+        lwt_surface_free(&s);
+    }
+}
+
+/* ------------------------------------------------------------------ main */
+
+static void remove_tmpdir(void)
+{
+    DIR *d = opendir(tmpdir);
+    struct dirent *de;
+    char p[1200];
+    if (!d)
+        return;
+    while ((de = readdir(d))) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        snprintf(p, sizeof p, "%s/%s", tmpdir, de->d_name);
+        if (unlink(p) != 0)
+            rmdir(p);
+    }
+    closedir(d);
+    rmdir(tmpdir);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strncmp(argv[1], "--", 2))
+        return tool_main(argc, argv);
+
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/lwt_surface_io_XXXXXX", base && base[0] ? base : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        fprintf(stderr, "cannot create a temporary folder: %s\n", strerror(errno));
+        return 1;
+    }
+
+    test_roundtrips();
+    test_inline_and_axes();
+    test_binary_absolute_subfolder();
+    test_npy();
+    test_bad_files();
+    test_no_partial_output();
+
+    const char *shared = getenv("LWT_SHARED");
+    char dir[1024];
+    int have_shared = 0;
+    if (shared && shared[0]) {
+        snprintf(dir, sizeof dir, "%s/data/surfaces", shared);
+        struct stat st;
+        have_shared = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+    }
+    if (have_shared)
+        test_shared(dir);
+    remove_tmpdir();
+
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
+        return 1;
+    }
+    if (!have_shared) {
+        printf("synthetic tests passed; SKIP: real surface files not found ($LWT_SHARED/data/surfaces, "
+               "LWT_SHARED=%s)\n",
+               shared ? shared : "(unset)");
+        return 77;
+    }
+    printf("all surface I/O checks passed\n");
+    return 0;
+}
