@@ -26,6 +26,22 @@ typedef struct lwt_pass {
     int threads;       /* 0 = all */
 } lwt_pass;
 
+/*
+ * What the driver needs from a backend. Pointers are in the backend's memory
+ * (host for the CPU, device for CUDA); calls may be asynchronous as long as
+ * they run in order (CUDA: one stream).
+ */
+typedef struct lwt_backend_ops {
+    lwt_status (*run_pass)(void *bctx, const lwt_pass *p);
+    /* copy a block between two C-order 3-D arrays (shapes padded with 1s) */
+    lwt_status (*copy_block)(void *bctx, size_t elem_size, const void *src, const size_t *src_shape,
+                             const size_t *src_off, void *dst, const size_t *dst_shape, const size_t *dst_off,
+                             const size_t *block);
+    lwt_status (*zero)(void *bctx, void *dst, size_t bytes);
+} lwt_backend_ops;
+
+extern const lwt_backend_ops lwt_cpu_ops;
+
 lwt_status lwt_cpu_run_pass(const lwt_pass *p);
 
 #endif

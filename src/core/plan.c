@@ -17,24 +17,8 @@
 #include "core/context.h"
 #include "core/extend.h"
 #include "core/line.h"
+#include "core/plan.h"
 #include "core/wavelet.h"
-
-#define LWT_LEVELS_LIMIT 256
-
-struct lwt_plan {
-    const lwt_context *ctx;
-    lwt_plan_desc desc;
-    lwt_wavelet wavelet;            /* private copy: the plan outlives nothing */
-    lwt_filter_bank fb;
-    int ndim, levels, max_level, direct;
-    lwt_backend backend;
-    size_t shape[LWT_MAX_NDIM];
-    /* sizes[j][k]: axis k length of the approximation after j levels (sizes[0] = shape) */
-    size_t (*sizes)[LWT_MAX_NDIM];
-    size_t packed[LWT_MAX_NDIM];
-    size_t input_count, coeff_count;
-    size_t buf_elems;               /* per ping-pong buffer */
-};
 
 int lwt_max_level(size_t n, int filter_length)
 {
@@ -212,8 +196,6 @@ void lwt_plan_destroy(lwt_plan *p)
     free(p);
 }
 
-static size_t elem_size(const lwt_plan *p) { return p->desc.dtype == LWT_F32 ? sizeof(float) : sizeof(double); }
-
 lwt_status lwt_plan_get_info(const lwt_plan *p, lwt_plan_info *out)
 {
     if (!p || !out)
@@ -230,7 +212,7 @@ lwt_status lwt_plan_get_info(const lwt_plan *p, lwt_plan_info *out)
     out->coeff_count = p->coeff_count;
     out->backend = p->backend;
     out->path = p->direct ? LWT_PATH_CONVOLUTION : LWT_PATH_LIFTING;
-    out->workspace_bytes = 2 * p->buf_elems * elem_size(p);
+    out->workspace_bytes = 2 * p->buf_elems * lwt_plan_elem_size(p);
     return LWT_OK;
 }
 
@@ -257,20 +239,14 @@ lwt_status lwt_plan_band(const lwt_plan *p, int level, unsigned mask, lwt_band *
 
 /* ------------------------------------------------------------- driver */
 
-/* copy a block between two 3-D arrays (shapes padded with 1s) */
-static void copy_block(size_t es, const char *src, const size_t *sshape, const size_t *soff, char *dst,
-                       const size_t *dshape, const size_t *doff, const size_t *bshape)
-{
-    for (size_t i0 = 0; i0 < bshape[0]; i0++)
-        for (size_t i1 = 0; i1 < bshape[1]; i1++) {
-            size_t s = (((soff[0] + i0) * sshape[1] + soff[1] + i1) * sshape[2] + soff[2]) * es;
-            size_t d = (((doff[0] + i0) * dshape[1] + doff[1] + i1) * dshape[2] + doff[2]) * es;
-            memcpy(dst + d, src + s, bshape[2] * es);
-        }
-}
+/* one backend and its state for the duration of a call */
+typedef struct exec_env {
+    const lwt_backend_ops *ops;
+    void *bctx;
+} exec_env;
 
-static lwt_status run_axis(const lwt_plan *p, int axis, int inverse, const size_t *shape_in, long n_axis_out,
-                           const void *in, void *out, size_t *shape_out)
+static lwt_status run_axis(const lwt_plan *p, const exec_env *env, int axis, int inverse, const size_t *shape_in,
+                           long n_axis_out, const void *in, void *out, size_t *shape_out)
 {
     lwt_line_prog prog;
     const lwt_scheme *s = &p->wavelet.scheme;
@@ -295,7 +271,7 @@ static lwt_status run_axis(const lwt_plan *p, int axis, int inverse, const size_
     ps.threads = p->ctx ? p->ctx->threads : 0;
     memcpy(shape_out, shape_in, LWT_MAX_NDIM * sizeof *shape_out);
     shape_out[axis] = inverse ? (size_t)n_axis_out : 2 * (size_t)prog.nc;
-    return lwt_cpu_run_pass(&ps);
+    return env->ops->run_pass(env->bctx, &ps);
 }
 
 static void band_offset(const lwt_plan *p, int level_index, unsigned mask, size_t *off)
@@ -306,11 +282,20 @@ static void band_offset(const lwt_plan *p, int level_index, unsigned mask, size_
         off[k] = b.offset[k];
 }
 
-static lwt_status forward_one(const lwt_plan *p, const char *in, char *coeffs, char *bufs[2])
+#define COPY(src, sshape, soff, dst, dshape, doff, block)                                            \
+    do {                                                                                            \
+        lwt_status cs = env->ops->copy_block(env->bctx, es, src, sshape, soff, dst, dshape, doff, block); \
+        if (cs)                                                                                     \
+            return cs;                                                                              \
+    } while (0)
+
+static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char *in, char *coeffs, char *bufs[2])
 {
-    const size_t es = elem_size(p);
+    const size_t es = lwt_plan_elem_size(p);
     const size_t zero[LWT_MAX_NDIM] = {0, 0, 0};
-    memset(coeffs, 0, p->coeff_count * es); /* PyWavelets pads the gaps with 0 */
+    lwt_status zs = env->ops->zero(env->bctx, coeffs, p->coeff_count * es); /* PyWavelets pads gaps with 0 */
+    if (zs)
+        return zs;
     const char *cur = in;
     size_t cur_shape[LWT_MAX_NDIM];
     memcpy(cur_shape, p->shape, sizeof cur_shape);
@@ -319,7 +304,7 @@ static lwt_status forward_one(const lwt_plan *p, const char *in, char *coeffs, c
         for (int k = 0; k < p->ndim; k++) {
             size_t next_shape[LWT_MAX_NDIM];
             char *dst = bufs[which];
-            lwt_status st = run_axis(p, k, 0, cur_shape, 0, cur, dst, next_shape);
+            lwt_status st = run_axis(p, env, k, 0, cur_shape, 0, cur, dst, next_shape);
             if (st)
                 return st;
             cur = dst;
@@ -334,30 +319,31 @@ static lwt_status forward_one(const lwt_plan *p, const char *in, char *coeffs, c
             for (int k = 0; k < p->ndim; k++)
                 src_off[k] = (mask >> k) & 1 ? nc[k] : 0;
             band_offset(p, level_index, mask, dst_off);
-            copy_block(es, cur, cur_shape, src_off, coeffs, p->packed, dst_off, nc);
+            COPY(cur, cur_shape, src_off, coeffs, p->packed, dst_off, nc);
         }
         char *approx = bufs[which];
-        copy_block(es, cur, cur_shape, zero, approx, nc, zero, nc);
+        COPY(cur, cur_shape, zero, approx, nc, zero, nc);
         cur = approx;
         memcpy(cur_shape, nc, sizeof cur_shape);
         which ^= 1;
     }
-    copy_block(es, cur, cur_shape, zero, coeffs, p->packed, zero, cur_shape);
+    COPY(cur, cur_shape, zero, coeffs, p->packed, zero, cur_shape);
     return LWT_OK;
 }
 
-static lwt_status inverse_one(const lwt_plan *p, const char *coeffs, char *out, char *bufs[2])
+static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char *coeffs, char *out, char *bufs[2])
 {
-    const size_t es = elem_size(p);
+    const size_t es = lwt_plan_elem_size(p);
     const size_t zero[LWT_MAX_NDIM] = {0, 0, 0};
     if (p->levels == 0) {
-        memcpy(out, coeffs, p->input_count * es);
+        const size_t all[LWT_MAX_NDIM] = {p->input_count, 1, 1};
+        COPY(coeffs, all, zero, out, all, zero, all);
         return LWT_OK;
     }
     /* approximation cA_J into buffer 0 */
     int which = 0;
     char *cur = bufs[which];
-    copy_block(es, coeffs, p->packed, zero, cur, p->sizes[p->levels], zero, p->sizes[p->levels]);
+    COPY(coeffs, p->packed, zero, cur, p->sizes[p->levels], zero, p->sizes[p->levels]);
     for (int j = p->levels; j >= 1; j--) {
         const size_t *nc = p->sizes[j];
         size_t shape[LWT_MAX_NDIM] = {1, 1, 1};
@@ -365,13 +351,13 @@ static lwt_status inverse_one(const lwt_plan *p, const char *coeffs, char *out, 
             shape[k] = 2 * nc[k];
         char *blk = bufs[which ^ 1];
         int level_index = p->levels - j + 1;
-        copy_block(es, cur, nc, zero, blk, shape, zero, nc);
+        COPY(cur, nc, zero, blk, shape, zero, nc);
         for (unsigned mask = 1; mask < (1u << p->ndim); mask++) {
             size_t dst_off[LWT_MAX_NDIM] = {0, 0, 0}, src_off[LWT_MAX_NDIM];
             for (int k = 0; k < p->ndim; k++)
                 dst_off[k] = (mask >> k) & 1 ? nc[k] : 0;
             band_offset(p, level_index, mask, src_off);
-            copy_block(es, coeffs, p->packed, src_off, blk, shape, dst_off, nc);
+            COPY(coeffs, p->packed, src_off, blk, shape, dst_off, nc);
         }
         const char *src = blk;
         which ^= 1;
@@ -379,7 +365,7 @@ static lwt_status inverse_one(const lwt_plan *p, const char *coeffs, char *out, 
             size_t next_shape[LWT_MAX_NDIM];
             int last = j == 1 && k == 0;
             char *dst = last ? out : bufs[which ^ 1];
-            lwt_status st = run_axis(p, k, 1, shape, (long)p->sizes[j - 1][k], src, dst, next_shape);
+            lwt_status st = run_axis(p, env, k, 1, shape, (long)p->sizes[j - 1][k], src, dst, next_shape);
             if (st)
                 return st;
             src = dst;
@@ -391,13 +377,32 @@ static lwt_status inverse_one(const lwt_plan *p, const char *coeffs, char *out, 
     return LWT_OK;
 }
 
-typedef lwt_status (*one_fn)(const lwt_plan *, const char *, char *, char *[2]);
+lwt_status lwt_driver_run(const lwt_plan *p, const lwt_backend_ops *ops, void *bctx, const void *in, void *out,
+                          void *workspace, int inverse)
+{
+    const size_t es = lwt_plan_elem_size(p);
+    exec_env env = {ops, bctx};
+    char *bufs[2] = {(char *)workspace, (char *)workspace + p->buf_elems * es};
+    const size_t in_stride = (inverse ? p->coeff_count : p->input_count) * es;
+    const size_t out_stride = (inverse ? p->input_count : p->coeff_count) * es;
+    lwt_status st = LWT_OK;
+    for (size_t b = 0; b < p->desc.batch && st == LWT_OK; b++) {
+        const char *src = (const char *)in + b * in_stride;
+        char *dst = (char *)out + b * out_stride;
+        st = inverse ? inverse_one(p, &env, src, dst, bufs) : forward_one(p, &env, src, dst, bufs);
+    }
+    return st;
+}
 
 static lwt_status execute(const lwt_plan *p, const void *in, void *out, void *workspace, int inverse)
 {
     if (!p || !in || !out)
         return lwt_fail(p ? p->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "execute: NULL argument");
-    const size_t es = elem_size(p);
+#ifdef LWT_HAVE_CUDA
+    if (p->backend == LWT_BACKEND_CUDA)
+        return lwt_cuda_execute_host(p, in, out, inverse);
+#endif
+    const size_t es = lwt_plan_elem_size(p);
     void *ws = workspace;
     if (!ws) {
         ws = malloc(2 * p->buf_elems * es);
@@ -405,15 +410,7 @@ static lwt_status execute(const lwt_plan *p, const void *in, void *out, void *wo
             return lwt_fail(p->ctx, LWT_ERR_OUT_OF_MEMORY, "cannot allocate a %zu-byte workspace",
                             2 * p->buf_elems * es);
     }
-    char *bufs[2] = {(char *)ws, (char *)ws + p->buf_elems * es};
-    const size_t in_stride = (inverse ? p->coeff_count : p->input_count) * es;
-    const size_t out_stride = (inverse ? p->input_count : p->coeff_count) * es;
-    lwt_status st = LWT_OK;
-    for (size_t b = 0; b < p->desc.batch && st == LWT_OK; b++) {
-        const char *src = (const char *)in + b * in_stride;
-        char *dst = (char *)out + b * out_stride;
-        st = inverse ? inverse_one(p, src, dst, bufs) : forward_one(p, src, dst, bufs);
-    }
+    lwt_status st = lwt_driver_run(p, &lwt_cpu_ops, NULL, in, out, ws, inverse);
     if (!workspace)
         free(ws);
     return st;

@@ -1,0 +1,34 @@
+/* CPU backend operations for the driver: passes, block copies, zeroing. */
+#include <string.h>
+
+#include "core/backend.h"
+
+static lwt_status cpu_run_pass(void *bctx, const lwt_pass *p)
+{
+    (void)bctx;
+    return lwt_cpu_run_pass(p);
+}
+
+static lwt_status cpu_copy_block(void *bctx, size_t es, const void *src, const size_t *sshape, const size_t *soff,
+                                 void *dst, const size_t *dshape, const size_t *doff, const size_t *b)
+{
+    (void)bctx;
+    const char *s = src;
+    char *d = dst;
+    for (size_t i0 = 0; i0 < b[0]; i0++)
+        for (size_t i1 = 0; i1 < b[1]; i1++) {
+            size_t so = (((soff[0] + i0) * sshape[1] + soff[1] + i1) * sshape[2] + soff[2]) * es;
+            size_t dof = (((doff[0] + i0) * dshape[1] + doff[1] + i1) * dshape[2] + doff[2]) * es;
+            memcpy(d + dof, s + so, b[2] * es);
+        }
+    return LWT_OK;
+}
+
+static lwt_status cpu_zero(void *bctx, void *dst, size_t bytes)
+{
+    (void)bctx;
+    memset(dst, 0, bytes);
+    return LWT_OK;
+}
+
+const lwt_backend_ops lwt_cpu_ops = {cpu_run_pass, cpu_copy_block, cpu_zero};
