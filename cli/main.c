@@ -24,6 +24,8 @@ static void usage(FILE *f)
             "  info      wavelets (family, filter length, lifting steps, path), modes, backends, devices\n"
             "  demo [--size N] [-w WAVELET] [-l LEVELS] [-m MODE] [--dtype f32|f64]\n"
             "      forward/inverse round trip on a generated 2-D array\n"
+            "  bench [-w W1,W2] [-m M1,M2] [--sizes N1,N2] [-l L] [--reps N] [--f64]\n"
+            "      GPU timing table: median time, Gpixel/s, ratio to a device copy\n"
             "\n"
             "options common to forward/inverse:\n"
             "  --algorithm auto|lifting|convolution   (default auto: lifting where it is exact)\n"
@@ -59,6 +61,8 @@ int main(int argc, char **argv)
         return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "demo"))
         return cmd_demo(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench"))
+        return cmd_bench(argc - 1, argv + 1);
     fprintf(stderr, "lwt: unknown command '%s' (try 'lwt --help')\n", cmd);
     return LWT_EXIT_USAGE;
 }

@@ -35,10 +35,18 @@ lwt_status lwt_context_set_threads(lwt_context *ctx, int threads)
     return LWT_OK;
 }
 
+#ifdef LWT_HAVE_CUDA
+int lwt_cuda_device_count(void); /* src/cuda/cuda_backend.cu */
+#endif
+
 int lwt_context_device_count(const lwt_context *ctx)
 {
     (void)ctx;
-    return 0; /* the CUDA backend reports its devices once it exists */
+#ifdef LWT_HAVE_CUDA
+    return lwt_cuda_device_count();
+#else
+    return 0;
+#endif
 }
 
 static void vlog(const lwt_context *ctx, lwt_log_level level, const char *fmt, va_list ap)

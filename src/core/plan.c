@@ -86,10 +86,25 @@ lwt_status lwt_plan_create(lwt_context *ctx, const lwt_plan_desc *d, lwt_plan **
     if (d->levels > LWT_LEVELS_LIMIT)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "levels must be <= %d (got %d)", LWT_LEVELS_LIMIT,
                         d->levels);
-    if (d->backend == LWT_BACKEND_CUDA)
-        return lwt_fail(ctx, LWT_ERR_BACKEND_UNAVAILABLE, "the CUDA backend is not available in this build");
-    if (d->backend != LWT_BACKEND_AUTO && d->backend != LWT_BACKEND_CPU)
+    if (d->backend != LWT_BACKEND_AUTO && d->backend != LWT_BACKEND_CPU && d->backend != LWT_BACKEND_CUDA)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "unknown backend %d", (int)d->backend);
+    lwt_backend backend = LWT_BACKEND_CPU;
+    if (d->backend != LWT_BACKEND_CPU) {
+        int ndev = lwt_context_device_count(ctx);
+        if (d->backend == LWT_BACKEND_CUDA && ndev == 0)
+            return lwt_fail(ctx, LWT_ERR_BACKEND_UNAVAILABLE,
+#ifdef LWT_HAVE_CUDA
+                            "no CUDA device found"
+#else
+                            "this build has no CUDA backend (nvcc was not found at build time)"
+#endif
+            );
+        if (d->backend == LWT_BACKEND_CUDA && (d->device < 0 || d->device >= ndev))
+            return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "CUDA device %d does not exist (%d present)", d->device,
+                            ndev);
+        if (ndev > 0)
+            backend = LWT_BACKEND_CUDA;
+    }
 
     const lwt_wavelet *w = d->wavelet;
     lwt_path path = d->dtype == LWT_F32 ? w->path32 : w->path64;
@@ -135,7 +150,8 @@ lwt_status lwt_plan_create(lwt_context *ctx, const lwt_plan_desc *d, lwt_plan **
     p->levels = levels;
     p->max_level = max_level;
     p->direct = direct;
-    p->backend = LWT_BACKEND_CPU;
+    p->backend = backend;
+    p->device = backend == LWT_BACKEND_CUDA && d->device > 0 && d->device < lwt_context_device_count(ctx) ? d->device : 0;
     memcpy(p->shape, d->shape, sizeof p->shape);
     for (int k = d->ndim; k < LWT_MAX_NDIM; k++)
         p->shape[k] = 1;
@@ -184,6 +200,15 @@ lwt_status lwt_plan_create(lwt_context *ctx, const lwt_plan_desc *d, lwt_plan **
         lwt_plan_destroy(p);
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "array too large");
     }
+#ifdef LWT_HAVE_CUDA
+    if (p->backend == LWT_BACKEND_CUDA) {
+        lwt_status cs = lwt_cuda_plan_init(p);
+        if (cs) {
+            lwt_plan_destroy(p);
+            return cs;
+        }
+    }
+#endif
     *out = p;
     return LWT_OK;
 }
@@ -192,6 +217,10 @@ void lwt_plan_destroy(lwt_plan *p)
 {
     if (!p)
         return;
+#ifdef LWT_HAVE_CUDA
+    if (p->cuda)
+        lwt_cuda_plan_free(p);
+#endif
     free(p->sizes);
     free(p);
 }

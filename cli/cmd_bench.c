@@ -1,0 +1,185 @@
+/*
+ * lwt bench: GPU timing table. For each wavelet x mode x size x levels x
+ * direction: median of --reps warm runs timed with CUDA events on device
+ * buffers, Gpixel/s, and the ratio to a device-to-device copy of the same
+ * input array measured in the same run (the floor: one read and one write).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef LWT_HAVE_CUDA
+int cmd_bench(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "lwt bench: this build has no CUDA backend\n");
+    return LWT_EXIT_RUNTIME;
+}
+#else
+#include <cuda_runtime.h>
+
+#include "lwt_cuda.h"
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+#define CUDA_OK(call)                                                                          \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
+            fprintf(stderr, "lwt bench: CUDA error %s in %s\n", cudaGetErrorName(e_), #call); \
+            goto fail;                                                                         \
+        }                                                                                      \
+    } while (0)
+
+/* median milliseconds of reps runs of one operation (0: copy, 1: forward, 2: inverse) */
+static int time_op(int op, const lwt_plan *p, void *a, void *b, size_t copy_bytes, void *ws, int reps,
+                   cudaStream_t s, float *median)
+{
+    float *t = calloc((size_t)reps, sizeof *t);
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    int ok = 0;
+    if (!t)
+        return -1;
+    CUDA_OK(cudaEventCreate(&e0));
+    CUDA_OK(cudaEventCreate(&e1));
+    for (int r = -3; r < reps; r++) { /* 3 warm-up runs */
+        CUDA_OK(cudaEventRecord(e0, s));
+        lwt_status st = LWT_OK;
+        if (op == 0)
+            CUDA_OK(cudaMemcpyAsync(b, a, copy_bytes, cudaMemcpyDeviceToDevice, s));
+        else if (op == 1)
+            st = lwt_forward_device(p, a, b, ws, s);
+        else
+            st = lwt_inverse_device(p, b, a, ws, s);
+        if (st != LWT_OK)
+            goto fail;
+        CUDA_OK(cudaEventRecord(e1, s));
+        CUDA_OK(cudaEventSynchronize(e1));
+        if (r >= 0)
+            CUDA_OK(cudaEventElapsedTime(&t[r], e0, e1));
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_float);
+    *median = t[reps / 2];
+    ok = 1;
+fail:
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    free(t);
+    return ok ? 0 : -1;
+}
+
+static int split(char *s, char **out, int max)
+{
+    int n = 0;
+    for (char *tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ","))
+        out[n++] = tok;
+    return n;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    char wl[512] = "haar,db2,cdf53,cdf97,db10", ml[256] = "periodization,symmetric", sl[256] = "4096,16384";
+    int levels = 4, reps = 20, f64 = 0;
+    for (int i = 1; i < argc; i++) {
+        if (i + 1 < argc && !strcmp(argv[i], "-w")) snprintf(wl, sizeof wl, "%s", argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "-m")) snprintf(ml, sizeof ml, "%s", argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "--sizes")) snprintf(sl, sizeof sl, "%s", argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "-l")) levels = atoi(argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "--reps")) reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--f64")) f64 = 1;
+        else {
+            fprintf(stderr, "lwt bench: unknown option '%s'\n"
+                            "usage: lwt bench [-w W1,W2] [-m M1,M2] [--sizes N1,N2] [-l LEVELS] [--reps N] [--f64]\n",
+                    argv[i]);
+            return LWT_EXIT_USAGE;
+        }
+    }
+    if (reps < 20 || levels < 0) {
+        fprintf(stderr, "lwt bench: --reps must be >= 20 and -l >= 0\n");
+        return LWT_EXIT_USAGE;
+    }
+    char *wv[32], *mv[16], *sv[16];
+    int nw = split(wl, wv, 32), nm = split(ml, mv, 16), ns = split(sl, sv, 16);
+    lwt_context *ctx = cli_context();
+    if (!ctx)
+        return LWT_EXIT_RUNTIME;
+    if (lwt_context_device_count(ctx) == 0) {
+        fprintf(stderr, "lwt bench: no CUDA device\n");
+        lwt_context_destroy(ctx);
+        return LWT_EXIT_RUNTIME;
+    }
+    struct cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    printf("lwt bench on %s, %s, median of %d runs (CUDA events), ratio = time / device copy time\n", prop.name,
+           f64 ? "float64" : "float32", reps);
+    printf("%-8s %-13s %6s %3s %-8s %10s %10s %9s %7s\n", "wavelet", "mode", "size", "L", "dir", "ms", "copy_ms",
+           "Gpix/s", "ratio");
+    int rc = LWT_EXIT_OK;
+    for (int si = 0; si < ns; si++)
+        for (int wi = 0; wi < nw; wi++)
+            for (int mi = 0; mi < nm; mi++) {
+                size_t n = strtoull(sv[si], NULL, 10);
+                lwt_mode mode;
+                lwt_wavelet *w = NULL;
+                lwt_plan *p = NULL;
+                void *a = NULL, *b = NULL, *ws = NULL;
+                cudaStream_t s = NULL;
+                if (lwt_mode_from_name(mv[mi], &mode) || lwt_wavelet_create(ctx, wv[wi], &w)) {
+                    rc = LWT_EXIT_USAGE;
+                    continue;
+                }
+                lwt_plan_desc d = lwt_plan_desc_default();
+                d.wavelet = w;
+                d.ndim = 2;
+                d.shape[0] = n;
+                d.shape[1] = n;
+                d.levels = levels;
+                d.mode = mode;
+                d.dtype = f64 ? LWT_F64 : LWT_F32;
+                d.backend = LWT_BACKEND_CUDA;
+                if (lwt_plan_create(ctx, &d, &p)) {
+                    rc = LWT_EXIT_RUNTIME;
+                    lwt_wavelet_destroy(w);
+                    continue;
+                }
+                lwt_plan_info info;
+                lwt_plan_get_info(p, &info);
+                size_t es = f64 ? 8 : 4, wsb = 0;
+                lwt_plan_device_workspace_size(p, &wsb);
+                float tc = 0, tf = 0, ti = 0;
+                CUDA_OK(cudaStreamCreate(&s));
+                CUDA_OK(cudaMalloc(&a, info.input_count * es));
+                CUDA_OK(cudaMalloc(&b, info.coeff_count * es));
+                CUDA_OK(cudaMalloc(&ws, wsb));
+                CUDA_OK(cudaMemset(a, 0x3c, info.input_count * es)); /* non-zero data */
+                if (time_op(0, p, a, b, info.input_count * es, ws, reps, s, &tc) ||
+                    time_op(1, p, a, b, 0, ws, reps, s, &tf) || time_op(2, p, a, b, 0, ws, reps, s, &ti))
+                    goto fail;
+                for (int dir = 0; dir < 2; dir++) {
+                    float t = dir ? ti : tf;
+                    printf("%-8s %-13s %6zu %3d %-8s %10.3f %10.3f %9.2f %7.2f\n", wv[wi], mv[mi], n, info.levels,
+                           dir ? "inverse" : "forward", t, tc, (double)n * n / (t * 1e-3) / 1e9, t / tc);
+                }
+                fflush(stdout);
+                goto next;
+            fail:
+                rc = LWT_EXIT_RUNTIME;
+            next:
+                cudaFree(a);
+                cudaFree(b);
+                cudaFree(ws);
+                if (s) cudaStreamDestroy(s);
+                lwt_plan_destroy(p);
+                lwt_wavelet_destroy(w);
+            }
+    lwt_context_destroy(ctx);
+    return rc;
+}
+#endif

@@ -1,0 +1,260 @@
+/*
+ * CUDA backend: per-plan device tables, the driver's operations on a stream,
+ * host-pointer and device-pointer execution.
+ *
+ * Scheme coefficients and filters travel with the plan (a device table made
+ * at plan creation); nothing is a process-wide __constant__ symbol. Every
+ * CUDA error becomes LWT_ERR_DEVICE with the error's name in the log.
+ */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "core/context.h"
+#include "core/plan.h"
+}
+#include "cuda/cuda_kernels.cuh"
+#include "lwt_cuda.h"
+
+#define CK(call)                                                                                       \
+    do {                                                                                               \
+        cudaError_t e_ = (call);                                                                       \
+        if (e_ != cudaSuccess)                                                                         \
+            return lwt_fail(ctx, LWT_ERR_DEVICE, "CUDA error %s (%s) in %s", cudaGetErrorName(e_),   \
+                            cudaGetErrorString(e_), #call);                                            \
+    } while (0)
+
+struct cuda_plan_state {
+    lwt_dev_scheme dev;      /* pointers into table */
+    void *table;             /* steps, taps and filters in one allocation */
+    size_t scratch_elems;    /* doubles of per-pass scratch */
+};
+
+struct cuda_call {
+    const lwt_plan *plan;
+    cudaStream_t stream;
+    double *scratch;
+};
+
+extern "C" int lwt_cuda_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError(); /* no driver or no device: clear the sticky error */
+        return 0;
+    }
+    return n;
+}
+
+/* scratch a pass needs, in doubles per line */
+static size_t scratch_per_line(const lwt_line_prog *lp)
+{
+    if (lp->direct)
+        return 2 * (size_t)(lp->span.hi - lp->span.lo);
+    return (size_t)(lp->ch[0].hi - lp->ch[0].lo) + (size_t)(lp->ch[1].hi - lp->ch[1].lo);
+}
+
+/* largest scratch over every pass of the plan, both directions */
+static size_t plan_scratch(const lwt_plan *p)
+{
+    size_t best = 0;
+    lwt_line_prog *lp = (lwt_line_prog *)malloc(sizeof *lp);
+    if (!lp)
+        return 0;
+    for (int j = 1; j <= p->levels; j++) {
+        size_t shape[LWT_MAX_NDIM];
+        memcpy(shape, p->sizes[j - 1], sizeof shape);
+        for (int k = 0; k < p->ndim; k++) {
+            size_t lines = 1;
+            for (int q = 0; q < LWT_MAX_NDIM; q++)
+                if (q != k)
+                    lines *= shape[q];
+            lwt_line_prog_forward(lp, &p->wavelet.scheme, p->direct, p->fb.length, p->desc.mode,
+                                  (long)p->sizes[j - 1][k]);
+            size_t f = scratch_per_line(lp) * lines;
+            lwt_line_prog_inverse(lp, &p->wavelet.scheme, p->direct, p->fb.length, p->desc.mode,
+                                  (long)p->sizes[j][k], (long)p->sizes[j - 1][k]);
+            /* in the inverse the other axes are at 2 nc or already at their
+               output length, which is never more */
+            size_t ilines = 1;
+            for (int q = 0; q < p->ndim; q++)
+                if (q != k)
+                    ilines *= 2 * p->sizes[j][q];
+            size_t i = scratch_per_line(lp) * ilines;
+            if (f > best) best = f;
+            if (i > best) best = i;
+            shape[k] = 2 * p->sizes[j][k];
+        }
+    }
+    free(lp);
+    return best;
+}
+
+extern "C" lwt_status lwt_cuda_plan_init(lwt_plan *p)
+{
+    const lwt_context *ctx = p->ctx;
+    cuda_plan_state *st = (cuda_plan_state *)calloc(1, sizeof *st);
+    if (!st)
+        return LWT_ERR_OUT_OF_MEMORY;
+    p->cuda = st;
+    const lwt_scheme *s = &p->wavelet.scheme;
+    const int F = p->fb.length;
+    size_t bytes = sizeof(lwt_step) * LWT_SCHEME_MAX_STEPS + sizeof(double) * (LWT_SCHEME_MAX_TAPS + 4 * F);
+    CK(cudaSetDevice(p->device));
+    CK(cudaMalloc(&st->table, bytes));
+    char *host = (char *)calloc(1, bytes);
+    if (!host)
+        return LWT_ERR_OUT_OF_MEMORY;
+    memcpy(host, s->steps, sizeof(lwt_step) * LWT_SCHEME_MAX_STEPS);
+    double *taps = (double *)(host + sizeof(lwt_step) * LWT_SCHEME_MAX_STEPS);
+    memcpy(taps, s->taps, sizeof(double) * LWT_SCHEME_MAX_TAPS);
+    double *filt = taps + LWT_SCHEME_MAX_TAPS;
+    memcpy(filt, p->fb.dec_lo, sizeof(double) * F);
+    memcpy(filt + F, p->fb.dec_hi, sizeof(double) * F);
+    memcpy(filt + 2 * F, p->fb.rec_lo, sizeof(double) * F);
+    memcpy(filt + 3 * F, p->fb.rec_hi, sizeof(double) * F);
+    cudaError_t e = cudaMemcpy(st->table, host, bytes, cudaMemcpyHostToDevice);
+    free(host);
+    CK(e);
+    char *dt = (char *)st->table;
+    st->dev.steps = (const lwt_step *)dt;
+    st->dev.taps = (const double *)(dt + sizeof(lwt_step) * LWT_SCHEME_MAX_STEPS);
+    st->dev.filters = st->dev.taps + LWT_SCHEME_MAX_TAPS;
+    st->dev.F = F;
+    st->dev.nsteps = s->nsteps;
+    st->dev.ka = s->ka;
+    st->dev.kd = s->kd;
+    st->dev.ach = s->ach;
+    st->dev.sa = s->sa;
+    st->dev.sd = s->sd;
+    st->scratch_elems = plan_scratch(p);
+    return LWT_OK;
+}
+
+extern "C" void lwt_cuda_plan_free(lwt_plan *p)
+{
+    cuda_plan_state *st = (cuda_plan_state *)p->cuda;
+    if (!st)
+        return;
+    int cur = 0;
+    cudaGetDevice(&cur);
+    cudaSetDevice(p->device);
+    cudaFree(st->table);
+    cudaSetDevice(cur);
+    free(st);
+    p->cuda = NULL;
+}
+
+/* ----------------------------------------------------------- driver ops */
+
+static lwt_status cuda_run_pass(void *bctx, const lwt_pass *ps)
+{
+    cuda_call *call = (cuda_call *)bctx;
+    const lwt_context *ctx = call->plan->ctx;
+    const cuda_plan_state *st = (const cuda_plan_state *)call->plan->cuda;
+    CK(lwt_cuda_launch_pass(ps, &st->dev, call->scratch, call->stream));
+    return LWT_OK;
+}
+
+static lwt_status cuda_copy_block(void *bctx, size_t es, const void *src, const size_t *sshape, const size_t *soff,
+                                  void *dst, const size_t *dshape, const size_t *doff, const size_t *b)
+{
+    cuda_call *call = (cuda_call *)bctx;
+    const lwt_context *ctx = call->plan->ctx;
+    CK(lwt_cuda_launch_copy_block(es, src, sshape, soff, dst, dshape, doff, b, call->stream));
+    return LWT_OK;
+}
+
+static lwt_status cuda_zero(void *bctx, void *dst, size_t bytes)
+{
+    cuda_call *call = (cuda_call *)bctx;
+    const lwt_context *ctx = call->plan->ctx;
+    CK(cudaMemsetAsync(dst, 0, bytes, call->stream));
+    return LWT_OK;
+}
+
+static const lwt_backend_ops cuda_ops = {cuda_run_pass, cuda_copy_block, cuda_zero};
+
+/* ----------------------------------------------------------- execution */
+
+static size_t device_workspace(const lwt_plan *p)
+{
+    const cuda_plan_state *st = (const cuda_plan_state *)p->cuda;
+    size_t ws = 2 * p->buf_elems * lwt_plan_elem_size(p);
+    ws = (ws + 255) / 256 * 256;
+    return ws + st->scratch_elems * sizeof(double);
+}
+
+extern "C" lwt_status lwt_plan_device_workspace_size(const lwt_plan *p, size_t *bytes)
+{
+    if (!p || !bytes || p->backend != LWT_BACKEND_CUDA)
+        return LWT_ERR_INVALID_ARGUMENT;
+    *bytes = device_workspace(p);
+    return LWT_OK;
+}
+
+static lwt_status run_device(const lwt_plan *p, const void *d_in, void *d_out, void *d_ws, cudaStream_t stream,
+                             int inverse)
+{
+    const lwt_context *ctx = p->ctx;
+    if (!p || p->backend != LWT_BACKEND_CUDA || !d_in || !d_out || !d_ws)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "device execution needs a CUDA plan and device buffers");
+    int cur = 0;
+    CK(cudaGetDevice(&cur));
+    CK(cudaSetDevice(p->device));
+    cuda_call call;
+    call.plan = p;
+    call.stream = stream;
+    size_t ws = 2 * p->buf_elems * lwt_plan_elem_size(p);
+    call.scratch = (double *)((char *)d_ws + (ws + 255) / 256 * 256);
+    lwt_status s = lwt_driver_run(p, &cuda_ops, &call, d_in, d_out, d_ws, inverse);
+    cudaSetDevice(cur);
+    return s;
+}
+
+extern "C" lwt_status lwt_forward_device(const lwt_plan *p, const void *d_in, void *d_out, void *d_ws,
+                                         cudaStream_t stream)
+{
+    return run_device(p, d_in, d_out, d_ws, stream, 0);
+}
+
+extern "C" lwt_status lwt_inverse_device(const lwt_plan *p, const void *d_in, void *d_out, void *d_ws,
+                                         cudaStream_t stream)
+{
+    return run_device(p, d_in, d_out, d_ws, stream, 1);
+}
+
+extern "C" lwt_status lwt_cuda_execute_host(const lwt_plan *p, const void *in, void *out, int inverse)
+{
+    const lwt_context *ctx = p->ctx;
+    const size_t es = lwt_plan_elem_size(p);
+    const size_t nin = (inverse ? p->coeff_count : p->input_count) * p->desc.batch * es;
+    const size_t nout = (inverse ? p->input_count : p->coeff_count) * p->desc.batch * es;
+    const size_t nws = device_workspace(p);
+    void *d_in = NULL, *d_out = NULL, *d_ws = NULL;
+    cudaStream_t stream = NULL;
+    lwt_status s = LWT_OK;
+    cudaError_t e = cudaSetDevice(p->device);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaMalloc(&d_in, nin);
+    if (e == cudaSuccess) e = cudaMalloc(&d_out, nout);
+    if (e == cudaSuccess) e = cudaMalloc(&d_ws, nws);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(d_in, in, nin, cudaMemcpyHostToDevice, stream);
+    if (e == cudaSuccess) {
+        s = run_device(p, d_in, d_out, d_ws, stream, inverse);
+        if (s == LWT_OK)
+            e = cudaMemcpyAsync(out, d_out, nout, cudaMemcpyDeviceToHost, stream);
+        if (s == LWT_OK && e == cudaSuccess)
+            e = cudaStreamSynchronize(stream);
+    }
+    if (e != cudaSuccess && s == LWT_OK)
+        s = lwt_fail(ctx, LWT_ERR_DEVICE, "CUDA error %s (%s) during a %zu-byte transform", cudaGetErrorName(e),
+                     cudaGetErrorString(e), nin);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_ws);
+    if (stream)
+        cudaStreamDestroy(stream);
+    return s;
+}

@@ -1,0 +1,30 @@
+/* Kernels of the CUDA backend and their launchers (host side, C++). */
+#ifndef LWT_CUDA_KERNELS_CUH
+#define LWT_CUDA_KERNELS_CUH
+
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "core/backend.h"
+}
+
+/* The scheme and filters as the kernels see them: pointers into the plan's
+ * device table, passed by value with each launch. */
+struct lwt_dev_scheme {
+    const lwt_step *steps;
+    const double *taps;
+    const double *filters; /* dec_lo, dec_hi, rec_lo, rec_hi, F each */
+    int F, nsteps, ach, sa, sd;
+    double ka, kd;
+};
+
+/* One pass (all lines along one axis) on the stream; scratch holds the
+ * per-line work buffers. Returns the launch status. */
+cudaError_t lwt_cuda_launch_pass(const lwt_pass *ps, const lwt_dev_scheme *dev, double *scratch,
+                                 cudaStream_t stream);
+
+cudaError_t lwt_cuda_launch_copy_block(size_t es, const void *src, const size_t *sshape, const size_t *soff,
+                                       void *dst, const size_t *dshape, const size_t *doff, const size_t *block,
+                                       cudaStream_t stream);
+
+#endif

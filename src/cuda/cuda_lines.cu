@@ -1,0 +1,194 @@
+/*
+ * The general CUDA pass: one thread per line, for every wavelet, mode,
+ * direction and axis. It is the CPU backend's algorithm with the lanes
+ * spread over threads: the work buffers live in a device scratch laid out
+ * [index][line], so neighbouring threads touch neighbouring addresses. It
+ * computes in double for both dtypes, like the CPU, and uses the same line
+ * programs (core/line.h) and extension (core/extend.h).
+ */
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "core/extend.h"
+#include "core/line.h"
+}
+#include "cuda/cuda_kernels.cuh"
+
+namespace {
+
+template <typename REAL>
+__device__ double load_ext(const REAL *x, size_t stride, int mode, long N, long n)
+{
+    if (n >= 0 && n < N)
+        return (double)x[(size_t)n * stride];
+    lwt_ext_terms e;
+    lwt_extend(mode, N, n, &e);
+    double v = 0;
+    for (int k = 0; k < e.n; k++)
+        v += e.w[k] * (double)x[(size_t)e.idx[k] * stride];
+    return v;
+}
+
+/* coefficient k of band b (0 cA, 1 cD): zero outside, periodic for periodization */
+template <typename REAL>
+__device__ double load_coeff(const REAL *c, size_t stride, const lwt_line_prog &p, int b, long k)
+{
+    if (p.mode == LWT_MODE_PERIODIZATION)
+        k = lwt_mod(k, p.nc);
+    if (k < 0 || k >= p.nc)
+        return 0.0;
+    return (double)c[(size_t)(b * p.nc + k) * stride];
+}
+
+__device__ void run_steps(const lwt_line_prog &p, const lwt_dev_scheme &s, double *ch0, double *ch1, size_t t,
+                          size_t nl, bool inverse)
+{
+    for (int k = 0; k < s.nsteps; k++) {
+        const int si = inverse ? s.nsteps - 1 - k : k;
+        const lwt_step st = s.steps[si];
+        const int u = 1 - st.target;
+        double *dst = st.target ? ch1 : ch0;
+        const double *src = u ? ch1 : ch0;
+        const long dlo = p.ch[st.target].lo, slo = p.ch[u].lo;
+        const double *taps = s.taps + st.first;
+        for (long m = p.step[si].lo; m < p.step[si].hi; m++) {
+            double acc = 0;
+            const double *sp = src + (size_t)(m + st.off - slo) * nl + t;
+            for (int i = 0; i < st.ntaps; i++)
+                acc += __ldg(taps + i) * sp[(size_t)i * nl];
+            double *dp = dst + (size_t)(m - dlo) * nl + t;
+            *dp = inverse ? *dp - acc : *dp + acc;
+        }
+    }
+}
+
+template <typename REAL>
+__global__ void pass_kernel(const lwt_line_prog p, const lwt_dev_scheme s, const REAL *in, REAL *out, size_t outer,
+                            size_t inner, double *scratch)
+{
+    const size_t nl = outer * inner;
+    const size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (t >= nl)
+        return;
+    const size_t o = t / inner, c = t % inner;
+    const size_t n_in = p.inverse ? 2 * (size_t)p.nc : (size_t)p.n;
+    const size_t n_out = p.inverse ? (size_t)p.n : 2 * (size_t)p.nc;
+    const REAL *x = in + o * n_in * inner + c;
+    REAL *y = out + o * n_out * inner + c;
+    const size_t st = inner;
+
+    if (p.direct) {
+        const int F = s.F;
+        const long lo = p.span.lo, len = p.span.hi - p.span.lo;
+        double *b0 = scratch, *b1 = scratch + (size_t)len * nl;
+        if (!p.inverse) {
+            for (long n = lo; n < p.span.hi; n++)
+                b0[(size_t)(n - lo) * nl + t] = load_ext(x, st, p.mode, p.n, n + p.delta);
+            const double *h = s.filters, *g = s.filters + F;
+            for (long k = 0; k < p.nc; k++) {
+                double a = 0, d = 0;
+                for (int j = 0; j < F; j++) {
+                    double v = b0[(size_t)(2 * k + 1 - j - lo) * nl + t];
+                    a += __ldg(h + j) * v;
+                    d += __ldg(g + j) * v;
+                }
+                y[(size_t)k * st] = (REAL)a;
+                y[(size_t)(p.nc + k) * st] = (REAL)d;
+            }
+        } else {
+            for (long i = lo; i < p.span.hi; i++) {
+                b0[(size_t)(i - lo) * nl + t] = load_coeff(x, st, p, 0, i);
+                b1[(size_t)(i - lo) * nl + t] = load_coeff(x, st, p, 1, i);
+            }
+            const double *rl = s.filters + 2 * F, *rh = s.filters + 3 * F;
+            for (long m = 0; m < p.n; m++) {
+                long q = m - p.sigma;
+                int e = (int)lwt_mod(q, 2);
+                long i = lwt_floor_div(q, 2);
+                double acc = 0;
+                for (int j = 0; j < F / 2; j++) {
+                    size_t idx = (size_t)(i - j - lo) * nl + t;
+                    acc += __ldg(rl + 2 * j + e) * b0[idx] + __ldg(rh + 2 * j + e) * b1[idx];
+                }
+                y[(size_t)m * st] = (REAL)acc;
+            }
+        }
+        return;
+    }
+
+    double *ch0 = scratch;
+    double *ch1 = scratch + (size_t)(p.ch[0].hi - p.ch[0].lo) * nl;
+    double *ch[2] = {ch0, ch1};
+    const int a = s.ach, d = 1 - s.ach;
+    if (!p.inverse) {
+        for (int cc = 0; cc < 2; cc++)
+            for (long m = p.ch[cc].lo; m < p.ch[cc].hi; m++)
+                ch[cc][(size_t)(m - p.ch[cc].lo) * nl + t] = load_ext(x, st, p.mode, p.n, 2 * m + cc + p.delta);
+        run_steps(p, s, ch0, ch1, t, nl, false);
+        for (long k = 0; k < p.nc; k++) {
+            y[(size_t)k * st] = (REAL)(s.ka * ch[a][(size_t)(k + s.sa - p.ch[a].lo) * nl + t]);
+            y[(size_t)(p.nc + k) * st] = (REAL)(s.kd * ch[d][(size_t)(k + s.sd - p.ch[d].lo) * nl + t]);
+        }
+    } else {
+        for (long m = p.ch[a].lo; m < p.ch[a].hi; m++)
+            ch[a][(size_t)(m - p.ch[a].lo) * nl + t] = load_coeff(x, st, p, 0, m - s.sa) / s.ka;
+        for (long m = p.ch[d].lo; m < p.ch[d].hi; m++)
+            ch[d][(size_t)(m - p.ch[d].lo) * nl + t] = load_coeff(x, st, p, 1, m - s.sd) / s.kd;
+        run_steps(p, s, ch0, ch1, t, nl, true);
+        for (long m = 0; m < p.n; m++) {
+            long yi = m - p.delta;
+            int cc = (int)lwt_mod(yi, 2);
+            long idx = lwt_floor_div(yi, 2);
+            y[(size_t)m * st] = (REAL)ch[cc][(size_t)(idx - p.ch[cc].lo) * nl + t];
+        }
+    }
+}
+
+template <typename T>
+__global__ void copy_block_kernel(const T *src, size_t s1, size_t s2, size_t so0, size_t so1, size_t so2, T *dst,
+                                  size_t d1, size_t d2, size_t do0, size_t do1, size_t do2, size_t b0, size_t b1,
+                                  size_t b2)
+{
+    const size_t total = b0 * b1 * b2;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+        size_t i2 = i % b2, r = i / b2, i1 = r % b1, i0 = r / b1;
+        dst[((do0 + i0) * d1 + do1 + i1) * d2 + do2 + i2] = src[((so0 + i0) * s1 + so1 + i1) * s2 + so2 + i2];
+    }
+}
+
+} // namespace
+
+cudaError_t lwt_cuda_launch_pass(const lwt_pass *ps, const lwt_dev_scheme *dev, double *scratch,
+                                 cudaStream_t stream)
+{
+    const size_t nl = ps->outer * ps->inner;
+    const unsigned threads = 128;
+    const unsigned blocks = (unsigned)((nl + threads - 1) / threads);
+    if (ps->dtype == LWT_F32)
+        pass_kernel<float><<<blocks, threads, 0, stream>>>(*ps->prog, *dev, (const float *)ps->in,
+                                                           (float *)ps->out, ps->outer, ps->inner, scratch);
+    else
+        pass_kernel<double><<<blocks, threads, 0, stream>>>(*ps->prog, *dev, (const double *)ps->in,
+                                                            (double *)ps->out, ps->outer, ps->inner, scratch);
+    return cudaGetLastError();
+}
+
+cudaError_t lwt_cuda_launch_copy_block(size_t es, const void *src, const size_t *ss, const size_t *so, void *dst,
+                                       const size_t *ds, const size_t *dof, const size_t *b, cudaStream_t stream)
+{
+    const size_t total = b[0] * b[1] * b[2];
+    if (total == 0)
+        return cudaSuccess;
+    const unsigned threads = 256;
+    size_t want = (total + threads - 1) / threads;
+    const unsigned blocks = (unsigned)(want < 65535 ? want : 65535);
+    if (es == 4)
+        copy_block_kernel<unsigned int><<<blocks, threads, 0, stream>>>(
+            (const unsigned int *)src, ss[1], ss[2], so[0], so[1], so[2], (unsigned int *)dst, ds[1], ds[2], dof[0],
+            dof[1], dof[2], b[0], b[1], b[2]);
+    else
+        copy_block_kernel<unsigned long long><<<blocks, threads, 0, stream>>>(
+            (const unsigned long long *)src, ss[1], ss[2], so[0], so[1], so[2], (unsigned long long *)dst, ds[1],
+            ds[2], dof[0], dof[1], dof[2], b[0], b[1], b[2]);
+    return cudaGetLastError();
+}

@@ -1,0 +1,205 @@
+/*
+ * GPU == CPU: every plan the CPU accepts, run on the CUDA backend, matches
+ * the CPU backend within the per-wavelet bounds (float64 <= max(1e-12,
+ * 10 x the filter table's own reconstruction error, see docs/ACCURACY.md),
+ * float32 <= 1e-5), on random data, forward and inverse, over wavelets x
+ * modes x dims x odd sizes x levels x batches. Also the device-pointer API.
+ * Exits 77 (skipped) when no CUDA device is present (CI).
+ *
+ * Usage: test_gpu [--quick] [--small] [--seed N]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lwt.h"
+#ifdef LWT_HAVE_CUDA
+#include "lwt_cuda.h"
+#endif
+
+static unsigned long long rng_state;
+static double rnd(void)
+{
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(rng_state >> 11) / 9007199254740992.0 - 0.5;
+}
+
+static int failures = 0, checks = 0;
+static double worst_ratio = 0;
+
+static double rel_err(const void *a, const void *b, size_t n, lwt_dtype dt)
+{
+    double e = 0, m = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = dt == LWT_F32 ? ((const float *)a)[i] : ((const double *)a)[i];
+        double y = dt == LWT_F32 ? ((const float *)b)[i] : ((const double *)b)[i];
+        if (!(fabs(x - y) <= e)) e = fabs(x - y); /* NaN propagates as failure */
+        if (fabs(y) > m) m = fabs(y);
+    }
+    return m > 0 ? e / m : e;
+}
+
+static void run_case(lwt_context *ctx, const char *wname, int ndim, const size_t *shape, int levels, lwt_mode mode,
+                     lwt_dtype dt, size_t batch)
+{
+    lwt_wavelet *w;
+    if (lwt_wavelet_create(ctx, wname, &w) != LWT_OK) {
+        failures++;
+        return;
+    }
+    lwt_plan_desc d = lwt_plan_desc_default();
+    d.wavelet = w;
+    d.ndim = ndim;
+    for (int k = 0; k < ndim; k++)
+        d.shape[k] = shape[k];
+    d.levels = levels;
+    d.mode = mode;
+    d.dtype = dt;
+    d.batch = batch;
+    lwt_plan *pc = NULL, *pg = NULL;
+    d.backend = LWT_BACKEND_CPU;
+    lwt_status sc = lwt_plan_create(ctx, &d, &pc);
+    d.backend = LWT_BACKEND_CUDA;
+    lwt_status sg = lwt_plan_create(ctx, &d, &pg);
+    if (sc != sg) {
+        fprintf(stderr, "FAIL %s %s: plan status cpu %d cuda %d\n", wname, lwt_mode_name(mode), sc, sg);
+        failures++;
+    }
+    if (sc == LWT_OK && sg == LWT_OK) {
+        lwt_plan_info info;
+        lwt_plan_get_info(pc, &info);
+        size_t es = dt == LWT_F32 ? 4 : 8;
+        size_t ni = info.input_count * batch, nc = info.coeff_count * batch;
+        void *x = malloc(ni * es), *cc = malloc(nc * es), *cg = malloc(nc * es);
+        void *yc = malloc(ni * es), *yg = malloc(ni * es);
+        for (size_t i = 0; i < ni; i++) {
+            double v = rnd();
+            if (dt == LWT_F32) ((float *)x)[i] = (float)v; else ((double *)x)[i] = v;
+        }
+        memset(cg, 0xff, nc * es); /* poison: every element must be written */
+        memset(yg, 0xff, ni * es);
+        lwt_status f1 = lwt_forward(pc, x, cc, NULL), f2 = lwt_forward(pg, x, cg, NULL);
+        lwt_status i1 = lwt_inverse(pc, cc, yc, NULL), i2 = lwt_inverse(pg, cc, yg, NULL);
+        lwt_wavelet_info wi;
+        lwt_wavelet_get_info(w, &wi);
+        double bound = dt == LWT_F32 ? 1e-5 : 1e-12;
+        double ef = rel_err(cg, cc, nc, dt), ei = rel_err(yg, yc, ni, dt);
+        double r = fmax(ef, ei) / bound;
+        if (r > worst_ratio) worst_ratio = r;
+        checks++;
+        if (f1 || f2 || i1 || i2 || !(ef <= bound) || !(ei <= bound)) {
+            fprintf(stderr, "FAIL %s %s ndim=%d shape=%zu,%zu,%zu L=%d %s batch=%zu: fwd %.2e inv %.2e (st %d %d %d %d)\n",
+                    wname, lwt_mode_name(mode), ndim, shape[0], ndim > 1 ? shape[1] : 1, ndim > 2 ? shape[2] : 1,
+                    levels, dt == LWT_F32 ? "f32" : "f64", batch, ef, ei, f1, f2, i1, i2);
+            failures++;
+        }
+        free(x); free(cc); free(cg); free(yc); free(yg);
+    }
+    lwt_plan_destroy(pc);
+    lwt_plan_destroy(pg);
+    lwt_wavelet_destroy(w);
+}
+
+#ifdef LWT_HAVE_CUDA
+/* the device-pointer API on a caller's stream gives what the host API gives */
+static void test_device_api(lwt_context *ctx)
+{
+    lwt_wavelet *w;
+    lwt_wavelet_create(ctx, "cdf97", &w);
+    lwt_plan_desc d = lwt_plan_desc_default();
+    d.wavelet = w;
+    d.ndim = 2;
+    d.shape[0] = 301;
+    d.shape[1] = 257;
+    d.levels = 3;
+    d.dtype = LWT_F32;
+    d.backend = LWT_BACKEND_CUDA;
+    lwt_plan *p;
+    if (lwt_plan_create(ctx, &d, &p) != LWT_OK) {
+        failures++;
+        return;
+    }
+    lwt_plan_info info;
+    lwt_plan_get_info(p, &info);
+    size_t wsb = 0;
+    lwt_plan_device_workspace_size(p, &wsb);
+    float *x = malloc(info.input_count * 4), *c1 = malloc(info.coeff_count * 4), *c2 = malloc(info.coeff_count * 4);
+    for (size_t i = 0; i < info.input_count; i++)
+        x[i] = (float)rnd();
+    void *dx, *dc, *dws;
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    cudaMalloc(&dx, info.input_count * 4);
+    cudaMalloc(&dc, info.coeff_count * 4);
+    cudaMalloc(&dws, wsb);
+    cudaMemcpy(dx, x, info.input_count * 4, cudaMemcpyHostToDevice);
+    lwt_status st = lwt_forward_device(p, dx, dc, dws, s);
+    cudaMemcpyAsync(c2, dc, info.coeff_count * 4, cudaMemcpyDeviceToHost, s);
+    cudaError_t e = cudaStreamSynchronize(s);
+    lwt_forward(p, x, c1, NULL);
+    checks++;
+    if (st || e || memcmp(c1, c2, info.coeff_count * 4)) {
+        fprintf(stderr, "FAIL device-pointer API (status %d, cuda %d)\n", st, (int)e);
+        failures++;
+    }
+    cudaFree(dx); cudaFree(dc); cudaFree(dws);
+    cudaStreamDestroy(s);
+    free(x); free(c1); free(c2);
+    lwt_plan_destroy(p);
+    lwt_wavelet_destroy(w);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    int quick = 0, small = 0;
+    unsigned long long seed = 20261122;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--small")) small = quick = 1; /* for compute-sanitizer */
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
+    }
+    rng_state = seed;
+    printf("test_gpu: seed %llu%s\n", seed, quick ? " (quick)" : "");
+    lwt_context *ctx;
+    lwt_context_create(&ctx);
+    if (lwt_context_device_count(ctx) == 0) {
+        printf("test_gpu: no CUDA device, skipped\n");
+        lwt_context_destroy(ctx);
+        return 77;
+    }
+    const char *all_quick[] = {"haar", "db2", "cdf97", "sym7", "coif3", "rbio3.5", "dmey", "db35"};
+    int nw = quick ? 8 : lwt_wavelet_catalog_count();
+    for (int wi = 0; wi < nw; wi++) {
+        const char *name = quick ? all_quick[wi] : lwt_wavelet_catalog_name(wi);
+        for (int mode = 0; mode < LWT_MODE_COUNT; mode++) {
+            size_t s1[1] = {97 + (size_t)wi};
+            run_case(ctx, name, 1, s1, LWT_LEVELS_MAX, (lwt_mode)mode, LWT_F64, 3);
+            size_t s2[2] = {33 + (size_t)(wi % 5), 20 + (size_t)mode};
+            run_case(ctx, name, 2, s2, 2, (lwt_mode)mode, wi % 2 ? LWT_F32 : LWT_F64, 1);
+            if (quick || wi % 7 == 0) {
+                size_t s3[3] = {9, 14, 11 + (size_t)mode};
+                run_case(ctx, name, 3, s3, 1, (lwt_mode)mode, LWT_F32, 2);
+                size_t s4[2] = {1, 7};
+                run_case(ctx, name, 2, s4, 1, (lwt_mode)mode, LWT_F64, 1);
+            }
+        }
+    }
+    /* big enough to fill the GPU: the fast paths */
+    const char *big[] = {"haar", "db2", "cdf53", "cdf97", "db10"};
+    for (int i = 0; i < (small ? 0 : 5); i++) {
+        size_t s[2] = {1031, 2053};
+        run_case(ctx, big[i], 2, s, 4, LWT_MODE_PERIODIZATION, LWT_F32, 1);
+        run_case(ctx, big[i], 2, s, 4, LWT_MODE_SYMMETRIC, LWT_F32, 1);
+        run_case(ctx, big[i], 2, s, 3, LWT_MODE_SYMMETRIC, LWT_F64, 1);
+        size_t v[3] = {67, 130, 129};
+        run_case(ctx, big[i], 3, v, 2, LWT_MODE_SYMMETRIC, LWT_F32, 1);
+    }
+#ifdef LWT_HAVE_CUDA
+    test_device_api(ctx);
+#endif
+    lwt_context_destroy(ctx);
+    printf("test_gpu: %d cases, %d failures, worst error/bound %.3g\n", checks, failures, worst_ratio);
+    return failures ? 1 : 0;
+}
