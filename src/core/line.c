@@ -52,6 +52,15 @@ static void common(lwt_line_prog *p, int inverse, int direct, int F, lwt_mode mo
     p->delta = mode == LWT_MODE_PERIODIZATION ? F / 2 - 1 : 0;
 }
 
+void lwt_line_ranges_forward(lwt_line_prog *p, const lwt_scheme *s, long k0, long k1)
+{
+    p->ch[s->ach].lo = k0 + s->sa;
+    p->ch[s->ach].hi = k1 + s->sa;
+    p->ch[1 - s->ach].lo = k0 + s->sd;
+    p->ch[1 - s->ach].hi = k1 + s->sd;
+    propagate(p, s, 1);
+}
+
 void lwt_line_prog_forward(lwt_line_prog *p, const lwt_scheme *s, int direct, int F, lwt_mode mode, long n)
 {
     common(p, 0, direct, F, mode);
@@ -59,13 +68,8 @@ void lwt_line_prog_forward(lwt_line_prog *p, const lwt_scheme *s, int direct, in
     p->nc = lwt_coeff_len(n, F, mode);
     p->span.lo = 2 - F;
     p->span.hi = 2 * p->nc;
-    if (direct)
-        return;
-    p->ch[s->ach].lo = s->sa;
-    p->ch[s->ach].hi = s->sa + p->nc;
-    p->ch[1 - s->ach].lo = s->sd;
-    p->ch[1 - s->ach].hi = s->sd + p->nc;
-    propagate(p, s, 1);
+    if (!direct)
+        lwt_line_ranges_forward(p, s, 0, p->nc);
 }
 
 void lwt_line_prog_inverse(lwt_line_prog *p, const lwt_scheme *s, int direct, int F, lwt_mode mode, long nc,
@@ -85,10 +89,14 @@ void lwt_line_prog_inverse(lwt_line_prog *p, const lwt_scheme *s, int direct, in
     long ilo = lwt_floor_div(-p->sigma, 2), ihi = lwt_floor_div(n_out - 1 - p->sigma, 2);
     p->span.lo = ilo - (F / 2 - 1);
     p->span.hi = ihi + 1;
-    if (direct)
-        return;
-    /* y[m - delta] for m in [0, n_out) */
-    long ylo = -p->delta, yhi = n_out - p->delta;
+    if (!direct)
+        lwt_line_ranges_inverse(p, s, 0, n_out);
+}
+
+void lwt_line_ranges_inverse(lwt_line_prog *p, const lwt_scheme *s, long m0, long m1)
+{
+    /* y[m - delta] for m in [m0, m1) */
+    long ylo = m0 - p->delta, yhi = m1 - p->delta;
     p->ch[0].lo = -lwt_floor_div(-ylo, 2);            /* ceil(ylo/2) */
     p->ch[0].hi = -lwt_floor_div(-yhi, 2);
     p->ch[1].lo = -lwt_floor_div(-(ylo - 1), 2);

@@ -44,4 +44,11 @@ void lwt_line_prog_forward(lwt_line_prog *p, const lwt_scheme *s, int direct, in
 void lwt_line_prog_inverse(lwt_line_prog *p, const lwt_scheme *s, int direct, int F, lwt_mode mode, long nc,
                            long n_out);
 
+/* Lifting ranges for part of a line only: outputs k in [k0, k1) (forward) or
+ * samples m in [m0, m1) (inverse); p->delta (and so p->mode) must be set.
+ * Ranges are translation-invariant (by 1 coefficient, 2 samples), which is
+ * what lets tiled kernels compute them once and shift them per tile. */
+void lwt_line_ranges_forward(lwt_line_prog *p, const lwt_scheme *s, long k0, long k1);
+void lwt_line_ranges_inverse(lwt_line_prog *p, const lwt_scheme *s, long m0, long m1);
+
 #endif

@@ -45,10 +45,9 @@ void lwt_scheme_lift_periodic(const lwt_scheme *s, double *ch[2], size_t half, i
     free(tmp);
 }
 
-static void measure_one(const lwt_scheme *s, const lwt_filter_bank *fb, int f32, double *err)
+/* store: float input/output; arith: float arithmetic too */
+static void measure_one(const lwt_scheme *s, const lwt_filter_bank *fb, int store, int arith, double *err)
 {
-    /* f32: float storage, double arithmetic */
-    const int store = f32, arith = 0;
     const size_t n = MEASURE_LEN, half = n / 2;
     double y[MEASURE_LEN], e[MEASURE_LEN / 2], o[MEASURE_LEN / 2];
     long double ca[MEASURE_LEN / 2], cd[MEASURE_LEN / 2];
@@ -112,6 +111,13 @@ static void measure_one(const lwt_scheme *s, const lwt_filter_bank *fb, int f32,
 
 void lwt_scheme_measure(const lwt_scheme *s, const lwt_filter_bank *fb, double *err64, double *err32)
 {
-    measure_one(s, fb, 0, err64);
-    measure_one(s, fb, 1, err32);
+    measure_one(s, fb, 0, 0, err64);
+    measure_one(s, fb, 1, 0, err32);
+}
+
+double lwt_scheme_measure_f32_arith(const lwt_scheme *s, const lwt_filter_bank *fb)
+{
+    double e;
+    measure_one(s, fb, 1, 1, &e);
+    return e;
 }

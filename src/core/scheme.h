@@ -54,6 +54,9 @@ int lwt_factor_filter_bank(const lwt_filter_bank *fb, lwt_scheme *out, double *e
  * (periodic signal, one level, forward and inverse). */
 void lwt_scheme_measure(const lwt_scheme *s, const lwt_filter_bank *fb, double *err64, double *err32);
 
+/* The same in float32 arithmetic throughout (for kernels that compute in float). */
+double lwt_scheme_measure_f32_arith(const lwt_scheme *s, const lwt_filter_bank *fb);
+
 /* Run the scheme forward (dir = +1) or backward (dir = -1) on periodic
  * channels of length half; f32 rounds every operation to float. */
 void lwt_scheme_lift_periodic(const lwt_scheme *s, double *ch[2], size_t half, int dir, int f32);

@@ -23,8 +23,8 @@
  * PyWavelets tables, e ~ 1e-11) cannot be matched better than e by any
  * scheme, and its bound is 10x e, so 2e is accepted there.
  */
-#define ACCEPT_F64 5e-14
-#define ACCEPT_F32 5e-7
+#define ACCEPT_F64 LWT_ACCEPT_F64
+#define ACCEPT_F32 LWT_ACCEPT_F32
 
 static const struct { const char *alias, *name; } aliases[] = {
     {"cdf97", "bior4.4"}, {"cdf53", "bior2.2"}, {"d4", "db2"}, {"d8", "db4"}, {"d20", "db10"},
@@ -127,6 +127,7 @@ lwt_status lwt_wavelet_create(lwt_context *ctx, const char *name, lwt_wavelet **
     w->has_scheme = lwt_factor_filter_bank(&fb, &w->scheme, &w->err64, &w->err32) == 0;
     if (!w->has_scheme)
         w->err64 = w->err32 = INFINITY;
+    w->err32_arith = w->has_scheme ? lwt_scheme_measure_f32_arith(&w->scheme, &fb) : INFINITY;
     choose_paths(w);
     *out = w;
     return LWT_OK;

@@ -17,9 +17,14 @@ struct lwt_wavelet {
     int has_scheme;
     lwt_scheme scheme;
     double err64, err32;       /* measured lifting error (INFINITY without a scheme) */
+    double err32_arith;        /* ... with float32 arithmetic (GPU float kernels) */
     double table_pr_err;       /* perfect-reconstruction error of the filter table */
     lwt_path path64, path32;
 };
+
+/* Acceptance of a scheme's measured error (see wavelet.c). */
+#define LWT_ACCEPT_F64 5e-14
+#define LWT_ACCEPT_F32 5e-7
 
 static inline lwt_filter_bank lwt_wavelet_bank(const lwt_wavelet *w)
 {

@@ -143,6 +143,7 @@ lwt_status lwt_wavelet_from_puk(lwt_context *ctx, const lwt_puk_scheme *p, lwt_w
     w->has_scheme = 1;
     lwt_filter_bank fb = lwt_wavelet_bank(w);
     lwt_scheme_measure(s, &fb, &w->err64, &w->err32);
+    w->err32_arith = lwt_scheme_measure_f32_arith(s, &fb);
     /* the scheme defines the wavelet: lifting is exact by construction */
     w->path64 = w->path32 = LWT_PATH_LIFTING;
     w->table_pr_err = 0;

@@ -128,6 +128,7 @@ extern "C" lwt_status lwt_cuda_plan_init(lwt_plan *p)
     st->dev.ach = s->ach;
     st->dev.sa = s->sa;
     st->dev.sd = s->sd;
+    st->dev.f32_in_float = p->wavelet.err32_arith <= LWT_ACCEPT_F32;
     st->scratch_elems = plan_scratch(p);
     return LWT_OK;
 }

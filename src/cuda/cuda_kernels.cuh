@@ -16,12 +16,17 @@ struct lwt_dev_scheme {
     const double *filters; /* dec_lo, dec_hi, rec_lo, rec_hi, F each */
     int F, nsteps, ach, sa, sd;
     double ka, kd;
+    int f32_in_float; /* float32 plans may compute in float (scheme measured accurate enough) */
 };
 
 /* One pass (all lines along one axis) on the stream; scratch holds the
  * per-line work buffers. Returns the launch status. */
 cudaError_t lwt_cuda_launch_pass(const lwt_pass *ps, const lwt_dev_scheme *dev, double *scratch,
                                  cudaStream_t stream);
+
+/* The tiled fast path; false when it does not apply (direct filter bank,
+ * schemes too long for shared memory), leaving the pass to the line kernel. */
+bool lwt_cuda_launch_tiles(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaStream_t stream, cudaError_t *err);
 
 cudaError_t lwt_cuda_launch_copy_block(size_t es, const void *src, const size_t *sshape, const size_t *soff,
                                        void *dst, const size_t *dshape, const size_t *doff, const size_t *block,

@@ -161,6 +161,9 @@ __global__ void copy_block_kernel(const T *src, size_t s1, size_t s2, size_t so0
 cudaError_t lwt_cuda_launch_pass(const lwt_pass *ps, const lwt_dev_scheme *dev, double *scratch,
                                  cudaStream_t stream)
 {
+    cudaError_t terr = cudaSuccess;
+    if (lwt_cuda_launch_tiles(ps, dev, stream, &terr))
+        return terr;
     const size_t nl = ps->outer * ps->inner;
     const unsigned threads = 128;
     const unsigned blocks = (unsigned)((nl + threads - 1) / threads);

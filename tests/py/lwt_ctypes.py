@@ -186,7 +186,12 @@ def _maybe_reexec(path):
     env["LWT_PY_REEXEC"] = "1"
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+    try:  # the exact original command line (works for scripts, -c and -m alike)
+        with open("/proc/self/cmdline", "rb") as f:
+            argv = [a.decode() for a in f.read().split(b"\0") if a]
+    except OSError:
+        argv = [sys.executable] + sys.argv
+    os.execve(sys.executable, [sys.executable] + argv[1:], env)
 
 
 def subprocess_env(extra=None):

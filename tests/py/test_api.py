@@ -46,6 +46,42 @@ def test_symbols_and_version():
     chk.check(len(set(strs)) == 10, "lwt_status_string: not distinct: %s" % strs)
 
 
+def test_struct_layout():
+    """The ctypes mirrors have the C structs' size and field offsets (needs a C compiler)."""
+    import shutil
+    import subprocess
+    import tempfile
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if not cc or not os.path.exists(HEADER):
+        print("note: no C compiler or header; struct layout not checked")
+        return
+    structs = [("lwt_wavelet_info", lw.WaveletInfo), ("lwt_laurent", lw.Laurent), ("lwt_puk_scheme", lw.PukScheme),
+               ("lwt_plan_desc", lw.PlanDesc), ("lwt_plan_info", lw.PlanInfo), ("lwt_band", lw.Band)]
+    lines = ["#include <stdio.h>", "#include <stddef.h>", '#include "lwt.h"', "int main(void) {"]
+    want = []
+    for cname, py in structs:
+        lines.append('printf("%%zu\\n", sizeof(%s));' % cname)
+        want.append(("sizeof(%s)" % cname, C.sizeof(py)))
+        for f, _ in py._fields_:
+            lines.append('printf("%%zu\\n", offsetof(%s, %s));' % (cname, f))
+            want.append(("offsetof(%s, %s)" % (cname, f), getattr(py, f).offset))
+    lines += ["return 0;", "}"]
+    with tempfile.TemporaryDirectory() as d:
+        src, exe = os.path.join(d, "layout.c"), os.path.join(d, "layout")
+        with open(src, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        env = lw.subprocess_env()
+        r = subprocess.run([cc, "-std=c11", "-I", os.path.dirname(HEADER), src, "-o", exe],
+                           capture_output=True, text=True, env=env)
+        if r.returncode != 0:
+            chk.fail("struct layout probe does not compile: %s" % r.stderr[:500])
+            return
+        got = subprocess.run([exe], capture_output=True, text=True, env=env).stdout.split()
+    chk.check(len(got) == len(want), "layout probe printed %d values, want %d" % (len(got), len(want)))
+    for (what, v), g in zip(want, got):
+        chk.check(int(g) == v, "%s: C says %s, ctypes binding says %d" % (what, g, v))
+
+
 def test_modes():
     for name, val in lw.MODES.items():
         s, m = lw.mode_from_name(name)
@@ -185,6 +221,37 @@ def test_null_and_invalid():
                   "backend auto resolved to %d without a CUDA device" % p.info["backend"])
 
 
+def test_lifetimes():
+    """A plan keeps working after its wavelet is destroyed (lwt.h only asks the
+    context to outlive wavelets and plans); under ASan a dangling reference aborts."""
+    s, h = lw.create_wavelet_status(ctx, "db4")
+    chk.check(s == lw.LWT_OK, "lwt_wavelet_create(db4) = %s" % st(s))
+    d = lw.make_desc(h, (64, 40), 2, "symmetric", np.float64)
+    s, p = lw.plan_create_status(ctx, d)
+    chk.check(s == lw.LWT_OK, "lwt_plan_create = %s" % st(s))
+    L.lwt_wavelet_destroy(h)
+    x = rng.standard_normal((64, 40))
+    info = lw.PlanInfo()
+    L.lwt_plan_get_info(p, C.byref(info))
+    out = np.full((info.packed_shape[0], info.packed_shape[1]), np.nan)
+    s = L.lwt_forward(p, x.ctypes.data, out.ctypes.data, None)
+    ref = R.ref_forward(x, "db4", "symmetric", 2)[0]
+    chk.check(s == lw.LWT_OK and R.rel_err(out, ref, x) <= R.bound_f64("db4"),
+              "plan used after lwt_wavelet_destroy: %s, err %.3g" % (st(s), R.rel_err(out, ref, x)))
+    L.lwt_plan_destroy(p)
+    # two contexts, interleaved use and destruction
+    c1, c2 = lw.Context(threads=1), lw.Context(threads=2)
+    p1 = lw.Plan(c1, "sym4", (31, 17), None, "zero", np.float32)
+    p2 = lw.Plan(c2, "sym4", (31, 17), None, "zero", np.float32)
+    x = rng.standard_normal((31, 17)).astype(np.float32)
+    chk.check(p1.forward(x).tobytes() == p2.forward(x).tobytes(), "two contexts disagree")
+    p1.close()
+    c1.close()
+    chk.check(p2.forward(x).shape == tuple(p2.info["packed_shape"]), "plan of a live context broken by another")
+    p2.close()
+    c2.close()
+
+
 def puk(name, u0, steps, K):
     """Build an lwt_puk_scheme; returns (struct, keepalive)."""
     keep = []
@@ -280,8 +347,10 @@ def test_puk():
 
 
 chk.run("symbols, version, status strings", test_symbols_and_version)
+chk.run("struct layout (C vs ctypes)", test_struct_layout)
 chk.run("modes", test_modes)
 chk.run("NULL and invalid arguments", test_null_and_invalid)
+chk.run("object lifetimes", test_lifetimes)
 chk.run("user P/U/K schemes", test_puk)
 ctx.close()
 chk.finish()

@@ -230,7 +230,8 @@ def test_threads():
     if QUICK:
         cases = [cases[0], cases[4]]
     ctxs = {}
-    for t in (1, 2, 4, 0):
+    counts = (1, 2, 3, 4, 7, 0)
+    for t in counts:
         ctxs[t] = lw.Context(threads=t)
     for w, mode, shape, level, batch in cases:
         for dt in DTYPES:
@@ -241,7 +242,7 @@ def test_threads():
                 with lw.Plan(c, w, shape, level, mode, dt, batch=batch) as p:
                     f = p.forward(x)
                     res[t] = (f.tobytes(), p.inverse(f).tobytes())
-            for t in (2, 4, 0):
+            for t in counts[1:]:
                 cs = "w=%s mode=%s shape=%s level=%s %s batch=%d" % (w, mode, shape, level, dtn(dt), batch)
                 chk.check(res[t][0] == res[1][0], "forward with %d threads differs from 1 thread: %s" % (t, cs))
                 chk.check(res[t][1] == res[1][1], "inverse with %d threads differs from 1 thread: %s" % (t, cs))
@@ -257,7 +258,7 @@ def test_threads():
                         with lw.Plan(c, w, shape, None, mode, dt) as p:
                             f = p.forward(x)
                             res[t] = (f.tobytes(), p.inverse(f).tobytes())
-                    for t in (2, 4, 0):
+                    for t in counts[1:]:
                         chk.check(res[t] == res[1], "%d threads differ from 1 thread: w=%s mode=%s shape=%s level=max %s"
                                   % (t, w, mode, shape, dtn(dt)))
     for c in ctxs.values():
@@ -295,6 +296,6 @@ chk.run("linearity", test_linearity)
 chk.run("periodization shift", test_periodization_shift)
 chk.run("energy (orthogonal, periodization)", test_energy)
 chk.run("vanishing moments", test_vanishing_moments)
-chk.run("threads 1/2/4/default bit-identical", test_threads)
+chk.run("threads 1/2/3/4/7/default bit-identical", test_threads)
 chk.run("one plan from several threads", test_concurrent_execution)
 chk.finish()

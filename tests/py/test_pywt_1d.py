@@ -9,9 +9,11 @@ each of the 9 modes, lengths 1, 2, 3, 5, 7, 64, 97 and levels 0, 1, max
   - forward == coeffs_to_array(wavedecn(x))[0], every output value written;
   - inverse == waverecn of the same coefficients, cropped (for the coefficients
     of a signal and for arbitrary coefficients).
-Plus: catalog, wavelet info and filters, lwt_max_level, aliases, and the forced
-algorithms (lifting must meet the bound or refuse with LWT_ERR_ACCURACY,
-convolution must always meet it). Bounds: reference.bound (docs/ACCURACY.md).
+Plus: catalog, wavelet info and filters, lwt_max_level, aliases (bit-identical
+to the canonical name), the forced algorithms (lifting must meet the bound or
+refuse with LWT_ERR_ACCURACY, convolution must always meet it), 1-D batches,
+levels far beyond max, and a fixed-input float32 section on near-linear signals
+in the extrapolating modes. Bounds: reference.py, docs/ACCURACY.md.
 """
 import harness
 
@@ -254,11 +256,41 @@ def test_extrapolation_f32():
                                          "extrap %s/%s" % (w, mode))
 
 
+def test_batch_and_deep_levels():
+    """1-D batch > 1 (each item vs pywt), and levels far beyond max."""
+    for w, mode, n, level, b in [("db3", "symmetric", 97, None, 5), ("cdf97", "periodization", 64, 3, 4),
+                                 ("dmey", "zero", 33, 1, 3), ("sym5", "reflect", 7, 4, 2), ("haar", "smooth", 1, 3, 6),
+                                 ("coif2", "antisymmetric", 5, 0, 3)]:
+        for dt in DTYPES:
+            xs = f32r(rng.standard_normal((b, n)))
+            with lw.Plan(ctx_default, w, (n,), level, mode, dt, batch=b) as p:
+                y = p.forward(xs.astype(dt))
+                for i in range(b):
+                    ref, slices = R.ref_forward(xs[i], w, mode, level)
+                    cs = "batch=%d item %d forward w=%s mode=%s shape=(%d,) level=%s %s" % (
+                        b, i, w, mode, n, level, np.dtype(dt).name)
+                    chk.error_within(R.rel_err(y[i], ref, xs[i]), R.forward_bound(w, dt, xs[i], mode, level, ref), cs,
+                                     "%s/%s" % (w, np.dtype(dt).name))
+                cin = f32r(y)
+                z = p.inverse(cin.astype(dt))
+                for i in range(b):
+                    slices = R.slices_for((n,), w, mode, level)[1]
+                    ref = R.ref_inverse(cin[i], slices, w, mode, (n,))
+                    cs = "batch=%d item %d inverse w=%s mode=%s shape=(%d,) level=%s %s" % (
+                        b, i, w, mode, n, level, np.dtype(dt).name)
+                    chk.error_within(R.rel_err(z[i], ref, cin[i]), R.inverse_bound(w, dt, cin[i], slices, mode, (n,), ref),
+                                     cs, "%s/%s" % (w, np.dtype(dt).name))
+    for w, mode, n, level in [("haar", "zero", 5, 40), ("db38", "smooth", 3, 12), ("db2", "periodization", 7, 30),
+                              ("sym4", "antireflect", 2, 8), ("bior4.4", "reflect", 9, 10), ("coif1", "periodic", 4, 16)]:
+        one_case(w, mode, n, level)
+
+
 chk.run("catalog", test_catalog)
 chk.run("wavelet info and filters", test_wavelet_info)
 chk.run("lwt_max_level", test_max_level)
 chk.run("all wavelets x modes x lengths x levels", sweep, WAVELETS)
 chk.run("aliases", test_aliases)
 chk.run("forced algorithms", test_algorithms)
+chk.run("1-D batch and deep levels", test_batch_and_deep_levels)
 chk.run("float32 extrapolation beyond max level", test_extrapolation_f32)
 chk.finish()

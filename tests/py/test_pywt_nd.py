@@ -229,7 +229,34 @@ def test_workspace():
                 chk.check(y0.tobytes() == y1.tobytes(), "workspace inverse differs: %s %s %s" % (w, mode, shape))
 
 
+def test_unaligned():
+    """Buffers aligned only to their element size (not 16/32/64 bytes)."""
+    buf = np.zeros(1 << 16, dtype=np.uint8)
+    obuf = np.zeros(1 << 16, dtype=np.uint8)
+    for dt, off in [(np.float32, 4), (np.float32, 12), (np.float64, 8), (np.float64, 24)]:
+        for w, mode, shape in [("cdf97", "symmetric", (33, 20)), ("db3", "periodization", (9, 10, 11)),
+                               ("haar", "zero", (17, 5))]:
+            nb = int(np.prod(shape)) * np.dtype(dt).itemsize
+            x = np.frombuffer(buf[off:off + nb].data, dtype=dt).reshape(shape)
+            x[...] = f32r(rng.standard_normal(shape))
+            for ctxx in (ctx, ctx_default):
+                with lw.Plan(ctxx, w, shape, None, mode, dt) as p:
+                    cb = p.info["coeff_count"] * np.dtype(dt).itemsize
+                    o = np.frombuffer(obuf[off:off + cb].data, dtype=dt).reshape(p.info["packed_shape"])
+                    o[...] = np.nan
+                    p.forward(x, out=o)
+                    ref, slices = R.ref_forward(x, w, mode, None)
+                    cs = "unaligned (offset %d) forward w=%s mode=%s shape=%s %s" % (off, w, mode, shape, np.dtype(dt).name)
+                    chk.error_within(R.rel_err(o, ref, x), R.forward_bound(w, dt, x, mode, None, ref), cs, "unaligned")
+                    y = np.frombuffer(buf[off + nb + 64:off + 2 * nb + 64].data, dtype=dt).reshape(shape)
+                    p.inverse(o, out=y)
+                    inv = R.ref_inverse(o.astype(np.float64), slices, w, mode, shape)
+                    chk.error_within(R.rel_err(y, inv, o), R.inverse_bound(w, dt, o.astype(np.float64), slices, mode,
+                                                                          shape, inv), cs + " inverse", "unaligned")
+
+
 chk.run("wavelets x modes x shapes x levels", sweep)
+chk.run("unaligned buffers", test_unaligned)
 chk.run("batch items == single plans", test_batch_consistency)
 chk.run("larger arrays", test_larger)
 chk.run("explicit workspace", test_workspace)
