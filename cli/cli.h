@@ -13,6 +13,8 @@
 int cmd_transform(int argc, char **argv, int inverse);
 int cmd_info(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_filter(int argc, char **argv);
+int cmd_synth(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
 /* The options every transform command shares, parsed from the command line. */

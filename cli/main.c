@@ -24,6 +24,15 @@ static void usage(FILE *f)
             "  info      wavelets (family, filter length, lifting steps, path), modes, backends, devices\n"
             "  demo [--size N] [-w WAVELET] [-l LEVELS] [-m MODE] [--dtype f32|f64]\n"
             "      forward/inverse round trip on a generated 2-D array\n"
+            "  filter INPUT... -o OUTDIR [-w WAVELET] [-l LEVELS] [--roughness-levels A-B] [--waviness-levels C-D]\n"
+            "         [--lambda-s UM] [--lambda-c UM] [--plane] [--spacing DX[,DY]] [--z-unit m|mm|um|nm]\n"
+            "         [--backend auto|cpu|cuda] [--dtype f32|f64] [--preview-size PX] [--no-png] [-m MODE]\n"
+            "      split measured surfaces (.x3p .sdf .sur .plu .npy) into form, waviness and roughness\n"
+            "      (default cdf97, 6 levels, roughness = levels 1-3); writes OUTDIR/NAME/ with form.x3p,\n"
+            "      waviness.x3p, roughness.x3p, report.json (ISO 25178-2 parameters) and PNG previews\n"
+            "  synth OUT.x3p|.sdf|.npy [--size N|NX,NY] [--spacing DX[,DY]] [--preset milled|ground]\n"
+            "        [--form sphere|cylinder|tilt|flat] [--seed S] [--invalid FRACTION] [--truth]\n"
+            "      synthetic surface with known parts (--truth writes OUT_form, OUT_waviness, OUT_roughness)\n"
             "  bench [-w W1,W2] [-m M1,M2] [--sizes N1,N2] [-l L] [--reps N] [--f64]\n"
             "      GPU timing table: median time, Gpixel/s, ratio to a device copy\n"
             "\n"
@@ -61,6 +70,10 @@ int main(int argc, char **argv)
         return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "demo"))
         return cmd_demo(argc - 1, argv + 1);
+    if (!strcmp(cmd, "filter"))
+        return cmd_filter(argc - 1, argv + 1);
+    if (!strcmp(cmd, "synth"))
+        return cmd_synth(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench"))
         return cmd_bench(argc - 1, argv + 1);
     fprintf(stderr, "lwt: unknown command '%s' (try 'lwt --help')\n", cmd);

@@ -311,11 +311,33 @@ static void band_offset(const lwt_plan *p, int level_index, unsigned mask, size_
         off[k] = b.offset[k];
 }
 
-#define COPY(src, sshape, soff, dst, dshape, doff, block)                                            \
-    do {                                                                                            \
-        lwt_status cs = env->ops->copy_block(env->bctx, es, src, sshape, soff, dst, dshape, doff, block); \
-        if (cs)                                                                                     \
-            return cs;                                                                              \
+/* Shapes are padded with trailing 1s (a 2-D array is n0 x n1 x 1); the
+ * backends copy contiguous runs along the last axis, so move the unit axes to
+ * the front first, or a 2-D copy would run element by element. */
+static lwt_status copy_normalized(const exec_env *env, size_t es, const void *src, const size_t *ss0,
+                                  const size_t *so0, void *dst, const size_t *ds0, const size_t *do0, const size_t *b0)
+{
+    size_t ss[3], so[3], ds[3], dof[3], b[3];
+    memcpy(ss, ss0, sizeof ss);
+    memcpy(so, so0, sizeof so);
+    memcpy(ds, ds0, sizeof ds);
+    memcpy(dof, do0, sizeof dof);
+    memcpy(b, b0, sizeof b);
+    for (int r = 0; r < 2 && b[2] == 1 && ss[2] == 1 && ds[2] == 1; r++) {
+        for (int k = 2; k > 0; k--) {
+            ss[k] = ss[k - 1]; so[k] = so[k - 1]; ds[k] = ds[k - 1]; dof[k] = dof[k - 1]; b[k] = b[k - 1];
+        }
+        ss[0] = so[0] = ds[0] = dof[0] = b[0] = 1;
+        so[0] = dof[0] = 0;
+    }
+    return env->ops->copy_block(env->bctx, es, src, ss, so, dst, ds, dof, b);
+}
+
+#define COPY(src, sshape, soff, dst, dshape, doff, block)                                         \
+    do {                                                                                         \
+        lwt_status cs = copy_normalized(env, es, src, sshape, soff, dst, dshape, doff, block);   \
+        if (cs)                                                                                  \
+            return cs;                                                                           \
     } while (0)
 
 static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char *in, char *coeffs, char *bufs[2])

@@ -128,7 +128,11 @@ extern "C" lwt_status lwt_cuda_plan_init(lwt_plan *p)
     st->dev.ach = s->ach;
     st->dev.sa = s->sa;
     st->dev.sd = s->sd;
-    st->dev.f32_in_float = p->wavelet.err32_arith <= LWT_ACCEPT_F32;
+    /* float arithmetic for float32 plans only where it cannot be amplified:
+       smooth and antireflect extrapolate (errors grow with distance), and
+       levels beyond the maximum extend far past the data */
+    st->dev.f32_in_float = p->wavelet.err32_arith <= LWT_ACCEPT_F32 && p->desc.mode != LWT_MODE_SMOOTH &&
+                           p->desc.mode != LWT_MODE_ANTIREFLECT && p->levels <= p->max_level;
     st->scratch_elems = plan_scratch(p);
     return LWT_OK;
 }

@@ -144,14 +144,17 @@ __global__ void pass_kernel(const lwt_line_prog p, const lwt_dev_scheme s, const
     }
 }
 
+/* rows of the block along grid.y (looped), contiguous runs along grid.x */
 template <typename T>
 __global__ void copy_block_kernel(const T *src, size_t s1, size_t s2, size_t so0, size_t so1, size_t so2, T *dst,
                                   size_t d1, size_t d2, size_t do0, size_t do1, size_t do2, size_t b0, size_t b1,
                                   size_t b2)
 {
-    const size_t total = b0 * b1 * b2;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
-        size_t i2 = i % b2, r = i / b2, i1 = r % b1, i0 = r / b1;
+    const size_t i2 = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i2 >= b2)
+        return;
+    for (size_t r = blockIdx.y; r < b0 * b1; r += gridDim.y) {
+        const size_t i0 = r / b1, i1 = r - i0 * b1;
         dst[((do0 + i0) * d1 + do1 + i1) * d2 + do2 + i2] = src[((so0 + i0) * s1 + so1 + i1) * s2 + so2 + i2];
     }
 }
@@ -179,12 +182,11 @@ cudaError_t lwt_cuda_launch_pass(const lwt_pass *ps, const lwt_dev_scheme *dev, 
 cudaError_t lwt_cuda_launch_copy_block(size_t es, const void *src, const size_t *ss, const size_t *so, void *dst,
                                        const size_t *ds, const size_t *dof, const size_t *b, cudaStream_t stream)
 {
-    const size_t total = b[0] * b[1] * b[2];
-    if (total == 0)
+    if (b[0] * b[1] * b[2] == 0)
         return cudaSuccess;
     const unsigned threads = 256;
-    size_t want = (total + threads - 1) / threads;
-    const unsigned blocks = (unsigned)(want < 65535 ? want : 65535);
+    const size_t rows = b[0] * b[1];
+    dim3 blocks((unsigned)((b[2] + threads - 1) / threads), (unsigned)(rows < 65535 ? rows : 65535));
     if (es == 4)
         copy_block_kernel<unsigned int><<<blocks, threads, 0, stream>>>(
             (const unsigned int *)src, ss[1], ss[2], so[0], so[1], so[2], (unsigned int *)dst, ds[1], ds[2], dof[0],

@@ -45,9 +45,10 @@ __device__ WREAL tile_load_coeff(const REAL *c, size_t stride, const lwt_line_pr
     return (WREAL)c[(size_t)(band * p.nc + k) * stride];
 }
 
-template <typename REAL, typename WREAL, bool INVERSE>
-__global__ void tile_kernel(const lwt_line_prog tp, const lwt_dev_scheme s, const REAL *__restrict__ in,
-                            REAL *__restrict__ out, size_t inner, int W, long T, long ntiles, size_t groups_per_outer)
+template <typename REAL, typename WREAL, bool INVERSE, int W>
+__global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const lwt_dev_scheme s,
+                                                   const REAL *__restrict__ in, REAL *__restrict__ out, size_t inner,
+                                                   long T, long ntiles, size_t groups_per_outer)
 {
     extern __shared__ unsigned char smem_raw[];
     WREAL *sm = reinterpret_cast<WREAL *>(smem_raw);
@@ -68,15 +69,15 @@ __global__ void tile_kernel(const lwt_line_prog tp, const lwt_dev_scheme s, cons
     const long lo1 = tp.ch[1].lo + shift, len1 = tp.ch[1].hi - tp.ch[1].lo;
     WREAL *ch[2] = {sm, sm + (size_t)len0 * W};
     const long lo[2] = {lo0, lo1};
-    const int tid = threadIdx.x, nth = blockDim.x;
+    /* blockDim.x is a multiple of W: each thread keeps its lane, rows stride by nth / W */
+    const int lane = threadIdx.x % W, r0 = threadIdx.x / W, rstep = blockDim.x / W;
 
     if (!INVERSE) {
         /* samples y[n], n from the lowest even to the highest odd channel index */
         const long ylo = min(2 * lo0, 2 * lo1 + 1), yhi = max(2 * (lo0 + len0) - 1, 2 * (lo1 + len1));
-        const long total = (yhi - ylo) * W;
-        for (long i = tid; i < total; i += nth) {
-            const int lane = (int)(i % W);
-            const long n = ylo + i / W;
+        const int rows = (int)(yhi - ylo);
+        for (int r = r0; r < rows; r += rstep) {
+            const long n = ylo + r;
             const int c = (int)(n & 1);
             const long m = (n - c) / 2;
             if (m < lo[c] || m >= lo[c] + (c ? len1 : len0))
@@ -88,15 +89,13 @@ __global__ void tile_kernel(const lwt_line_prog tp, const lwt_dev_scheme s, cons
         const int a = s.ach, d = 1 - s.ach;
         const WREAL ika = (WREAL)(1.0 / s.ka), ikd = (WREAL)(1.0 / s.kd);
         const long la = a ? len1 : len0, ld = d ? len1 : len0;
-        for (long i = tid; i < la * W; i += nth) {
-            const int lane = (int)(i % W);
-            const long m = lo[a] + i / W;
+        for (int r = r0; r < la; r += rstep) {
+            const long m = lo[a] + r;
             WREAL v = lane < lanes ? tile_load_coeff<REAL, WREAL>(x + lane, inner, tp, 0, m - s.sa) : 0;
             ch[a][(size_t)(m - lo[a]) * W + lane] = v * ika;
         }
-        for (long i = tid; i < ld * W; i += nth) {
-            const int lane = (int)(i % W);
-            const long m = lo[d] + i / W;
+        for (int r = r0; r < ld; r += rstep) {
+            const long m = lo[d] + r;
             WREAL v = lane < lanes ? tile_load_coeff<REAL, WREAL>(x + lane, inner, tp, 1, m - s.sd) : 0;
             ch[d][(size_t)(m - lo[d]) * W + lane] = v * ikd;
         }
@@ -109,9 +108,8 @@ __global__ void tile_kernel(const lwt_line_prog tp, const lwt_dev_scheme s, cons
         const int t = st.target, u = 1 - t;
         const long rlo = tp.step[si].lo + shift, rlen = tp.step[si].hi - tp.step[si].lo;
         const double *taps = s.taps + st.first;
-        for (long i = tid; i < rlen * W; i += nth) {
-            const int lane = (int)(i % W);
-            const long m = rlo + i / W;
+        for (int r = r0; r < rlen; r += rstep) {
+            const long m = rlo + r;
             const WREAL *sp = ch[u] + (size_t)(m + st.off - lo[u]) * W + lane;
             WREAL acc = 0;
             for (int q = 0; q < st.ntaps; q++)
@@ -126,9 +124,8 @@ __global__ void tile_kernel(const lwt_line_prog tp, const lwt_dev_scheme s, cons
         const int a = s.ach, d = 1 - s.ach;
         const WREAL ka = (WREAL)s.ka, kd = (WREAL)s.kd;
         const long k0 = shift;
-        for (long i = tid; i < T * W; i += nth) {
-            const int lane = (int)(i % W);
-            const long k = k0 + i / W;
+        for (int r = r0; r < T; r += rstep) {
+            const long k = k0 + r;
             if (k >= tp.nc || lane >= lanes)
                 continue;
             y[(size_t)k * inner + lane] = (REAL)(ka * ch[a][(size_t)(k + s.sa - lo[a]) * W + lane]);
@@ -136,9 +133,8 @@ __global__ void tile_kernel(const lwt_line_prog tp, const lwt_dev_scheme s, cons
         }
     } else {
         const long m0 = 2 * shift;
-        for (long i = tid; i < 2 * T * W; i += nth) {
-            const int lane = (int)(i % W);
-            const long m = m0 + i / W;
+        for (int r = r0; r < 2 * T; r += rstep) {
+            const long m = m0 + r;
             if (m >= tp.n || lane >= lanes)
                 continue;
             const long yi = m - tp.delta;
@@ -149,28 +145,36 @@ __global__ void tile_kernel(const lwt_line_prog tp, const lwt_dev_scheme s, cons
     }
 }
 
-template <typename REAL, typename WREAL>
-cudaError_t launch(const lwt_pass *ps, const lwt_line_prog &tp, const lwt_dev_scheme *dev, int W, long T,
-                   long ntiles, cudaStream_t stream)
+template <typename REAL, typename WREAL, int W>
+cudaError_t launch_w(const lwt_pass *ps, const lwt_line_prog &tp, const lwt_dev_scheme *dev, long T, long ntiles,
+                     cudaStream_t stream)
 {
     const size_t gpo = ps->inner == 1 ? 1 : (ps->inner + W - 1) / W;
     const size_t blocks = (size_t)ntiles * ps->outer * gpo;
     const size_t smem = (size_t)((tp.ch[0].hi - tp.ch[0].lo) + (tp.ch[1].hi - tp.ch[1].lo)) * W * sizeof(WREAL);
     const unsigned threads = 256;
     if (tp.inverse) {
-        auto k = tile_kernel<REAL, WREAL, true>;
+        auto k = tile_kernel<REAL, WREAL, true, W>;
         if (smem > 48 * 1024)
             cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        k<<<(unsigned)blocks, threads, smem, stream>>>(tp, *dev, (const REAL *)ps->in, (REAL *)ps->out, ps->inner, W,
-                                                      T, ntiles, gpo);
+        k<<<(unsigned)blocks, threads, smem, stream>>>(tp, *dev, (const REAL *)ps->in, (REAL *)ps->out, ps->inner, T,
+                                                      ntiles, gpo);
     } else {
-        auto k = tile_kernel<REAL, WREAL, false>;
+        auto k = tile_kernel<REAL, WREAL, false, W>;
         if (smem > 48 * 1024)
             cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        k<<<(unsigned)blocks, threads, smem, stream>>>(tp, *dev, (const REAL *)ps->in, (REAL *)ps->out, ps->inner, W,
-                                                      T, ntiles, gpo);
+        k<<<(unsigned)blocks, threads, smem, stream>>>(tp, *dev, (const REAL *)ps->in, (REAL *)ps->out, ps->inner, T,
+                                                      ntiles, gpo);
     }
     return cudaGetLastError();
+}
+
+template <typename REAL, typename WREAL>
+cudaError_t launch(const lwt_pass *ps, const lwt_line_prog &tp, const lwt_dev_scheme *dev, int W, long T,
+                   long ntiles, cudaStream_t stream)
+{
+    return W == 1 ? launch_w<REAL, WREAL, 1>(ps, tp, dev, T, ntiles, stream)
+                  : launch_w<REAL, WREAL, 32>(ps, tp, dev, T, ntiles, stream);
 }
 
 } // namespace
@@ -182,7 +186,7 @@ bool lwt_cuda_launch_tiles(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaSt
     const lwt_line_prog &p = *ps->prog;
     if (p.direct)
         return false;
-    const int W = ps->inner >= 32 ? 32 : (int)ps->inner;
+    const int W = ps->inner == 1 ? 1 : 32; /* narrower strided axes leave lanes idle */
     const long T = ps->inner == 1 ? 1024 : 64;
     lwt_line_prog *tp = new lwt_line_prog(p);
     if (p.inverse)

@@ -1,0 +1,262 @@
+/*
+ * lwt filter INPUT... -o OUTDIR: split measured surfaces into form, waviness and roughness.
+ * For each input: OUTDIR/<name without extension>/ with form.x3p, waviness.x3p, roughness.x3p
+ * (noise.x3p with --lambda-s or a roughness band above level 1), report.json and PNG previews,
+ * written atomically. A bad input gets one line on stderr and no folder; the batch goes on;
+ * the exit status is 1 when any input failed (2 for usage errors).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "filter_job.h"
+
+static int parse_range(const char *s, int *lo, int *hi)
+{
+    char *end;
+    errno = 0;
+    long a = strtol(s, &end, 10), b = a;
+    if (errno || end == s)
+        return -1;
+    if (*end == '-') {
+        const char *t = end + 1;
+        b = strtol(t, &end, 10);
+        if (errno || end == t)
+            return -1;
+    }
+    if (*end || a < 1 || b < a || b > LWT_BANDS_MAX_LEVELS)
+        return -1;
+    *lo = (int)a;
+    *hi = (int)b;
+    return 0;
+}
+
+static int parse_um(const char *s, double *metres)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v > 0) || !isfinite(v))
+        return -1;
+    *metres = v * 1e-6;
+    return 0;
+}
+
+static int parse_spacing(const char *s, double *sp)
+{
+    char buf[64];
+    if (strlen(s) >= sizeof buf)
+        return -1;
+    strcpy(buf, s);
+    char *comma = strchr(buf, ',');
+    if (comma)
+        *comma = 0;
+    if (parse_um(buf, &sp[0]))
+        return -1;
+    sp[1] = sp[0];
+    return comma ? parse_um(comma + 1, &sp[1]) : 0;
+}
+
+/* file name without folders and without the last extension */
+static void stem(const char *path, char *out, size_t n)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    snprintf(out, n, "%s", b);
+    char *dot = strrchr(out, '.');
+    if (dot && dot != out)
+        *dot = 0;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("lwt filter: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (see lwt --help)\n", stderr);
+    return LWT_EXIT_USAGE;
+}
+
+static int bad_value(const char *fmt, const char *arg)
+{
+    usage_error(fmt, arg);
+    return -1;
+}
+
+/* options of lwt filter that cli_parse_common does not know; 1 consumed, 0 unknown, -1 bad */
+static int parse_filter_option(int argc, char **argv, int *i, filter_opts *o)
+{
+    const char *a = argv[*i];
+    static const char *const with_value[] = {"-o", "--output", "--roughness-levels", "--waviness-levels",
+                                             "--lambda-s", "--lambda-c", "--spacing", "--z-unit", "--dtype",
+                                             "--preview-size"};
+    int needs = 0;
+    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+        needs |= !strcmp(a, with_value[k]);
+    if (needs && *i + 1 >= argc)
+        return bad_value("option %s needs a value", a);
+    const char *v = needs ? argv[++*i] : NULL;
+    if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+        o->outdir = v;
+    } else if (!strcmp(a, "--roughness-levels")) {
+        if (parse_range(v, &o->req.rough_lo, &o->req.rough_hi))
+            return bad_value("--roughness-levels needs A-B with 1 <= A <= B (got '%s')", v);
+    } else if (!strcmp(a, "--waviness-levels")) {
+        if (parse_range(v, &o->req.wavy_lo, &o->req.wavy_hi))
+            return bad_value("--waviness-levels needs C-D with 1 <= C <= D (got '%s')", v);
+    } else if (!strcmp(a, "--lambda-s")) {
+        if (parse_um(v, &o->req.lambda_s))
+            return bad_value("--lambda-s needs a positive wavelength in micrometres (got '%s')", v);
+    } else if (!strcmp(a, "--lambda-c")) {
+        if (parse_um(v, &o->req.lambda_c))
+            return bad_value("--lambda-c needs a positive wavelength in micrometres (got '%s')", v);
+    } else if (!strcmp(a, "--spacing")) {
+        if (parse_spacing(v, o->spacing))
+            return bad_value("--spacing needs DX[,DY] in micrometres, positive (got '%s')", v);
+    } else if (!strcmp(a, "--z-unit")) {
+        static const char *const names[] = {"m", "mm", "um", "nm"};
+        static const double scale[] = {1, 1e-3, 1e-6, 1e-9};
+        o->z_unit = 0;
+        for (int k = 0; k < 4; k++)
+            if (!strcmp(v, names[k]))
+                o->z_unit = scale[k];
+        if (o->z_unit == 0)
+            return bad_value("--z-unit needs m, mm, um or nm (got '%s')", v);
+    } else if (!strcmp(a, "--dtype")) {
+        if (strcmp(v, "f32") && strcmp(v, "f64"))
+            return bad_value("--dtype needs f32 or f64 (got '%s')", v);
+        o->spec.dtype = !strcmp(v, "f32") ? LWT_F32 : LWT_F64;
+    } else if (!strcmp(a, "--preview-size")) {
+        size_t px;
+        if (cli_parse_size(v, &px) || px < 32 || px > 8192)
+            return bad_value("--preview-size needs 32..8192 pixels (got '%s')", v);
+        o->preview_px = (int)px;
+    } else if (!strcmp(a, "--no-png")) {
+        o->preview_px = 0;
+    } else if (!strcmp(a, "--plane")) {
+        o->spec.plane = 1;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+int cmd_filter(int argc, char **argv)
+{
+    filter_opts o;
+    memset(&o, 0, sizeof o);
+    o.spec = lwt_filter_spec_default();
+    o.z_unit = 1;
+    o.preview_px = 1024;
+    cli_transform_opts t = {0};
+    t.wavelet = "cdf97";
+    t.mode = LWT_MODE_SYMMETRIC;
+    char **inputs = calloc((size_t)argc, sizeof *inputs);
+    int ninputs = 0;
+    if (!inputs)
+        return LWT_EXIT_RUNTIME;
+    for (int i = 1; i < argc; i++) {
+        int r = cli_parse_common(argc, argv, &i, &t);
+        if (r == 0)
+            r = parse_filter_option(argc, argv, &i, &o);
+        if (r < 0) {
+            free(inputs);
+            return LWT_EXIT_USAGE;
+        }
+        if (r > 0)
+            continue;
+        if (argv[i][0] == '-' && argv[i][1]) {
+            free(inputs);
+            return usage_error("unknown option '%s'", argv[i]);
+        }
+        inputs[ninputs++] = argv[i];
+    }
+    if (!ninputs || !o.outdir) {
+        free(inputs);
+        return usage_error("needs INPUT... and -o OUTDIR%s", "");
+    }
+    if (t.levels_given && t.levels == 0) {
+        free(inputs);
+        return usage_error("--levels must be at least 1%s", "");
+    }
+    o.req.levels = t.levels_given ? (t.levels == LWT_LEVELS_MAX ? -1 : t.levels) : 0;
+    o.spec.wavelet = o.wavelet_asked = t.wavelet;
+    o.spec.mode = t.mode;
+    o.spec.backend = t.backend;
+    o.spec.algorithm = t.algorithm;
+    o.spec.threads = t.threads;
+
+    filter_log log = {{0}};
+    lwt_context *ctx = NULL;
+    if (lwt_context_create(&ctx) != LWT_OK) {
+        free(inputs);
+        fputs("lwt filter: out of memory\n", stderr);
+        return LWT_EXIT_RUNTIME;
+    }
+    lwt_context_set_log(ctx, filter_log_fn, &log);
+    lwt_context_set_threads(ctx, t.threads);
+    lwt_wavelet *w = NULL;
+    if (lwt_wavelet_create(ctx, t.wavelet, &w) != LWT_OK) {
+        fprintf(stderr, "lwt filter: unknown wavelet '%s' (see lwt info)\n", t.wavelet);
+        lwt_context_destroy(ctx);
+        free(inputs);
+        return LWT_EXIT_USAGE;
+    }
+    lwt_wavelet_destroy(w);
+    if (t.backend == LWT_BACKEND_CUDA && lwt_context_device_count(ctx) == 0) {
+        fputs("lwt filter: --backend cuda: no CUDA device (or this build has no CUDA backend)\n", stderr);
+        lwt_context_destroy(ctx);
+        free(inputs);
+        return LWT_EXIT_RUNTIME;
+    }
+
+    cli_progress pg;
+    progress_init(&pg, ninputs);
+    char (*names)[256] = calloc((size_t)ninputs, sizeof *names);
+    int *failed = calloc((size_t)ninputs, sizeof *failed), nfailed = 0;
+    if (!names || !failed) {
+        fputs("lwt filter: out of memory\n", stderr);
+        nfailed = ninputs;
+    }
+    for (int k = 0; names && failed && k < ninputs; k++) {
+        char err[1024];
+        stem(inputs[k], names[k], sizeof names[k]);
+        progress_file(&pg, k, names[k]);
+        int dup = -1;
+        for (int q = 0; q < k && dup < 0; q++)
+            if (!strcmp(names[q], names[k]))
+                dup = q;
+        int rc;
+        if (dup >= 0) {
+            snprintf(err, sizeof err, "%s: output name '%s' is already used by %s in this batch", inputs[k],
+                     names[k], inputs[dup]);
+            rc = -1;
+        } else if (!names[k][0] || !strcmp(names[k], ".") || !strcmp(names[k], "..")) {
+            snprintf(err, sizeof err, "%s: cannot name an output folder after this file", inputs[k]);
+            rc = -1;
+        } else {
+            rc = filter_job(ctx, &log, &o, inputs[k], names[k], &pg, stdout, err, sizeof err);
+        }
+        if (rc) {
+            progress_clear(&pg);
+            fprintf(stderr, "lwt filter: %s\n", err);
+            failed[k] = 1;
+            nfailed++;
+        }
+    }
+    progress_clear(&pg);
+    if (nfailed && failed) {
+        fprintf(stderr, "lwt filter: %d of %d input%s failed:", nfailed, ninputs, ninputs == 1 ? "" : "s");
+        for (int k = 0; k < ninputs; k++)
+            if (failed[k])
+                fprintf(stderr, " %s", inputs[k]);
+        fputc('\n', stderr);
+    }
+    free(names);
+    free(failed);
+    free(inputs);
+    lwt_context_destroy(ctx);
+    return nfailed ? LWT_EXIT_RUNTIME : LWT_EXIT_OK;
+}

@@ -1,0 +1,254 @@
+/* filter_job.c - lwt filter on one input (see filter_job.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "filter_job.h"
+#include "outdir.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "io/png_preview.h"
+#include "io/surface_file.h"
+#include "surface/params.h"
+
+#define NOTES 8
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void filter_log_fn(void *user, lwt_log_level level, const char *msg)
+{
+    filter_log *l = (filter_log *)user;
+    if (level >= LWT_LOG_ERROR)
+        snprintf(l->last, sizeof l->last, "%s", msg);
+}
+
+typedef struct job {
+    lwt_surface s;
+    lwt_filter_result res;
+    lwt_iso_params prm[1 + LWT_BAND_COUNT];
+    lwt_report rep;
+    char notes[NOTES][320];
+    cli_outdir od;
+    cli_progress *pg;
+} job;
+
+static int failf(char *err, size_t errlen, const char *input, const char *fmt, ...)
+{
+    int k = snprintf(err, errlen, "%s: ", input);
+    if (k >= 0 && (size_t)k < errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static void note(job *j, const char *fmt, ...)
+{
+    if (j->rep.nnotes >= NOTES)
+        return;
+    char *b = j->notes[j->rep.nnotes];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b, sizeof j->notes[0], fmt, ap);
+    va_end(ap);
+    j->rep.notes[j->rep.nnotes++] = b;
+}
+
+static void on_progress(void *user, int step, int steps, const char *what)
+{
+    progress_update((cli_progress *)user, 0.05 + 0.65 * step / steps, what);
+}
+
+/* read the file and give .npy files their spacing and height unit */
+static int load(job *j, const filter_opts *o, const char *input, char *err, size_t errlen)
+{
+    if (lwt_surface_read(input, &j->s, err, errlen) != LWT_SURFACE_OK)
+        return -1;
+    if (!(j->s.dx > 0) || !(j->s.dy > 0)) {
+        if (!(o->spacing[0] > 0))
+            return failf(err, errlen, input, "no spacing in a .npy file: give --spacing DX[,DY] (micrometres)");
+        j->s.dx = o->spacing[0];
+        j->s.dy = o->spacing[1] > 0 ? o->spacing[1] : o->spacing[0];
+        for (size_t i = 0; i < j->s.nx * j->s.ny; i++)
+            j->s.z[i] *= o->z_unit;
+    }
+    return 0;
+}
+
+static int write_band(job *j, const char *file, const double *z, const char *what, char *err, size_t errlen)
+{
+    lwt_surface v = j->s;
+    char path[4200];
+    v.z = (double *)z;
+    snprintf(v.comment, sizeof v.comment, "lwt filter: %s of %s, %s %d levels, mode %s", what, j->rep.input,
+             j->res.wavelet, j->rep.split->levels, j->rep.mode);
+    return lwt_surface_write_x3p(outdir_file(&j->od, file, path, sizeof path), &v, err, errlen);
+}
+
+static int write_outputs(job *j, const filter_opts *o, char *err, size_t errlen)
+{
+    static const char *const files[LWT_BAND_COUNT] = {"form.x3p", "waviness.x3p", "roughness.x3p", "noise.x3p"};
+    static const char *const pngs[LWT_BAND_COUNT] = {"form.png", "waviness.png", "roughness.png", "noise.png"};
+    const lwt_surface *s = &j->s;
+    char path[4200];
+    for (int b = 0; b < LWT_BAND_COUNT; b++)
+        if (j->res.band[b]) {
+            progress_update(j->pg, 0.8 + 0.03 * b, files[b]);
+            if (write_band(j, files[b], j->res.band[b], lwt_filter_band_name(b), err, errlen))
+                return -1;
+            j->rep.outputs[j->rep.noutputs++] = files[b];
+        }
+    if (o->preview_px > 0) {
+        progress_update(j->pg, 0.92, "previews");
+        lwt_preview_map m = {"input", s->z};
+        if (lwt_png_write_maps(outdir_file(&j->od, "input.png", path, sizeof path), &m, 1, s->nx, s->ny, s->dx,
+                               s->dy, o->preview_px, err, errlen))
+            return -1;
+        j->rep.outputs[j->rep.noutputs++] = "input.png";
+        lwt_preview_map panel[4] = {{"input", s->z}};
+        for (int b = 0; b < LWT_BAND_COUNT; b++)
+            if (j->res.band[b]) {
+                lwt_preview_map mb = {lwt_filter_band_name(b), j->res.band[b]};
+                if (b < 3)
+                    panel[b + 1] = mb;
+                if (lwt_png_write_maps(outdir_file(&j->od, pngs[b], path, sizeof path), &mb, 1, s->nx, s->ny, s->dx,
+                                       s->dy, o->preview_px, err, errlen))
+                    return -1;
+                j->rep.outputs[j->rep.noutputs++] = pngs[b];
+            }
+        int px = o->preview_px / 2 < 16 ? 16 : o->preview_px / 2;
+        if (lwt_png_write_maps(outdir_file(&j->od, "panel.png", path, sizeof path), panel, 4, s->nx, s->ny, s->dx,
+                               s->dy, px, err, errlen))
+            return -1;
+        j->rep.outputs[j->rep.noutputs++] = "panel.png";
+    }
+    return 0;
+}
+
+static void add_notes(job *j, const filter_opts *o)
+{
+    const lwt_surface *s = &j->s;
+    const lwt_band_split *sp = j->rep.split;
+    if (j->res.n_filled)
+        note(j, "%zu invalid points filled by harmonic inpainting before the transform; NaN again in every output",
+             j->res.n_filled);
+    if (sp->levels > j->res.max_level)
+        note(j, "%d levels exceed PyWavelets' dwt_max_level (%d) for %zu x %zu points: the coarsest bands are "
+                "shaped by the border extension",
+             sp->levels, j->res.max_level, s->nx, s->ny);
+    if (sp->wavy_lo > sp->wavy_hi)
+        note(j, "the waviness band is empty: roughness reaches the last level");
+    if (fabs(s->dx - s->dy) > 1e-9 * (s->dx + s->dy))
+        note(j, "anisotropic spacing: levels are mapped from the smaller spacing (%g um); each axis has its own "
+                "effective cutoffs",
+             sp->spacing * 1e6);
+    if (o->spec.plane)
+        note(j, "least-squares plane removed first (slopes %.4g, %.4g); input parameters are of the levelled "
+                "surface; form excludes the plane",
+             j->res.plane.sx, j->res.plane.sy);
+}
+
+static int run(job *j, lwt_context *ctx, filter_log *log, const filter_opts *o, const char *input, const char *name,
+               FILE *out, char *err, size_t errlen)
+{
+    const double t0 = now_ms();
+    lwt_band_split split;
+    lwt_report *r = &j->rep;
+    if (load(j, o, input, err, errlen))
+        return -1;
+    const lwt_surface *s = &j->s;
+    r->ms_read = now_ms() - t0;
+    lwt_band_request req = o->req;
+    if (req.levels < 0) { /* "max": the most levels the size allows */
+        size_t m = s->nx < s->ny ? s->nx : s->ny;
+        req.levels = 0;
+        while (req.levels < LWT_BANDS_MAX_LEVELS && ((size_t)1 << (req.levels + 2)) <= m)
+            req.levels++;
+        if (req.levels == 0)
+            req.levels = 1;
+    }
+    char msg[400];
+    if (lwt_bands_resolve(&req, s->nx, s->ny, s->dx, s->dy, &split, msg, sizeof msg))
+        return failf(err, errlen, input, "%s", msg);
+    lwt_filter_spec spec = o->spec;
+    spec.split = split;
+    spec.progress = on_progress;
+    spec.progress_user = j->pg;
+    log->last[0] = 0;
+    lwt_status st = lwt_filter_run(ctx, &spec, s->z, s->nx, s->ny, s->dx, s->dy, &j->res, msg, sizeof msg);
+    if (st != LWT_OK)
+        return failf(err, errlen, input, "%s%s%s%s", msg, log->last[0] ? " (" : "", log->last,
+                     log->last[0] ? ")" : "");
+    double t1 = now_ms();
+    progress_update(j->pg, 0.72, "parameters");
+    if (o->spec.plane)
+        lwt_plane_subtract(j->s.z, s->nx, s->ny, s->dx, s->dy, &j->res.plane, o->spec.threads);
+    if (lwt_iso_params_compute(s->z, s->nx, s->ny, s->dx, s->dy, o->spec.threads, &j->prm[0]))
+        return failf(err, errlen, input, "out of memory");
+    r->params[0] = &j->prm[0];
+    for (int b = 0; b < LWT_BAND_COUNT; b++)
+        if (j->res.band[b]) {
+            if (lwt_iso_params_compute(j->res.band[b], s->nx, s->ny, s->dx, s->dy, o->spec.threads, &j->prm[b + 1]))
+                return failf(err, errlen, input, "out of memory");
+            r->params[b + 1] = &j->prm[b + 1];
+        }
+    double t2 = now_ms();
+    r->ms_params = t2 - t1;
+    r->input = input;
+    r->input_format = s->source_format;
+    r->nx = s->nx;
+    r->ny = s->ny;
+    r->dx = s->dx;
+    r->dy = s->dy;
+    r->n_valid = lwt_surface_count_valid(s);
+    r->wavelet = o->wavelet_asked;
+    r->mode = lwt_mode_name(o->spec.mode);
+    r->dtype = o->spec.dtype == LWT_F32 ? "float32" : "float64";
+    r->split = &split;
+    r->lambda_s_req = o->req.lambda_s;
+    r->lambda_c_req = o->req.lambda_c;
+    r->result = &j->res;
+    r->plane_removed = o->spec.plane;
+    add_notes(j, o);
+    if (outdir_begin(&j->od, o->outdir, name, msg, sizeof msg))
+        return failf(err, errlen, input, "%s", msg);
+    if (write_outputs(j, o, msg, sizeof msg))
+        return failf(err, errlen, input, "%s", msg);
+    r->outputs[r->noutputs++] = "report.json";
+    r->ms_write = now_ms() - t2;
+    r->ms_total = now_ms() - t0;
+    char path[4200];
+    if (lwt_report_write_json(outdir_file(&j->od, "report.json", path, sizeof path), r, msg, sizeof msg))
+        return failf(err, errlen, input, "%s", msg);
+    if (outdir_commit(&j->od, msg, sizeof msg))
+        return failf(err, errlen, input, "%s", msg);
+    progress_clear(j->pg);
+    filter_table_print(out, r, j->od.final);
+    return 0;
+}
+
+int filter_job(lwt_context *ctx, filter_log *log, const filter_opts *o, const char *input, const char *name,
+               cli_progress *pg, FILE *out, char *err, size_t errlen)
+{
+    job *j = calloc(1, sizeof *j);
+    if (!j)
+        return failf(err, errlen, input, "out of memory");
+    lwt_surface_init(&j->s);
+    j->pg = pg;
+    int rc = run(j, ctx, log, o, input, name, out, err, errlen);
+    outdir_abort(&j->od); /* no-op after a commit */
+    lwt_filter_result_free(&j->res);
+    lwt_surface_free(&j->s);
+    free(j);
+    return rc;
+}

@@ -1,0 +1,36 @@
+/* filter_job.h - lwt filter on one input file: read, split, measure, write OUTDIR/NAME/. */
+#ifndef LWT_CLI_FILTER_JOB_H
+#define LWT_CLI_FILTER_JOB_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "io/report_json.h"
+#include "progress.h"
+#include "surface/bands.h"
+#include "surface/filter.h"
+
+typedef struct filter_opts {
+    lwt_filter_spec spec;       /* wavelet, mode, dtype, backend, algorithm, plane, threads */
+    lwt_band_request req;       /* levels (-1 = the most the size allows), bands, cutoffs (metres) */
+    const char *wavelet_asked;  /* as typed, for the report */
+    double spacing[2];          /* metres, for files without spacing (.npy); 0 = not given */
+    double z_unit;              /* metres per height unit of .npy files */
+    int preview_px;             /* longer side of single previews; panel maps get half; 0 = no PNG */
+    const char *outdir;
+} filter_opts;
+
+/* Log sink of the CLI context: keeps the last error message of liblwt for the failure line. */
+typedef struct filter_log {
+    char last[512];
+} filter_log;
+void filter_log_fn(void *user, lwt_log_level level, const char *msg);
+
+/* 0 ok (table printed to out); -1 with one line "INPUT: reason" in err, nothing written. */
+int filter_job(lwt_context *ctx, filter_log *log, const filter_opts *o, const char *input, const char *name,
+               cli_progress *pg, FILE *out, char *err, size_t errlen);
+
+/* The readable summary of one filtered surface (stdout). */
+void filter_table_print(FILE *f, const lwt_report *r, const char *outdir);
+
+#endif

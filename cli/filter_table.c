@@ -1,0 +1,75 @@
+/* filter_table.c - the readable parameter table of lwt filter (stdout). */
+#include "filter_job.h"
+
+#include <math.h>
+
+static void range(FILE *f, const char *band, int lo, int hi, const double *a, const double *b, int aniso)
+{
+    if (lo > hi) {
+        fprintf(f, "  %s (empty)", band);
+        return;
+    }
+    fprintf(f, "  %s %d-%d (%.4g-%.4g um", band, lo, hi, a[0] * 1e6, b[0] * 1e6);
+    if (aniso)
+        fprintf(f, " along x, %.4g-%.4g um along y", a[1] * 1e6, b[1] * 1e6);
+    fputs(")", f);
+}
+
+static void value(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, " %10.4g", v);
+    else
+        fprintf(f, " %10s", "-");
+}
+
+void filter_table_print(FILE *f, const lwt_report *r, const char *outdir)
+{
+    const lwt_band_split *s = r->split;
+    const lwt_filter_result *x = r->result;
+    int aniso = fabs(r->dx - r->dy) > 1e-9 * (r->dx + r->dy);
+    fprintf(f, "%s -> %s/\n", r->input, outdir);
+    fprintf(f, "  %zu x %zu points, spacing %.6g x %.6g um, %zu invalid; %s (%s), %d levels, %s, %s, %s\n", r->nx,
+            r->ny, r->dx * 1e6, r->dy * 1e6, r->nx * r->ny - r->n_valid, x->wavelet, r->wavelet, s->levels, r->mode,
+            r->dtype, x->backend == LWT_BACKEND_CUDA ? "cuda" : "cpu");
+    fputs("  levels:", f);
+    if (s->noise_hi > 0) {
+        const double nyq[2] = {2 * r->dx, 2 * r->dy};
+        range(f, "noise", 1, s->noise_hi, nyq, s->lambda_s, aniso);
+    }
+    range(f, "roughness", s->rough_lo, s->rough_hi, s->lambda_s, s->lambda_c, aniso);
+    range(f, "waviness", s->wavy_lo, s->wavy_hi, s->lambda_c, s->lambda_f, aniso);
+    fprintf(f, "  form > %.4g um\n", s->lambda_f[0] * 1e6);
+    static const char *const head[LWT_ISO_PARAM_COUNT] = {"Sa/um", "Sq/um", "Ssk", "Sku", "Sp/um",
+                                                          "Sv/um", "Sz/um", "Sdq", "Sdr/%"};
+    static const char *const who[1 + LWT_BAND_COUNT] = {"input", "form", "waviness", "roughness", "noise"};
+    fprintf(f, "  %-10s", "");
+    for (int k = 0; k < LWT_ISO_PARAM_COUNT; k++)
+        fprintf(f, " %10s", head[k]);
+    fputc('\n', f);
+    for (int b = 0; b <= LWT_BAND_COUNT; b++) {
+        const lwt_iso_params *p = r->params[b];
+        if (!p)
+            continue;
+        fprintf(f, "  %-10s", who[b]);
+        for (int k = 0; k < LWT_ISO_PARAM_COUNT; k++) {
+            double v = lwt_iso_param_value(p, k);
+            value(f, lwt_iso_param_is_height(k) ? v * 1e6 : v);
+        }
+        fputc('\n', f);
+    }
+    double inv = 0;
+    int ninv = 0;
+    for (int b = 0; b < LWT_BAND_COUNT; b++)
+        if (x->band[b]) {
+            inv += x->ms_inverse[b];
+            ninv++;
+        }
+    fprintf(f,
+            "  time: read %.0f ms, fill %.0f ms, forward %.0f ms, %d inverse %.0f ms, filter %.0f ms, "
+            "parameters %.0f ms, write %.0f ms, total %.0f ms\n",
+            r->ms_read, x->ms_fill, x->ms_forward, ninv, inv, x->ms_total, r->ms_params, r->ms_write, r->ms_total);
+    for (int k = 0; k < r->nnotes; k++)
+        fprintf(f, "  note: %s\n", r->notes[k]);
+    fflush(f);
+}

@@ -1,0 +1,51 @@
+/* progress.c - see progress.h. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "progress.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BAR 28
+
+void progress_init(cli_progress *p, int files)
+{
+    memset(p, 0, sizeof *p);
+    p->enabled = isatty(STDERR_FILENO);
+    p->files = files > 0 ? files : 1;
+}
+
+void progress_file(cli_progress *p, int index, const char *name)
+{
+    p->file = index;
+    snprintf(p->name, sizeof p->name, "%s", name);
+    progress_update(p, 0, "reading");
+}
+
+void progress_update(cli_progress *p, double fraction, const char *what)
+{
+    if (!p->enabled)
+        return;
+    if (fraction < 0) fraction = 0;
+    if (fraction > 1) fraction = 1;
+    double total = (p->file + fraction) / p->files;
+    int fill = (int)(total * BAR + 0.5);
+    char bar[BAR + 1];
+    for (int i = 0; i < BAR; i++)
+        bar[i] = i < fill ? '#' : '.';
+    bar[BAR] = 0;
+    fprintf(stderr, "\r\033[K[%s] %3d%%  %d/%d %s: %s", bar, (int)(total * 100 + 0.5), p->file + 1, p->files,
+            p->name, what);
+    fflush(stderr);
+    p->drawn = 1;
+}
+
+void progress_clear(cli_progress *p)
+{
+    if (p->enabled && p->drawn) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+    p->drawn = 0;
+}

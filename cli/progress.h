@@ -1,0 +1,21 @@
+/*
+ * progress.h - a progress bar on stderr for lwt filter, drawn only when stderr is a terminal.
+ * Whatever else goes to stderr first calls progress_clear so that lines never mix.
+ */
+#ifndef LWT_CLI_PROGRESS_H
+#define LWT_CLI_PROGRESS_H
+
+typedef struct cli_progress {
+    int enabled;
+    int files, file; /* batch size, current file index (0-based) */
+    char name[96];
+    int drawn;
+} cli_progress;
+
+void progress_init(cli_progress *p, int files);
+void progress_file(cli_progress *p, int index, const char *name);
+/* fraction of the current file done (0..1) and what is happening */
+void progress_update(cli_progress *p, double fraction, const char *what);
+void progress_clear(cli_progress *p);
+
+#endif

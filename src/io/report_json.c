@@ -1,0 +1,221 @@
+/* report_json.c - report.json of one filtered surface (see report_json.h). */
+#include "io/report_json.h"
+#include "io/atomic_file.h"
+#include "io/json_writer.h"
+#include "io/surface_file.h"
+
+#include <math.h>
+#include <string.h>
+
+#define UM 1e6
+
+static void pair(json_writer *w, const char *key, double a, double b)
+{
+    json_key(w, key);
+    json_begin_array(w);
+    json_number(w, a);
+    json_number(w, b);
+    json_end_array(w);
+}
+
+/* {"levels": [lo, hi] | "approximation", "wavelength_um": {"x": [lo, hi], "y": [lo, hi]}} */
+static void band(json_writer *w, const char *name, int lo, int hi, const double *wl_lo, const double *wl_hi)
+{
+    json_key(w, name);
+    json_begin_object(w);
+    json_key(w, "levels");
+    if (lo == 0) {
+        json_string(w, "approximation");
+    } else {
+        json_begin_array(w);
+        if (lo <= hi) {
+            json_int(w, lo);
+            json_int(w, hi);
+        }
+        json_end_array(w);
+    }
+    json_key(w, "wavelength_um");
+    json_begin_object(w);
+    pair(w, "x", wl_lo[0] * UM, wl_hi ? wl_hi[0] * UM : NAN);
+    pair(w, "y", wl_lo[1] * UM, wl_hi ? wl_hi[1] * UM : NAN);
+    json_end_object(w);
+    json_end_object(w);
+}
+
+static void cutoff(json_writer *w, const char *name, double requested, const double *eff)
+{
+    json_key(w, name);
+    json_begin_object(w);
+    json_key(w, "requested");
+    if (requested > 0)
+        json_number(w, requested * UM);
+    else
+        json_null(w);
+    pair(w, "effective", eff[0] * UM, eff[1] * UM);
+    json_end_object(w);
+}
+
+static void params(json_writer *w, const char *name, const lwt_iso_params *p)
+{
+    json_key(w, name);
+    json_begin_object(w);
+    for (int k = 0; k < LWT_ISO_PARAM_COUNT; k++) {
+        double v = lwt_iso_param_value(p, k);
+        json_key(w, lwt_iso_param_name(k));
+        json_number(w, lwt_iso_param_is_height(k) ? v * UM : v);
+    }
+    json_end_object(w);
+}
+
+static void units(json_writer *w)
+{
+    static const char *const U[][2] = {{"heights", "um"}, {"spacing", "um"}, {"wavelengths", "um"},
+                                       {"Sa", "um"}, {"Sq", "um"}, {"Ssk", "1"}, {"Sku", "1"}, {"Sp", "um"},
+                                       {"Sv", "um"}, {"Sz", "um"}, {"Sdq", "1"}, {"Sdr", "%"},
+                                       {"plane slopes", "1"}, {"timing", "ms"}};
+    json_key(w, "units");
+    json_begin_object(w);
+    for (size_t i = 0; i < sizeof U / sizeof U[0]; i++) {
+        json_key(w, U[i][0]);
+        json_string(w, U[i][1]);
+    }
+    json_end_object(w);
+}
+
+static void timing(json_writer *w, const lwt_report *r)
+{
+    const lwt_filter_result *f = r->result;
+    json_key(w, "timing_ms");
+    json_begin_object(w);
+    json_key(w, "read");
+    json_number(w, r->ms_read);
+    json_key(w, "fill");
+    json_number(w, f->ms_fill);
+    json_key(w, "forward");
+    json_number(w, f->ms_forward);
+    json_key(w, "inverse");
+    json_begin_object(w);
+    for (int b = 0; b < LWT_BAND_COUNT; b++)
+        if (f->band[b]) {
+            json_key(w, lwt_filter_band_name(b));
+            json_number(w, f->ms_inverse[b]);
+        }
+    json_end_object(w);
+    json_key(w, "filter");
+    json_number(w, f->ms_total);
+    json_key(w, "parameters");
+    json_number(w, r->ms_params);
+    json_key(w, "write");
+    json_number(w, r->ms_write);
+    json_key(w, "total");
+    json_number(w, r->ms_total);
+    json_end_object(w);
+}
+
+static void strings(json_writer *w, const char *key, const char *const *s, int n)
+{
+    json_key(w, key);
+    json_begin_array(w);
+    for (int i = 0; i < n; i++)
+        json_string(w, s[i]);
+    json_end_array(w);
+}
+
+static void body(json_writer *w, const lwt_report *r)
+{
+    const lwt_filter_result *f = r->result;
+    const lwt_band_split *s = r->split;
+    json_key(w, "lwt_version");
+    json_string(w, lwt_version_string());
+    json_key(w, "input");
+    json_string(w, r->input);
+    json_key(w, "input_format");
+    json_string(w, r->input_format);
+    json_key(w, "points");
+    json_begin_array(w);
+    json_int(w, (long long)r->nx);
+    json_int(w, (long long)r->ny);
+    json_end_array(w);
+    pair(w, "spacing_um", r->dx * UM, r->dy * UM);
+    json_key(w, "valid_points");
+    json_int(w, (long long)r->n_valid);
+    json_key(w, "invalid_points");
+    json_int(w, (long long)(r->nx * r->ny - r->n_valid));
+    json_key(w, "fill");
+    json_string(w, "harmonic (Laplace) inpainting, coarse to fine; invalid again (NaN) in every output");
+    json_key(w, "wavelet");
+    json_string(w, r->wavelet);
+    json_key(w, "wavelet_pywt");
+    json_string(w, f->wavelet);
+    json_key(w, "mode");
+    json_string(w, r->mode);
+    json_key(w, "levels");
+    json_int(w, s->levels);
+    json_key(w, "max_level_pywt");
+    json_int(w, f->max_level);
+    json_key(w, "dtype");
+    json_string(w, r->dtype);
+    json_key(w, "backend");
+    json_string(w, f->backend == LWT_BACKEND_CUDA ? "cuda" : "cpu");
+    json_key(w, "algorithm");
+    json_string(w, f->path == LWT_PATH_LIFTING ? "lifting" : "convolution");
+    json_key(w, "plane_removed");
+    json_bool(w, r->plane_removed);
+    json_key(w, "plane");
+    if (r->plane_removed) {
+        json_begin_object(w);
+        json_key(w, "z0_um");
+        json_number(w, f->plane.z0 * UM);
+        json_key(w, "slope_x");
+        json_number(w, f->plane.sx);
+        json_key(w, "slope_y");
+        json_number(w, f->plane.sy);
+        json_end_object(w);
+    } else {
+        json_null(w);
+    }
+    json_key(w, "bands");
+    json_begin_object(w);
+    const double nyq[2] = {2 * r->dx, 2 * r->dy};
+    if (s->noise_hi > 0)
+        band(w, "noise", 1, s->noise_hi, nyq, s->lambda_s);
+    band(w, "roughness", s->rough_lo, s->rough_hi, s->lambda_s, s->lambda_c);
+    band(w, "waviness", s->wavy_lo, s->wavy_hi, s->lambda_c, s->lambda_f);
+    band(w, "form", 0, 0, s->lambda_f, NULL);
+    json_end_object(w);
+    json_key(w, "cutoffs_um");
+    json_begin_object(w);
+    cutoff(w, "lambda_s", r->lambda_s_req, s->lambda_s);
+    cutoff(w, "lambda_c", r->lambda_c_req, s->lambda_c);
+    cutoff(w, "lambda_f", 0, s->lambda_f);
+    json_key(w, "spacing_used");
+    json_number(w, s->spacing * UM);
+    json_end_object(w);
+    json_key(w, "parameters");
+    json_begin_object(w);
+    static const char *const who[1 + LWT_BAND_COUNT] = {"input", "form", "waviness", "roughness", "noise"};
+    for (int k = 0; k <= LWT_BAND_COUNT; k++)
+        if (r->params[k])
+            params(w, who[k], r->params[k]);
+    json_end_object(w);
+    units(w);
+    timing(w, r);
+    strings(w, "outputs", r->outputs, r->noutputs);
+    strings(w, "notes", r->notes, r->nnotes);
+}
+
+int lwt_report_write_json(const char *path, const lwt_report *r, char *err, size_t errlen)
+{
+    json_writer w;
+    json_init(&w);
+    json_begin_object(&w);
+    body(&w, r);
+    json_end_object(&w);
+    if (!json_ok(&w)) {
+        json_free(&w);
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "cannot build the JSON report");
+    }
+    int rc = lwt_write_file_atomic(path, w.buf, w.len, err, errlen);
+    json_free(&w);
+    return rc;
+}

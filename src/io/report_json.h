@@ -1,0 +1,56 @@
+/*
+ * report_json.h - report.json of one filtered surface (lwt filter).
+ *
+ * Top-level keys: "lwt_version", "input", "input_format", "points" [nx, ny], "spacing_um"
+ * [dx, dy], "valid_points", "invalid_points", "fill", "wavelet" (as asked), "wavelet_pywt"
+ * (PyWavelets name), "mode", "levels", "max_level_pywt", "dtype", "backend", "algorithm",
+ * "plane_removed", "plane", "bands" (per band: "levels" [first, last] or "approximation", and
+ * "wavelength_um" {"x": [lo, hi], "y": [lo, hi]}, hi null for form), "cutoffs_um" ("lambda_s",
+ * "lambda_c", "lambda_f": {"requested", "effective": [x, y]}), "parameters" ({"input", "form",
+ * "waviness", "roughness"[, "noise"]}: {"Sa", "Sq", "Ssk", "Sku", "Sp", "Sv", "Sz", "Sdq",
+ * "Sdr"}), "units", "timing_ms", "outputs", "notes".
+ * Heights and lengths in micrometres, Sdr in percent, Sdq/Ssk/Sku dimensionless, times in ms.
+ */
+#ifndef LWT_IO_REPORT_JSON_H
+#define LWT_IO_REPORT_JSON_H
+
+#include <stddef.h>
+
+#include "surface/filter.h"
+#include "surface/params.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LWT_REPORT_MAX_ITEMS 16
+
+typedef struct lwt_report {
+    const char *input;              /* path as given */
+    const char *input_format;       /* "x3p", ... */
+    size_t nx, ny;
+    double dx, dy;                  /* metres */
+    size_t n_valid;
+    const char *wavelet;            /* as asked, e.g. "cdf97" */
+    const char *mode;               /* "symmetric" */
+    const char *dtype;              /* "float64" */
+    const char *algorithm;          /* "auto", "lifting", "convolution" */
+    const lwt_band_split *split;
+    double lambda_s_req, lambda_c_req; /* metres, 0 = not given */
+    const lwt_filter_result *result;   /* wavelet_pywt, backend, plane, n_filled, timings */
+    int plane_removed;
+    const lwt_iso_params *params[1 + LWT_BAND_COUNT]; /* input, form, waviness, roughness, noise (NULL = absent) */
+    double ms_read, ms_params, ms_write, ms_total;
+    const char *outputs[LWT_REPORT_MAX_ITEMS];
+    int noutputs;
+    const char *notes[LWT_REPORT_MAX_ITEMS];
+    int nnotes;
+} lwt_report;
+
+/** Write the report to path atomically. 0 ok; non-zero with "path: reason" in err. */
+int lwt_report_write_json(const char *path, const lwt_report *r, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LWT_IO_REPORT_JSON_H */
