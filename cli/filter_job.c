@@ -148,7 +148,7 @@ static void add_notes(job *j, const filter_opts *o)
              sp->levels, j->res.max_level, s->nx, s->ny);
     if (sp->wavy_lo > sp->wavy_hi)
         note(j, "the waviness band is empty: roughness reaches the last level");
-    if (fabs(s->dx - s->dy) > 1e-9 * (s->dx + s->dy))
+    if (fabs(s->dx - s->dy) > 1e-3 * (s->dx + s->dy))
         note(j, "anisotropic spacing: levels are mapped from the smaller spacing (%g um); each axis has its own "
                 "effective cutoffs",
              sp->spacing * 1e6);

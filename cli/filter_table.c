@@ -27,7 +27,7 @@ void filter_table_print(FILE *f, const lwt_report *r, const char *outdir)
 {
     const lwt_band_split *s = r->split;
     const lwt_filter_result *x = r->result;
-    int aniso = fabs(r->dx - r->dy) > 1e-9 * (r->dx + r->dy);
+    int aniso = fabs(r->dx - r->dy) > 1e-3 * (r->dx + r->dy);
     fprintf(f, "%s -> %s/\n", r->input, outdir);
     fprintf(f, "  %zu x %zu points, spacing %.6g x %.6g um, %zu invalid; %s (%s), %d levels, %s, %s, %s\n", r->nx,
             r->ny, r->dx * 1e6, r->dy * 1e6, r->nx * r->ny - r->n_valid, x->wavelet, r->wavelet, s->levels, r->mode,

@@ -38,30 +38,37 @@ static int list_holes(grid *g)
     return 0;
 }
 
-/* c = 2x2 block averages of the known points of f */
+/* c = 2x2 block averages of f. A coarse cell is known when all its fine cells are: its value is
+ * then the exact block mean (a plane stays a plane). When no cell would be known that way, a
+ * cell with any known fine cell counts as known, so that the pyramid always ends with data. */
 static int coarsen(const grid *f, grid *c)
 {
     c->nx = (f->nx + 1) / 2;
     c->ny = (f->ny + 1) / 2;
-    size_t n = c->nx * c->ny;
+    size_t n = c->nx * c->ny, strict = 0;
     c->z = malloc(n * sizeof *c->z);
     c->known = malloc(n);
     c->holes = NULL;
     if (!c->z || !c->known)
         return -1;
-    for (size_t J = 0; J < c->ny; J++)
-        for (size_t I = 0; I < c->nx; I++) {
-            double s = 0;
-            int cnt = 0;
-            for (size_t j = 2 * J; j < 2 * J + 2 && j < f->ny; j++)
-                for (size_t i = 2 * I; i < 2 * I + 2 && i < f->nx; i++)
-                    if (f->known[j * f->nx + i]) {
-                        s += f->z[j * f->nx + i];
-                        cnt++;
+    for (int lenient = 0; lenient < 2 && strict == 0; lenient++)
+        for (size_t J = 0; J < c->ny; J++)
+            for (size_t I = 0; I < c->nx; I++) {
+                double s = 0;
+                int cnt = 0, all = 0;
+                for (size_t j = 2 * J; j < 2 * J + 2 && j < f->ny; j++)
+                    for (size_t i = 2 * I; i < 2 * I + 2 && i < f->nx; i++) {
+                        all++;
+                        if (f->known[j * f->nx + i]) {
+                            s += f->z[j * f->nx + i];
+                            cnt++;
+                        }
                     }
-            c->z[J * c->nx + I] = cnt ? s / cnt : 0.0;
-            c->known[J * c->nx + I] = cnt > 0;
-        }
+                int known = lenient ? cnt > 0 : cnt == all;
+                c->z[J * c->nx + I] = cnt ? s / cnt : 0.0;
+                c->known[J * c->nx + I] = (unsigned char)known;
+                strict += (size_t)known;
+            }
     return list_holes(c);
 }
 
@@ -151,17 +158,14 @@ int lwt_fill_invalid(double *z, size_t nx, size_t ny, size_t *filled)
         }
         ng++;
     }
-    /* back down: interpolate, then relax; the coarsest grid with holes relaxes to convergence */
+    /* back down: interpolate, then relax until converged (a bigger budget on small grids) */
     double tol = 1e-13 * (hi - lo > 0 ? hi - lo : fabs(hi) > 0 ? fabs(hi) : 1.0);
     for (int k = ng - 2; k >= 0; k--) {
         prolong(&g[k], &g[k + 1]);
-        if (k == ng - 2) {
-            for (int s = 0; s < LWT_FILL_TOP_SWEEPS; s += LWT_FILL_SWEEPS)
-                if (relax(&g[k], LWT_FILL_SWEEPS) <= tol)
-                    break;
-        } else {
-            relax(&g[k], LWT_FILL_SWEEPS);
-        }
+        int budget = g[k].nholes <= LWT_FILL_SMALL ? LWT_FILL_TOP_SWEEPS : LWT_FILL_SWEEPS;
+        for (int s = 0; s < budget; s += 4)
+            if (relax(&g[k], 4) <= tol)
+                break;
     }
     if (filled)
         *filled = total;

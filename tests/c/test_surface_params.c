@@ -1,0 +1,192 @@
+/*
+ * test_surface_params.c - ISO 25178-2 parameters (src/surface/params.h) on analytic cases:
+ * a sinusoid over whole periods (Sa = 2A/pi, Sq = A/sqrt 2, Ssk = 0, Sku = 1.5, Sp = Sv = A),
+ * 45-degree planes (Sdq = 1, Sdr = 41.42 %), small grids with hand-computed values, invalid
+ * points, degenerate surfaces, and independence of the thread count.
+ */
+#include "check.h"
+#include "surface/params.h"
+#include "surface/plane.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PI 3.141592653589793
+
+static lwt_iso_params calc(const double *z, size_t nx, size_t ny, double dx, double dy)
+{
+    lwt_iso_params p;
+    CHECK(lwt_iso_params_compute(z, nx, ny, dx, dy, 0, &p) == 0, "compute");
+    return p;
+}
+
+static void test_sinusoid(void)
+{
+    /* z = A sin(2 pi x / L), L = 1000 samples, 4 whole periods, constant along y */
+    const size_t nx = 4000, ny = 8, L = 1000;
+    const double A = 2.5e-6, dx = 0.5e-6;
+    double *z = malloc(nx * ny * sizeof *z);
+    for (size_t j = 0; j < ny; j++)
+        for (size_t i = 0; i < nx; i++)
+            z[j * nx + i] = A * sin(2 * PI * (double)i / (double)L);
+    lwt_iso_params p = calc(z, nx, ny, dx, dx);
+    /* the discrete mean of |sin| over N samples a period is (2/pi)(1 - pi^2/(3N^2) + ...) */
+    CHECK(close_to(p.Sa, 2 * A / PI, 1e-5), "sinusoid Sa %.12g, want %.12g", p.Sa, 2 * A / PI);
+    CHECK(close_to(p.Sq, A / sqrt(2), 1e-12), "sinusoid Sq %.15g, want %.15g", p.Sq, A / sqrt(2));
+    CHECK(fabs(p.Ssk) < 1e-9, "sinusoid Ssk %.3g, want 0", p.Ssk);
+    CHECK(close_to(p.Sku, 1.5, 1e-12), "sinusoid Sku %.15g, want 1.5", p.Sku);
+    CHECK(close_to(p.Sp, A, 1e-12) && close_to(p.Sv, A, 1e-12) && close_to(p.Sz, 2 * A, 1e-12),
+          "sinusoid Sp %g Sv %g Sz %g, want A, A, 2A", p.Sp, p.Sv, p.Sz);
+    CHECK(p.n_valid == nx * ny && p.n_cells == (nx - 1) * (ny - 1), "sinusoid counts %zu %zu", p.n_valid,
+          p.n_cells);
+    /* rms slope A 2 pi / (L dx) / sqrt 2 over cells spanning whole periods (one more point);
+       the cell difference is low by sinc(pi / L), about 1.6e-6 */
+    double *w = malloc((nx + 1) * 2 * sizeof *w);
+    for (size_t j = 0; j < 2; j++)
+        for (size_t i = 0; i <= nx; i++)
+            w[j * (nx + 1) + i] = A * sin(2 * PI * (double)i / (double)L);
+    lwt_iso_params g = calc(w, nx + 1, 2, dx, dx);
+    double sdq = A * 2 * PI / ((double)L * dx) / sqrt(2);
+    CHECK(close_to(g.Sdq, sdq, 1e-5), "sinusoid Sdq %.10g, want %.10g", g.Sdq, sdq);
+    free(w);
+    /* the same sinusoid along y, shifted by a constant: heights are about the mean */
+    double *t = malloc(nx * ny * sizeof *t);
+    for (size_t j = 0; j < ny; j++)
+        for (size_t i = 0; i < nx; i++)
+            t[i * ny + j] = z[j * nx + i] + 7e-6;
+    lwt_iso_params q = calc(t, ny, nx, dx, dx);
+    CHECK(close_to(q.Sa, p.Sa, 1e-12) && close_to(q.Sq, p.Sq, 1e-12) && close_to(q.Sku, 1.5, 1e-11) &&
+              close_to(q.Sdq, p.Sdq, 1e-12),
+          "transposed and shifted sinusoid: Sa %g Sq %g Sku %g Sdq %g", q.Sa, q.Sq, q.Sku, q.Sdq);
+    free(t);
+    free(z);
+}
+
+static void test_planes(void)
+{
+    const size_t n = 64;
+    double *z = malloc(n * n * sizeof *z);
+    const double want_sdr = 100 * (sqrt(2) - 1); /* 41.42 % */
+    /* 45 degrees along x, then along the diagonal, then with anisotropic spacing */
+    const double d = 1e-6;
+    for (int kind = 0; kind < 3; kind++) {
+        double dx = d, dy = kind == 2 ? 3 * d : d;
+        for (size_t j = 0; j < n; j++)
+            for (size_t i = 0; i < n; i++)
+                z[j * n + i] = kind == 1 ? (i * dx + j * dy) / sqrt(2) : (double)i * dx;
+        lwt_iso_params p = calc(z, n, n, dx, dy);
+        CHECK(close_to(p.Sdq, 1, 1e-12), "45-degree plane %d: Sdq %.15g, want 1", kind, p.Sdq);
+        CHECK(close_to(p.Sdr, want_sdr, 1e-12), "45-degree plane %d: Sdr %.15g %%, want %.15g", kind, p.Sdr,
+              want_sdr);
+    }
+    /* a gentle slope 1e-4: Sdr = 100 (sqrt(1 + 1e-8) - 1) = 5e-7 %, computed without cancellation */
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++)
+            z[j * n + i] = 1e-4 * (double)j * d;
+    lwt_iso_params p = calc(z, n, n, d, d);
+    double sdr = 100 * 1e-8 / (1 + sqrt(1 + 1e-8));
+    CHECK(close_to(p.Sdr, sdr, 1e-12), "gentle slope Sdr %.15g, want %.15g", p.Sdr, sdr);
+    CHECK(close_to(p.Sdq, 1e-4, 1e-12), "gentle slope Sdq %.15g", p.Sdq);
+    /* plane fit and removal leaves zero */
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++)
+            z[j * n + i] = 3e-6 + 0.02 * (double)i * d - 0.05 * (double)j * 2 * d;
+    z[5] = NAN;
+    lwt_plane pl;
+    CHECK(lwt_plane_fit(z, n, n, d, 2 * d, 0, &pl) == 0, "plane fit");
+    CHECK(close_to(pl.sx, 0.02, 1e-10) && close_to(pl.sy, -0.05, 1e-10) && close_to(pl.z0, 3e-6, 1e-9),
+          "plane fit: z0 %g sx %g sy %g", pl.z0, pl.sx, pl.sy);
+    lwt_plane_subtract(z, n, n, d, 2 * d, &pl, 0);
+    double mx = 0;
+    for (size_t i = 0; i < n * n; i++)
+        if (isfinite(z[i]) && fabs(z[i]) > mx)
+            mx = fabs(z[i]);
+    CHECK(mx < 1e-18 && isnan(z[5]), "levelled plane: max |z| %g", mx);
+    free(z);
+}
+
+static void test_small_grids(void)
+{
+    /* 3 x 3 ramp 1..9 (um): mean 5, deviations -4..4 */
+    double z[9];
+    for (int i = 0; i < 9; i++)
+        z[i] = (i + 1) * 1e-6;
+    lwt_iso_params p = calc(z, 3, 3, 1e-6, 1e-6);
+    CHECK(close_to(p.Sa, 20.0 / 9 * 1e-6, 1e-12), "ramp Sa %g", p.Sa);
+    CHECK(close_to(p.Sq, sqrt(60.0 / 9) * 1e-6, 1e-12), "ramp Sq %g", p.Sq);
+    CHECK(close_to(p.Sp, 4e-6, 1e-12) && close_to(p.Sv, 4e-6, 1e-12) && close_to(p.Sz, 8e-6, 1e-12),
+          "ramp Sp %g Sv %g Sz %g", p.Sp, p.Sv, p.Sz);
+    CHECK(fabs(p.Ssk) < 1e-12, "ramp Ssk %g", p.Ssk);
+    /* gx = 1, gy = 3 on every cell: Sdq = sqrt(10), Sdr = 100 (sqrt(11) - 1) */
+    CHECK(close_to(p.Sdq, sqrt(10), 1e-12) && close_to(p.Sdr, 100 * (sqrt(11) - 1), 1e-12), "ramp Sdq %g Sdr %g",
+          p.Sdq, p.Sdr);
+    /* one peak: 0 0 0 0 10 -> mean 2, d = -2 -2 -2 -2 8: Sq 4, Ssk 1.5, Sku 3.25, Sp 8, Sv 2 */
+    double q[5] = {0, 0, 0, 0, 10e-6};
+    p = calc(q, 5, 1, 1e-6, 1e-6);
+    CHECK(close_to(p.Sq, 4e-6, 1e-12) && close_to(p.Ssk, 1.5, 1e-12) && close_to(p.Sku, 3.25, 1e-12),
+          "peak Sq %g Ssk %g Sku %g", p.Sq, p.Ssk, p.Sku);
+    CHECK(close_to(p.Sp, 8e-6, 1e-12) && close_to(p.Sv, 2e-6, 1e-12) && close_to(p.Sz, 10e-6, 1e-12) &&
+              close_to(p.Sa, 3.2e-6, 1e-12),
+          "peak Sp %g Sv %g Sz %g Sa %g", p.Sp, p.Sv, p.Sz, p.Sa);
+    CHECK(isnan(p.Sdq) && isnan(p.Sdr) && p.n_cells == 0, "a single profile has no cells");
+    /* the same values among invalid points give the same height parameters; a pit: Ssk < 0 */
+    double r[12] = {NAN, 0, 0, NAN, 0, NAN, 0, -10e-6, NAN, NAN, INFINITY, NAN};
+    lwt_iso_params s = calc(r, 4, 3, 1e-6, 1e-6);
+    CHECK(s.n_valid == 5 && close_to(s.Sq, 4e-6, 1e-12) && close_to(s.Ssk, -1.5, 1e-12) &&
+              close_to(s.Sp, 2e-6, 1e-12) && close_to(s.Sv, 8e-6, 1e-12),
+          "invalid points: n %zu Sq %g Ssk %g Sp %g Sv %g", s.n_valid, s.Sq, s.Ssk, s.Sp, s.Sv);
+}
+
+static void test_invalid_cells(void)
+{
+    const size_t n = 4;
+    double z[16];
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++)
+            z[j * n + i] = (double)i * 1e-6;
+    z[0] = NAN; /* removes the one cell at the corner */
+    lwt_iso_params p = calc(z, n, n, 1e-6, 1e-6);
+    CHECK(p.n_cells == 8 && close_to(p.Sdq, 1, 1e-12), "corner invalid: %zu cells, Sdq %g", p.n_cells, p.Sdq);
+    z[0] = 0;
+    z[5] = NAN; /* an inner point: four cells */
+    p = calc(z, n, n, 1e-6, 1e-6);
+    CHECK(p.n_cells == 5 && p.n_valid == 15, "inner invalid: %zu cells, %zu points", p.n_cells, p.n_valid);
+    for (int i = 0; i < 16; i++)
+        z[i] = NAN;
+    p = calc(z, n, n, 1e-6, 1e-6);
+    CHECK(p.n_valid == 0 && isnan(p.Sa) && isnan(p.Sq) && isnan(p.Sz) && isnan(p.Sdq), "all invalid: NaN");
+    for (int i = 0; i < 16; i++)
+        z[i] = 4e-6;
+    p = calc(z, n, n, 1e-6, 1e-6);
+    CHECK(p.Sa == 0 && p.Sq == 0 && isnan(p.Ssk) && isnan(p.Sku) && p.Sz == 0 && p.Sdq == 0 && p.Sdr == 0,
+          "constant: Sq 0, Ssk and Sku undefined");
+}
+
+static void test_threads(void)
+{
+    const size_t nx = 301, ny = 257;
+    double *z = malloc(nx * ny * sizeof *z);
+    unsigned long long s = 12345;
+    for (size_t i = 0; i < nx * ny; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        z[i] = (double)(s >> 11) / 9007199254740992.0 * 1e-6;
+        if (s % 97 == 0)
+            z[i] = NAN;
+    }
+    lwt_iso_params a, b;
+    lwt_iso_params_compute(z, nx, ny, 1e-6, 1e-6, 1, &a);
+    lwt_iso_params_compute(z, nx, ny, 1e-6, 1e-6, 3, &b);
+    CHECK(!memcmp(&a, &b, sizeof a), "parameters depend on the thread count");
+    free(z);
+}
+
+int main(void)
+{
+    test_sinusoid();
+    test_planes();
+    test_small_grids();
+    test_invalid_cells();
+    test_threads();
+    return finish("test_surface_params");
+}
