@@ -22,6 +22,8 @@ extern "C" {
 
 namespace {
 
+#define TILE_UNROLL 8
+
 template <typename REAL, typename WREAL>
 __device__ WREAL tile_load_ext(const REAL *x, size_t stride, int mode, long N, long n)
 {
@@ -76,28 +78,73 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
         /* samples y[n], n from the lowest even to the highest odd channel index */
         const long ylo = min(2 * lo0, 2 * lo1 + 1), yhi = max(2 * (lo0 + len0) - 1, 2 * (lo1 + len1));
         const int rows = (int)(yhi - ylo);
-        for (int r = r0; r < rows; r += rstep) {
-            const long n = ylo + r;
-            const int c = (int)(n & 1);
-            const long m = (n - c) / 2;
-            if (m < lo[c] || m >= lo[c] + (c ? len1 : len0))
-                continue;
-            WREAL v = lane < lanes ? tile_load_ext<REAL, WREAL>(x + lane, inner, tp.mode, tp.n, n + tp.delta) : 0;
-            ch[c][(size_t)(m - lo[c]) * W + lane] = v;
+        if (lanes == W && ylo + tp.delta >= 0 && yhi + tp.delta <= tp.n) {
+            /* interior tile: no extension; U independent loads in flight per
+               thread, since one outstanding load per thread cannot cover the
+               memory latency at full bandwidth */
+            const REAL *xl = x + lane + (size_t)(ylo + tp.delta) * inner;
+            for (int r = r0; r < rows; r += rstep * TILE_UNROLL) {
+                REAL v[TILE_UNROLL];
+#pragma unroll
+                for (int u = 0; u < TILE_UNROLL; u++) {
+                    const int rr = r + u * rstep;
+                    v[u] = rr < rows ? xl[(size_t)rr * inner] : (REAL)0;
+                }
+#pragma unroll
+                for (int u = 0; u < TILE_UNROLL; u++) {
+                    const int rr = r + u * rstep;
+                    const long n = ylo + rr;
+                    const int c = (int)(n & 1);
+                    const long m = (n - c) / 2;
+                    if (rr < rows && m >= lo[c] && m < lo[c] + (c ? len1 : len0))
+                        ch[c][(size_t)(m - lo[c]) * W + lane] = (WREAL)v[u];
+                }
+            }
+        } else {
+            for (int r = r0; r < rows; r += rstep) {
+                const long n = ylo + r;
+                const int c = (int)(n & 1);
+                const long m = (n - c) / 2;
+                if (m < lo[c] || m >= lo[c] + (c ? len1 : len0))
+                    continue;
+                WREAL v = lane < lanes ? tile_load_ext<REAL, WREAL>(x + lane, inner, tp.mode, tp.n, n + tp.delta)
+                                       : (WREAL)0;
+                ch[c][(size_t)(m - lo[c]) * W + lane] = v;
+            }
         }
     } else {
         const int a = s.ach, d = 1 - s.ach;
         const WREAL ika = (WREAL)(1.0 / s.ka), ikd = (WREAL)(1.0 / s.kd);
         const long la = a ? len1 : len0, ld = d ? len1 : len0;
-        for (int r = r0; r < la; r += rstep) {
-            const long m = lo[a] + r;
-            WREAL v = lane < lanes ? tile_load_coeff<REAL, WREAL>(x + lane, inner, tp, 0, m - s.sa) : 0;
-            ch[a][(size_t)(m - lo[a]) * W + lane] = v * ika;
-        }
-        for (int r = r0; r < ld; r += rstep) {
-            const long m = lo[d] + r;
-            WREAL v = lane < lanes ? tile_load_coeff<REAL, WREAL>(x + lane, inner, tp, 1, m - s.sd) : 0;
-            ch[d][(size_t)(m - lo[d]) * W + lane] = v * ikd;
+        const bool interior = lanes == W && lo[a] - s.sa >= 0 && lo[a] + la - s.sa <= tp.nc && lo[d] - s.sd >= 0 &&
+                              lo[d] + ld - s.sd <= tp.nc;
+        for (int band = 0; band < 2; band++) {
+            const int c = band ? d : a;
+            const long len = band ? ld : la, off = band ? s.sd : s.sa;
+            const WREAL sc = band ? ikd : ika;
+            if (interior) {
+                const REAL *xl = x + lane + (size_t)(band * tp.nc + lo[c] - off) * inner;
+                for (int r = r0; r < len; r += rstep * TILE_UNROLL) {
+                    REAL v[TILE_UNROLL];
+#pragma unroll
+                    for (int u = 0; u < TILE_UNROLL; u++) {
+                        const int rr = r + u * rstep;
+                        v[u] = rr < len ? xl[(size_t)rr * inner] : (REAL)0;
+                    }
+#pragma unroll
+                    for (int u = 0; u < TILE_UNROLL; u++) {
+                        const int rr = r + u * rstep;
+                        if (rr < len)
+                            ch[c][(size_t)rr * W + lane] = (WREAL)v[u] * sc;
+                    }
+                }
+            } else {
+                for (int r = r0; r < len; r += rstep) {
+                    const long m = lo[c] + r;
+                    WREAL v = lane < lanes ? tile_load_coeff<REAL, WREAL>(x + lane, inner, tp, band, m - off) : 0;
+                    ch[c][(size_t)r * W + lane] = v * sc;
+                }
+            }
         }
     }
     __syncthreads();
@@ -173,8 +220,11 @@ template <typename REAL, typename WREAL>
 cudaError_t launch(const lwt_pass *ps, const lwt_line_prog &tp, const lwt_dev_scheme *dev, int W, long T,
                    long ntiles, cudaStream_t stream)
 {
-    return W == 1 ? launch_w<REAL, WREAL, 1>(ps, tp, dev, T, ntiles, stream)
-                  : launch_w<REAL, WREAL, 32>(ps, tp, dev, T, ntiles, stream);
+    switch (W) {
+    case 1: return launch_w<REAL, WREAL, 1>(ps, tp, dev, T, ntiles, stream);
+    case 32: return launch_w<REAL, WREAL, 32>(ps, tp, dev, T, ntiles, stream);
+    default: return launch_w<REAL, WREAL, 64>(ps, tp, dev, T, ntiles, stream);
+    }
 }
 
 } // namespace
@@ -186,7 +236,8 @@ bool lwt_cuda_launch_tiles(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaSt
     const lwt_line_prog &p = *ps->prog;
     if (p.direct)
         return false;
-    const int W = ps->inner == 1 ? 1 : 32; /* narrower strided axes leave lanes idle */
+    /* 256-byte rows on strided axes (64 floats or 32 doubles); narrower axes leave lanes idle */
+    const int W = ps->inner == 1 ? 1 : ps->dtype == LWT_F32 && ps->inner >= 64 ? 64 : 32;
     const long T = ps->inner == 1 ? 1024 : 64;
     lwt_line_prog *tp = new lwt_line_prog(p);
     if (p.inverse)

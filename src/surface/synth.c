@@ -35,8 +35,8 @@ int lwt_synth_preset(const char *name, size_t nx, size_t ny, double dx, double d
     if (!strcmp(name, "ground")) {
         /* ceramic femoral head: sphere, weak waviness, grinding lay with scratches and deep valleys */
         out->form = LWT_SYNTH_SPHERE;
-        out->form_sag = 20e-6;
-        out->wav_amplitude = 0.06e-6;
+        out->form_sag = 2e-6; /* a 14-16 mm head over a 0.5 mm field */
+        out->wav_amplitude = 0.15e-6;
         out->wav_period = 60;
         out->rough_rms = 0.03e-6;
         out->lay_across = 0.8;
