@@ -144,18 +144,34 @@ __global__ void pass_kernel(const lwt_line_prog p, const lwt_dev_scheme s, const
     }
 }
 
-/* rows of the block along grid.y (looped), contiguous runs along grid.x */
+/* rows of the block along grid.y (looped), contiguous runs along grid.x;
+ * each thread moves COPY_PER_THREAD elements of a row, with the row
+ * addresses computed once (index arithmetic, not bandwidth, limited the
+ * one-element-per-thread version) */
+#define COPY_PER_THREAD 4
 template <typename T>
 __global__ void copy_block_kernel(const T *src, size_t s1, size_t s2, size_t so0, size_t so1, size_t so2, T *dst,
                                   size_t d1, size_t d2, size_t do0, size_t do1, size_t do2, size_t b0, size_t b1,
                                   size_t b2)
 {
-    const size_t i2 = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i2 >= b2)
-        return;
+    const size_t c0 = blockIdx.x * (size_t)blockDim.x * COPY_PER_THREAD + threadIdx.x;
     for (size_t r = blockIdx.y; r < b0 * b1; r += gridDim.y) {
         const size_t i0 = r / b1, i1 = r - i0 * b1;
-        dst[((do0 + i0) * d1 + do1 + i1) * d2 + do2 + i2] = src[((so0 + i0) * s1 + so1 + i1) * s2 + so2 + i2];
+        const T *srow = src + ((so0 + i0) * s1 + so1 + i1) * s2 + so2;
+        T *drow = dst + ((do0 + i0) * d1 + do1 + i1) * d2 + do2;
+        T v[COPY_PER_THREAD];
+#pragma unroll
+        for (int u = 0; u < COPY_PER_THREAD; u++) {
+            const size_t i2 = c0 + (size_t)u * blockDim.x;
+            if (i2 < b2)
+                v[u] = srow[i2];
+        }
+#pragma unroll
+        for (int u = 0; u < COPY_PER_THREAD; u++) {
+            const size_t i2 = c0 + (size_t)u * blockDim.x;
+            if (i2 < b2)
+                drow[i2] = v[u];
+        }
     }
 }
 
@@ -186,7 +202,8 @@ cudaError_t lwt_cuda_launch_copy_block(size_t es, const void *src, const size_t 
         return cudaSuccess;
     const unsigned threads = 256;
     const size_t rows = b[0] * b[1];
-    dim3 blocks((unsigned)((b[2] + threads - 1) / threads), (unsigned)(rows < 65535 ? rows : 65535));
+    const size_t per_block = (size_t)threads * COPY_PER_THREAD;
+    dim3 blocks((unsigned)((b[2] + per_block - 1) / per_block), (unsigned)(rows < 65535 ? rows : 65535));
     if (es == 4)
         copy_block_kernel<unsigned int><<<blocks, threads, 0, stream>>>(
             (const unsigned int *)src, ss[1], ss[2], so[0], so[1], so[2], (unsigned int *)dst, ds[1], ds[2], dof[0],

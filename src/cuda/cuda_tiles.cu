@@ -47,10 +47,34 @@ __device__ WREAL tile_load_coeff(const REAL *c, size_t stride, const lwt_line_pr
     return (WREAL)c[(size_t)(band * p.nc + k) * stride];
 }
 
+/* Copy len rows of one lane from global (row stride gstride) into shared
+ * memory (row stride W), TILE_UNROLL loads in flight per thread: one
+ * outstanding load per thread cannot cover the memory latency. */
+template <typename REAL, typename WREAL, int W>
+__device__ __forceinline__ void load_rows(WREAL *dst, const REAL *src, size_t gstride, int len, int r0, int rstep,
+                                          WREAL scale)
+{
+    const size_t gstep = gstride * (size_t)rstep;
+    const REAL *g = src + gstride * (size_t)r0;
+    int r = r0;
+    for (; r + (TILE_UNROLL - 1) * rstep < len; r += TILE_UNROLL * rstep) {
+        REAL v[TILE_UNROLL];
+#pragma unroll
+        for (int u = 0; u < TILE_UNROLL; u++)
+            v[u] = g[gstep * u];
+#pragma unroll
+        for (int u = 0; u < TILE_UNROLL; u++)
+            dst[(r + u * rstep) * W] = (WREAL)v[u] * scale;
+        g += gstep * TILE_UNROLL;
+    }
+    for (; r < len; r += rstep, g += gstep)
+        dst[r * W] = (WREAL)*g * scale;
+}
+
 template <typename REAL, typename WREAL, bool INVERSE, int W>
 __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const lwt_dev_scheme s,
                                                    const REAL *__restrict__ in, REAL *__restrict__ out, size_t inner,
-                                                   long T, long ntiles, size_t groups_per_outer)
+                                                   long T, long ntiles, size_t groups_per_outer, int ntaps_total)
 {
     extern __shared__ unsigned char smem_raw[];
     WREAL *sm = reinterpret_cast<WREAL *>(smem_raw);
@@ -65,84 +89,50 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
     const REAL *x = in + o * n_in * inner + col0;
     REAL *y = out + o * n_out * inner + col0;
 
-    /* tile 0's ranges shifted by whole coefficients */
+    /* tile 0's ranges shifted by whole coefficients; 32-bit offsets inside the tile */
     const long shift = tile * T;
-    const long lo0 = tp.ch[0].lo + shift, len0 = tp.ch[0].hi - tp.ch[0].lo;
-    const long lo1 = tp.ch[1].lo + shift, len1 = tp.ch[1].hi - tp.ch[1].lo;
-    WREAL *ch[2] = {sm, sm + (size_t)len0 * W};
-    const long lo[2] = {lo0, lo1};
+    const int len0 = (int)(tp.ch[0].hi - tp.ch[0].lo), len1 = (int)(tp.ch[1].hi - tp.ch[1].lo);
+    const long lo[2] = {tp.ch[0].lo + shift, tp.ch[1].lo + shift};
+    const int len[2] = {len0, len1};
+    WREAL *ch[2] = {sm, sm + len0 * W};
+    WREAL *taps = sm + (len0 + len1) * W; /* every step's taps, converted once */
     /* blockDim.x is a multiple of W: each thread keeps its lane, rows stride by nth / W */
     const int lane = threadIdx.x % W, r0 = threadIdx.x / W, rstep = blockDim.x / W;
+    for (int i = threadIdx.x; i < ntaps_total; i += blockDim.x)
+        taps[i] = (WREAL)s.taps[i];
 
     if (!INVERSE) {
-        /* samples y[n], n from the lowest even to the highest odd channel index */
-        const long ylo = min(2 * lo0, 2 * lo1 + 1), yhi = max(2 * (lo0 + len0) - 1, 2 * (lo1 + len1));
-        const int rows = (int)(yhi - ylo);
-        if (lanes == W && ylo + tp.delta >= 0 && yhi + tp.delta <= tp.n) {
-            /* interior tile: no extension; U independent loads in flight per
-               thread, since one outstanding load per thread cannot cover the
-               memory latency at full bandwidth */
-            const REAL *xl = x + lane + (size_t)(ylo + tp.delta) * inner;
-            for (int r = r0; r < rows; r += rstep * TILE_UNROLL) {
-                REAL v[TILE_UNROLL];
-#pragma unroll
-                for (int u = 0; u < TILE_UNROLL; u++) {
-                    const int rr = r + u * rstep;
-                    v[u] = rr < rows ? xl[(size_t)rr * inner] : (REAL)0;
+        /* channel c holds y[2m + c], m in [lo_c, lo_c + len_c) */
+        const bool interior = lanes == W && 2 * lo[0] + tp.delta >= 0 && 2 * lo[1] + 1 + tp.delta >= 0 &&
+                              2 * (lo[0] + len0 - 1) + tp.delta < tp.n && 2 * (lo[1] + len1 - 1) + 1 + tp.delta < tp.n;
+        for (int c = 0; c < 2; c++) {
+            if (interior) {
+                load_rows<REAL, WREAL, W>(ch[c] + lane, x + lane + (size_t)(2 * lo[c] + c + tp.delta) * inner,
+                                          2 * inner, len[c], r0, rstep, (WREAL)1);
+            } else {
+                for (int r = r0; r < len[c]; r += rstep) {
+                    const long n = 2 * (lo[c] + r) + c + tp.delta;
+                    ch[c][r * W + lane] =
+                        lane < lanes ? tile_load_ext<REAL, WREAL>(x + lane, inner, tp.mode, tp.n, n) : (WREAL)0;
                 }
-#pragma unroll
-                for (int u = 0; u < TILE_UNROLL; u++) {
-                    const int rr = r + u * rstep;
-                    const long n = ylo + rr;
-                    const int c = (int)(n & 1);
-                    const long m = (n - c) / 2;
-                    if (rr < rows && m >= lo[c] && m < lo[c] + (c ? len1 : len0))
-                        ch[c][(size_t)(m - lo[c]) * W + lane] = (WREAL)v[u];
-                }
-            }
-        } else {
-            for (int r = r0; r < rows; r += rstep) {
-                const long n = ylo + r;
-                const int c = (int)(n & 1);
-                const long m = (n - c) / 2;
-                if (m < lo[c] || m >= lo[c] + (c ? len1 : len0))
-                    continue;
-                WREAL v = lane < lanes ? tile_load_ext<REAL, WREAL>(x + lane, inner, tp.mode, tp.n, n + tp.delta)
-                                       : (WREAL)0;
-                ch[c][(size_t)(m - lo[c]) * W + lane] = v;
             }
         }
     } else {
         const int a = s.ach, d = 1 - s.ach;
-        const WREAL ika = (WREAL)(1.0 / s.ka), ikd = (WREAL)(1.0 / s.kd);
-        const long la = a ? len1 : len0, ld = d ? len1 : len0;
-        const bool interior = lanes == W && lo[a] - s.sa >= 0 && lo[a] + la - s.sa <= tp.nc && lo[d] - s.sd >= 0 &&
-                              lo[d] + ld - s.sd <= tp.nc;
+        const bool interior = lanes == W && lo[a] - s.sa >= 0 && lo[a] + len[a] - s.sa <= tp.nc &&
+                              lo[d] - s.sd >= 0 && lo[d] + len[d] - s.sd <= tp.nc;
         for (int band = 0; band < 2; band++) {
             const int c = band ? d : a;
-            const long len = band ? ld : la, off = band ? s.sd : s.sa;
-            const WREAL sc = band ? ikd : ika;
+            const long off = band ? s.sd : s.sa;
+            const WREAL sc = (WREAL)(1.0 / (band ? s.kd : s.ka));
             if (interior) {
-                const REAL *xl = x + lane + (size_t)(band * tp.nc + lo[c] - off) * inner;
-                for (int r = r0; r < len; r += rstep * TILE_UNROLL) {
-                    REAL v[TILE_UNROLL];
-#pragma unroll
-                    for (int u = 0; u < TILE_UNROLL; u++) {
-                        const int rr = r + u * rstep;
-                        v[u] = rr < len ? xl[(size_t)rr * inner] : (REAL)0;
-                    }
-#pragma unroll
-                    for (int u = 0; u < TILE_UNROLL; u++) {
-                        const int rr = r + u * rstep;
-                        if (rr < len)
-                            ch[c][(size_t)rr * W + lane] = (WREAL)v[u] * sc;
-                    }
-                }
+                load_rows<REAL, WREAL, W>(ch[c] + lane, x + lane + (size_t)(band * tp.nc + lo[c] - off) * inner, inner,
+                                          len[c], r0, rstep, sc);
             } else {
-                for (int r = r0; r < len; r += rstep) {
-                    const long m = lo[c] + r;
-                    WREAL v = lane < lanes ? tile_load_coeff<REAL, WREAL>(x + lane, inner, tp, band, m - off) : 0;
-                    ch[c][(size_t)r * W + lane] = v * sc;
+                for (int r = r0; r < len[c]; r += rstep) {
+                    WREAL v = lane < lanes ? tile_load_coeff<REAL, WREAL>(x + lane, inner, tp, band, lo[c] + r - off)
+                                           : (WREAL)0;
+                    ch[c][r * W + lane] = v * sc;
                 }
             }
         }
@@ -153,15 +143,26 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
         const int si = INVERSE ? s.nsteps - 1 - k : k;
         const lwt_step st = s.steps[si];
         const int t = st.target, u = 1 - t;
-        const long rlo = tp.step[si].lo + shift, rlen = tp.step[si].hi - tp.step[si].lo;
-        const double *taps = s.taps + st.first;
+        const int rlen = (int)(tp.step[si].hi - tp.step[si].lo);
+        const int dbase = (int)(tp.step[si].lo + shift - lo[t]);
+        const int sbase = (int)(tp.step[si].lo + shift + st.off - lo[u]);
+        const WREAL *tq = taps + st.first;
+        const WREAL *src = ch[u] + lane;
+        WREAL *dst = ch[t] + lane;
+        const int nt = st.ntaps;
         for (int r = r0; r < rlen; r += rstep) {
-            const long m = rlo + r;
-            const WREAL *sp = ch[u] + (size_t)(m + st.off - lo[u]) * W + lane;
-            WREAL acc = 0;
-            for (int q = 0; q < st.ntaps; q++)
-                acc += (WREAL)__ldg(taps + q) * sp[(size_t)q * W];
-            WREAL *dp = ch[t] + (size_t)(m - lo[t]) * W + lane;
+            const WREAL *sp = src + (sbase + r) * W;
+            WREAL acc;
+            if (nt == 1) {
+                acc = tq[0] * sp[0];
+            } else if (nt == 2) {
+                acc = tq[0] * sp[0] + tq[1] * sp[W];
+            } else {
+                acc = 0;
+                for (int q = 0; q < nt; q++)
+                    acc += tq[q] * sp[q * W];
+            }
+            WREAL *dp = dst + (dbase + r) * W;
             *dp = INVERSE ? *dp - acc : *dp + acc;
         }
         __syncthreads();
@@ -170,24 +171,27 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
     if (!INVERSE) {
         const int a = s.ach, d = 1 - s.ach;
         const WREAL ka = (WREAL)s.ka, kd = (WREAL)s.kd;
-        const long k0 = shift;
-        for (int r = r0; r < T; r += rstep) {
-            const long k = k0 + r;
-            if (k >= tp.nc || lane >= lanes)
-                continue;
-            y[(size_t)k * inner + lane] = (REAL)(ka * ch[a][(size_t)(k + s.sa - lo[a]) * W + lane]);
-            y[(size_t)(tp.nc + k) * inner + lane] = (REAL)(kd * ch[d][(size_t)(k + s.sd - lo[d]) * W + lane]);
+        const int kn = (int)min((long)T, tp.nc - shift); /* outputs of this tile */
+        if (lane < lanes) {
+            const WREAL *pa = ch[a] + lane + (int)(shift + s.sa - lo[a]) * W;
+            const WREAL *pd = ch[d] + lane + (int)(shift + s.sd - lo[d]) * W;
+            REAL *ya = y + lane + (size_t)shift * inner, *yd = ya + (size_t)tp.nc * inner;
+            for (int r = r0; r < kn; r += rstep) {
+                ya[(size_t)r * inner] = (REAL)(ka * pa[r * W]);
+                yd[(size_t)r * inner] = (REAL)(kd * pd[r * W]);
+            }
         }
     } else {
         const long m0 = 2 * shift;
-        for (int r = r0; r < 2 * T; r += rstep) {
-            const long m = m0 + r;
-            if (m >= tp.n || lane >= lanes)
-                continue;
-            const long yi = m - tp.delta;
-            const int c = (int)lwt_mod(yi, 2);
-            const long idx = lwt_floor_div(yi, 2);
-            y[(size_t)m * inner + lane] = (REAL)ch[c][(size_t)(idx - lo[c]) * W + lane];
+        const int mn = (int)min(2 * (long)T, tp.n - m0);
+        if (lane < lanes) {
+            REAL *yl = y + lane + (size_t)m0 * inner;
+            for (int r = r0; r < mn; r += rstep) {
+                const long yi = m0 + r - tp.delta;
+                const int c = (int)(yi & 1);
+                const int idx = (int)((yi - c) / 2 - lo[c]);
+                yl[(size_t)r * inner] = (REAL)ch[c][idx * W + lane];
+            }
         }
     }
 }
@@ -198,20 +202,22 @@ cudaError_t launch_w(const lwt_pass *ps, const lwt_line_prog &tp, const lwt_dev_
 {
     const size_t gpo = ps->inner == 1 ? 1 : (ps->inner + W - 1) / W;
     const size_t blocks = (size_t)ntiles * ps->outer * gpo;
-    const size_t smem = (size_t)((tp.ch[0].hi - tp.ch[0].lo) + (tp.ch[1].hi - tp.ch[1].lo)) * W * sizeof(WREAL);
+    const int ntaps_total = ps->scheme->ntaps_total;
+    const size_t smem =
+        ((size_t)((tp.ch[0].hi - tp.ch[0].lo) + (tp.ch[1].hi - tp.ch[1].lo)) * W + (size_t)ntaps_total) * sizeof(WREAL);
     const unsigned threads = 256;
     if (tp.inverse) {
         auto k = tile_kernel<REAL, WREAL, true, W>;
         if (smem > 48 * 1024)
             cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         k<<<(unsigned)blocks, threads, smem, stream>>>(tp, *dev, (const REAL *)ps->in, (REAL *)ps->out, ps->inner, T,
-                                                      ntiles, gpo);
+                                                      ntiles, gpo, ntaps_total);
     } else {
         auto k = tile_kernel<REAL, WREAL, false, W>;
         if (smem > 48 * 1024)
             cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         k<<<(unsigned)blocks, threads, smem, stream>>>(tp, *dev, (const REAL *)ps->in, (REAL *)ps->out, ps->inner, T,
-                                                      ntiles, gpo);
+                                                      ntiles, gpo, ntaps_total);
     }
     return cudaGetLastError();
 }
@@ -247,7 +253,8 @@ bool lwt_cuda_launch_tiles(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaSt
     const long outputs = p.inverse ? (p.n + 1) / 2 : p.nc;
     const long ntiles = (outputs + T - 1) / T;
     const size_t per_elem = (ps->dtype == LWT_F32 && dev->f32_in_float) ? 4 : 8;
-    const size_t smem = (size_t)((tp->ch[0].hi - tp->ch[0].lo) + (tp->ch[1].hi - tp->ch[1].lo)) * W * per_elem;
+    const size_t smem =
+        ((size_t)((tp->ch[0].hi - tp->ch[0].lo) + (tp->ch[1].hi - tp->ch[1].lo)) * W + ps->scheme->ntaps_total) * per_elem;
     if (smem > 200 * 1024 || ntiles < 1) {
         delete tp;
         return false; /* very long schemes: the line kernel handles them */

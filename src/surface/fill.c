@@ -124,6 +124,13 @@ int lwt_fill_invalid(double *z, size_t nx, size_t ny, size_t *filled)
         *filled = 0;
     if (!z || nx == 0 || ny == 0)
         return -2;
+    size_t nbad = 0, n = nx * ny;
+    for (size_t i = 0; i < n; i++)
+        nbad += !isfinite(z[i]);
+    if (nbad == 0)
+        return 0;
+    if (nbad == n)
+        return -2;
     grid g[MAX_GRIDS] = {{0}};
     int ng = 1, rc = 0;
     g[0].nx = nx;

@@ -191,7 +191,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
                   info.coeff_count);
         goto done;
     }
-    for (int b = 0; b < nbands; b++)
+    for (int b = 1; b < nbands; b++) /* the form reuses the filled copy after the forward */
         if (!(out->band[b] = malloc(n * sizeof(double)))) {
             st = fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for the %s band", BAND_NAMES[b]);
             goto done;
@@ -206,7 +206,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
     }
     out->ms_forward = now_ms() - t0;
     progress(spec, 2, steps, "forward transform");
-    free(k.filled);
+    out->band[LWT_BAND_FORM] = k.filled;
     k.filled = NULL;
 
     /* 4-5: one inverse per band from its own coefficients */
