@@ -1,6 +1,7 @@
 # Thin wrapper around CMake so the README's commands stay short.
 #   make        build everything; the CLI lands in build/lwt
-#   make demo   the main job (surface filtration demo; CPU when there is no GPU)
+#   make demo   the main job: surface filtration of a synthetic 4096^2 milled surface, or
+#               of FILE=scan.x3p (CUDA when a GPU is present, else the CPU)
 #   make test   every test (installs what it needs), then the ASan+UBSan suite
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -16,7 +17,7 @@ build: deps
 	@cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
-	@scripts/demo.sh $(BUILD)/lwt
+	@scripts/demo.sh $(BUILD)/lwt $(FILE)
 
 test-fast: build
 	@scripts/install-deps.sh test

@@ -39,7 +39,10 @@ void filter_table_print(FILE *f, const lwt_report *r, const char *outdir)
     }
     range(f, "roughness", s->rough_lo, s->rough_hi, s->lambda_s, s->lambda_c, aniso);
     range(f, "waviness", s->wavy_lo, s->wavy_hi, s->lambda_c, s->lambda_f, aniso);
-    fprintf(f, "  form > %.4g um\n", s->lambda_f[0] * 1e6);
+    fprintf(f, "  form > %.4g um", s->lambda_f[0] * 1e6);
+    if (aniso)
+        fprintf(f, " along x, > %.4g um along y", s->lambda_f[1] * 1e6);
+    fputc('\n', f);
     static const char *const head[LWT_ISO_PARAM_COUNT] = {"Sa/um", "Sq/um", "Ssk", "Sku", "Sp/um",
                                                           "Sv/um", "Sz/um", "Sdq", "Sdr/%"};
     static const char *const who[1 + LWT_BAND_COUNT] = {"input", "form", "waviness", "roughness", "noise"};
