@@ -103,13 +103,15 @@ static int write_outputs(job *j, const filter_opts *o, char *err, size_t errlen)
     char path[4200];
     for (int b = 0; b < LWT_BAND_COUNT; b++)
         if (j->res.band[b]) {
-            progress_update(j->pg, 0.8 + 0.03 * b, files[b]);
+            char what[64];
+            snprintf(what, sizeof what, "writing %s", files[b]);
+            progress_update(j->pg, 0.8 + 0.03 * b, what);
             if (write_band(j, files[b], j->res.band[b], lwt_filter_band_name(b), err, errlen))
                 return -1;
             j->rep.outputs[j->rep.noutputs++] = files[b];
         }
     if (o->preview_px > 0) {
-        progress_update(j->pg, 0.92, "previews");
+        progress_update(j->pg, 0.92, "writing previews");
         lwt_preview_map m = {"input", s->z};
         if (lwt_png_write_maps(outdir_file(&j->od, "input.png", path, sizeof path), &m, 1, s->nx, s->ny, s->dx,
                                s->dy, o->preview_px, err, errlen))

@@ -128,6 +128,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
     memset(&k, 0, sizeof k);
 
     /* 1-2: level and fill a copy */
+    progress(spec, 0, steps, "filling invalid points");
     k.filled = malloc(n * sizeof *k.filled);
     if (!k.filled) {
         st = fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for %zu x %zu points", nx, ny);
@@ -150,7 +151,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
         goto done;
     }
     out->ms_fill = now_ms() - t_start;
-    progress(spec, 1, steps, "filled");
+    progress(spec, 1, steps, "forward transform");
 
     /* 3: plan and forward transform */
     if ((st = lwt_wavelet_create(ctx, spec->wavelet ? spec->wavelet : "cdf97", &k.w)) != LWT_OK) {
@@ -205,13 +206,15 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
         goto done;
     }
     out->ms_forward = now_ms() - t0;
-    progress(spec, 2, steps, "forward transform");
     out->band[LWT_BAND_FORM] = k.filled;
     k.filled = NULL;
 
     /* 4-5: one inverse per band from its own coefficients */
     const size_t row_len = info.packed_shape[1];
+    static const char *const stage[LWT_BAND_COUNT] = {"inverse: form", "inverse: waviness", "inverse: roughness",
+                                                       "inverse: noise"};
     for (int b = 0; b < nbands; b++) {
+        progress(spec, 2 + b, steps, stage[b]);
         t0 = now_ms();
         double *o = out->band[b];
         int any = b == LWT_BAND_FORM;
@@ -237,7 +240,6 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
             if (!isfinite(z[i]))
                 o[i] = NAN;
         out->ms_inverse[b] = now_ms() - t0;
-        progress(spec, 3 + b, steps, BAND_NAMES[b]);
     }
     out->nx = nx;
     out->ny = ny;

@@ -38,7 +38,7 @@ enum { LWT_BAND_FORM = 0, LWT_BAND_WAVINESS = 1, LWT_BAND_ROUGHNESS = 2, LWT_BAN
 /** "form", "waviness", "roughness", "noise". */
 const char *lwt_filter_band_name(int band);
 
-/** Progress: called after each step with (step, steps, what was just done). */
+/** Progress: called as each step starts with (step index 0.., steps, what starts). */
 typedef void (*lwt_filter_progress_fn)(void *user, int step, int steps, const char *what);
 
 typedef struct lwt_filter_spec {
