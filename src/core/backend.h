@@ -38,6 +38,12 @@ typedef struct lwt_backend_ops {
                              const size_t *src_off, void *dst, const size_t *dst_shape, const size_t *dst_off,
                              const size_t *block);
     lwt_status (*zero)(void *bctx, void *dst, size_t bytes);
+    /* Optional (NULL when absent): one whole forward level of a 2-D array
+     * (n0 x n1, C order) in one go, each band written to dst[mask] with its
+     * row stride (mask bit k: axis k is a detail axis). LWT_ERR_UNSUPPORTED
+     * sends the driver back to the separable passes. */
+    lwt_status (*fused2d_forward)(void *bctx, const void *src, size_t n0, size_t n1, void *const dst[4],
+                                  const size_t dst_stride[4]);
 } lwt_backend_ops;
 
 extern const lwt_backend_ops lwt_cpu_ops;

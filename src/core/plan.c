@@ -196,6 +196,10 @@ lwt_status lwt_plan_create(lwt_context *ctx, const lwt_plan_desc *d, lwt_plan **
     }
     p->input_count = prod_checked(p->shape, p->ndim);
     p->coeff_count = prod_checked(p->packed, p->ndim);
+    size_t band_total = prod(p->sizes[levels], p->ndim);
+    for (int j = 1; j <= levels; j++)
+        band_total += ((size_t)(1u << p->ndim) - 1) * prod(p->sizes[j], p->ndim);
+    p->tight = band_total == p->coeff_count;
     if (!p->input_count || !p->coeff_count || buf > ((size_t)-1) / 16 / 2) {
         lwt_plan_destroy(p);
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "array too large");
@@ -344,14 +348,42 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
 {
     const size_t es = lwt_plan_elem_size(p);
     const size_t zero[LWT_MAX_NDIM] = {0, 0, 0};
-    lwt_status zs = env->ops->zero(env->bctx, coeffs, p->coeff_count * es); /* PyWavelets pads gaps with 0 */
-    if (zs)
-        return zs;
+    if (!p->tight) {
+        lwt_status zs = env->ops->zero(env->bctx, coeffs, p->coeff_count * es); /* PyWavelets pads gaps with 0 */
+        if (zs)
+            return zs;
+    }
     const char *cur = in;
     size_t cur_shape[LWT_MAX_NDIM];
     memcpy(cur_shape, p->shape, sizeof cur_shape);
     int which = 0;
     for (int j = 1; j <= p->levels; j++) {
+        if (p->ndim == 2 && !p->direct && env->ops->fused2d_forward) {
+            /* the whole level in one pass, bands straight to their places */
+            void *dst[4];
+            size_t stride[4];
+            const size_t *nc = p->sizes[j];
+            int level_index = p->levels - j + 1;
+            dst[0] = j == p->levels ? (void *)coeffs : (void *)bufs[which];
+            stride[0] = j == p->levels ? p->packed[1] : nc[1];
+            for (unsigned mask = 1; mask < 4; mask++) {
+                size_t off[LWT_MAX_NDIM];
+                band_offset(p, level_index, mask, off);
+                dst[mask] = coeffs + (off[0] * p->packed[1] + off[1]) * es;
+                stride[mask] = p->packed[1];
+            }
+            lwt_status fs = env->ops->fused2d_forward(env->bctx, cur, cur_shape[0], cur_shape[1], dst, stride);
+            if (fs == LWT_OK) {
+                if (j == p->levels)
+                    return LWT_OK;
+                cur = bufs[which];
+                memcpy(cur_shape, nc, sizeof cur_shape);
+                which ^= 1;
+                continue;
+            }
+            if (fs != LWT_ERR_UNSUPPORTED)
+                return fs;
+        }
         for (int k = 0; k < p->ndim; k++) {
             size_t next_shape[LWT_MAX_NDIM];
             char *dst = bufs[which];

@@ -21,6 +21,7 @@ struct lwt_plan {
     size_t packed[LWT_MAX_NDIM];
     size_t input_count, coeff_count;
     size_t buf_elems;               /* per ping-pong buffer */
+    int tight;                      /* bands tile the packed array: no gaps to zero */
     int device;                     /* CUDA device of a CUDA plan */
     void *cuda;                     /* the CUDA backend's per-plan state (device tables) */
 };

@@ -31,4 +31,4 @@ static lwt_status cpu_zero(void *bctx, void *dst, size_t bytes)
     return LWT_OK;
 }
 
-const lwt_backend_ops lwt_cpu_ops = {cpu_run_pass, cpu_copy_block, cpu_zero};
+const lwt_backend_ops lwt_cpu_ops = {cpu_run_pass, cpu_copy_block, cpu_zero, NULL};

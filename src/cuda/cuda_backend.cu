@@ -179,7 +179,24 @@ static lwt_status cuda_zero(void *bctx, void *dst, size_t bytes)
     return LWT_OK;
 }
 
-static const lwt_backend_ops cuda_ops = {cuda_run_pass, cuda_copy_block, cuda_zero};
+static lwt_status cuda_fused2d_forward(void *bctx, const void *src, size_t n0, size_t n1, void *const dst[4],
+                                       const size_t dst_stride[4])
+{
+    cuda_call *call = (cuda_call *)bctx;
+    const lwt_plan *p = call->plan;
+    const lwt_context *ctx = p->ctx;
+    const cuda_plan_state *st = (const cuda_plan_state *)p->cuda;
+    if (getenv("LWT_CUDA_NO_FUSION")) /* for measuring the separable path */
+        return LWT_ERR_UNSUPPORTED;
+    cudaError_t e = cudaSuccess;
+    if (!lwt_cuda_fused2d_forward(&p->wavelet.scheme, &st->dev, p->desc.dtype, p->desc.mode, p->fb.length, src, n0,
+                                  n1, dst, dst_stride, call->stream, &e))
+        return LWT_ERR_UNSUPPORTED;
+    CK(e);
+    return LWT_OK;
+}
+
+static const lwt_backend_ops cuda_ops = {cuda_run_pass, cuda_copy_block, cuda_zero, cuda_fused2d_forward};
 
 /* ----------------------------------------------------------- execution */
 

@@ -28,6 +28,12 @@ cudaError_t lwt_cuda_launch_pass(const lwt_pass *ps, const lwt_dev_scheme *dev, 
  * schemes too long for shared memory), leaving the pass to the line kernel. */
 bool lwt_cuda_launch_tiles(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaStream_t stream, cudaError_t *err);
 
+/* One fused forward level of a 2-D array (cuda_fused2d.cu); false when the
+ * scheme's tile does not fit in shared memory. */
+bool lwt_cuda_fused2d_forward(const lwt_scheme *s, const lwt_dev_scheme *dev, lwt_dtype dtype, lwt_mode mode, int F,
+                              const void *src, size_t n0, size_t n1, void *const dst[4], const size_t dst_stride[4],
+                              cudaStream_t stream, cudaError_t *err);
+
 cudaError_t lwt_cuda_launch_copy_block(size_t es, const void *src, const size_t *sshape, const size_t *soff,
                                        void *dst, const size_t *dshape, const size_t *doff, const size_t *block,
                                        cudaStream_t stream);
