@@ -188,6 +188,13 @@ static lwt_status cuda_fused2d_forward(void *bctx, const void *src, size_t n0, s
     const cuda_plan_state *st = (const cuda_plan_state *)p->cuda;
     if (getenv("LWT_CUDA_NO_FUSION")) /* for measuring the separable path */
         return LWT_ERR_UNSUPPORTED;
+    /* Measured (docs/PERFORMANCE.md, v5): the fused tile wins for schemes of up
+       to 3 steps (Haar, CDF 5/3, D4) and loses beyond, where its halo is
+       recomputed along both axes (CDF 9/7 12.9x vs 9.0x separable). It also
+       computes rows before columns, the reverse of PyWavelets' order, which
+       long schemes amplify past the 1e-12 float64 bound in smooth mode. */
+    if (p->wavelet.scheme.nsteps > 3)
+        return LWT_ERR_UNSUPPORTED;
     cudaError_t e = cudaSuccess;
     if (!lwt_cuda_fused2d_forward(&p->wavelet.scheme, &st->dev, p->desc.dtype, p->desc.mode, p->fb.length, src, n0,
                                   n1, dst, dst_stride, call->stream, &e))
