@@ -52,7 +52,7 @@ __device__ WREAL tile_load_coeff(const REAL *c, size_t stride, const lwt_line_pr
  * outstanding load per thread cannot cover the memory latency. */
 template <typename REAL, typename WREAL, int W>
 __device__ __forceinline__ void load_rows(WREAL *dst, const REAL *src, size_t gstride, int len, int r0, int rstep,
-                                          WREAL scale)
+                                          WREAL div)
 {
     const size_t gstep = gstride * (size_t)rstep;
     const REAL *g = src + gstride * (size_t)r0;
@@ -64,11 +64,11 @@ __device__ __forceinline__ void load_rows(WREAL *dst, const REAL *src, size_t gs
             v[u] = g[gstep * u];
 #pragma unroll
         for (int u = 0; u < TILE_UNROLL; u++)
-            dst[(r + u * rstep) * W] = (WREAL)v[u] * scale;
+            dst[(r + u * rstep) * W] = (WREAL)v[u] / div;
         g += gstep * TILE_UNROLL;
     }
     for (; r < len; r += rstep, g += gstep)
-        dst[r * W] = (WREAL)*g * scale;
+        dst[r * W] = (WREAL)*g / div;
 }
 
 template <typename REAL, typename WREAL, bool INVERSE, int W>
@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
         for (int band = 0; band < 2; band++) {
             const int c = band ? d : a;
             const long off = band ? s.sd : s.sa;
-            const WREAL sc = (WREAL)(1.0 / (band ? s.kd : s.ka));
+            const WREAL sc = (WREAL)(band ? s.kd : s.ka); /* divided, as on the CPU */
             if (interior) {
                 load_rows<REAL, WREAL, W>(ch[c] + lane, x + lane + (size_t)(band * tp.nc + lo[c] - off) * inner, inner,
                                           len[c], r0, rstep, sc);
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
                 for (int r = r0; r < len[c]; r += rstep) {
                     WREAL v = lane < lanes ? tile_load_coeff<REAL, WREAL>(x + lane, inner, tp, band, lo[c] + r - off)
                                            : (WREAL)0;
-                    ch[c][r * W + lane] = v * sc;
+                    ch[c][r * W + lane] = v / sc;
                 }
             }
         }
