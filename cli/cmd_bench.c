@@ -22,12 +22,70 @@ int cmd_bench(int argc, char **argv)
 #include <cuda_runtime.h>
 
 #include "lwt_cuda.h"
+#include "surface/filter.h"
+#include "surface/synth.h"
 
 static int cmp_float(const void *a, const void *b)
 {
     float x = *(const float *)a, y = *(const float *)b;
     return (x > y) - (x < y);
 }
+
+/*
+ * --filter N: issue 5's speed measurement. A synthetic N x N milled surface
+ * filtered with CDF 9/7, 6 levels, mode symmetric, on the GPU: fill +
+ * forward + the three inverse reconstructions, host data in and out
+ * (transfers included), as lwt filter does it. Median of 3 runs after a
+ * warm-up; the seed's multi-GPU time for 12288^2 is 748-832 ms (Table 4).
+ */
+static int bench_filter(lwt_context *ctx, size_t n, int f64)
+{
+    lwt_synth_desc sd;
+    double *z = malloc(n * n * sizeof *z);
+    if (!z || lwt_synth_preset("milled", n, n, 1e-6, 1e-6, 1, &sd) || lwt_synth_generate(&sd, z, NULL, NULL, NULL)) {
+        fprintf(stderr, "lwt bench: cannot make the %zux%zu surface\n", n, n);
+        free(z);
+        return LWT_EXIT_RUNTIME;
+    }
+    lwt_filter_spec spec = lwt_filter_spec_default();
+    spec.backend = LWT_BACKEND_CUDA;
+    spec.dtype = f64 ? LWT_F64 : LWT_F32;
+    lwt_band_request req = {0};
+    req.levels = 6;
+    req.rough_lo = 1;
+    req.rough_hi = 3;
+    req.wavy_lo = 4;
+    req.wavy_hi = 6;
+    char err[256];
+    if (lwt_bands_resolve(&req, n, n, 1e-6, 1e-6, &spec.split, err, sizeof err)) {
+        fprintf(stderr, "lwt bench: %s\n", err);
+        free(z);
+        return LWT_EXIT_RUNTIME;
+    }
+    float fwd[4], inv[4], tot[4];
+    for (int r = 0; r < 4; r++) {
+        lwt_filter_result res;
+        if (lwt_filter_run(ctx, &spec, z, n, n, 1e-6, 1e-6, &res, err, sizeof err) != LWT_OK) {
+            fprintf(stderr, "lwt bench: filter failed: %s\n", err);
+            free(z);
+            return LWT_EXIT_RUNTIME;
+        }
+        fwd[r] = (float)res.ms_forward;
+        inv[r] = (float)(res.ms_inverse[0] + res.ms_inverse[1] + res.ms_inverse[2]);
+        tot[r] = (float)(res.ms_fill + res.ms_forward + inv[r]);
+        lwt_filter_result_free(&res);
+    }
+    /* median of runs 1..3 (run 0 warms up) */
+    qsort(fwd + 1, 3, sizeof(float), cmp_float);
+    qsort(inv + 1, 3, sizeof(float), cmp_float);
+    qsort(tot + 1, 3, sizeof(float), cmp_float);
+    printf("filter %zux%zu %s cdf97 6 levels symmetric, cuda, host data: forward %.1f ms, 3 inverse %.1f ms, "
+           "fill+forward+3 inverse %.1f ms (seed: 748-832 ms; 1/20 = 37-42 ms)\n",
+           n, n, f64 ? "float64" : "float32", fwd[2], inv[2], tot[2]);
+    free(z);
+    return LWT_EXIT_OK;
+}
+
 
 #define CUDA_OK(call)                                                                          \
     do {                                                                                       \
@@ -87,6 +145,7 @@ int cmd_bench(int argc, char **argv)
 {
     char wl[512] = "haar,db2,cdf53,cdf97,db10", ml[256] = "periodization,symmetric", sl[256] = "4096,16384";
     int levels = 4, reps = 20, f64 = 0;
+    size_t filter_n = 0;
     for (int i = 1; i < argc; i++) {
         if (i + 1 < argc && !strcmp(argv[i], "-w")) snprintf(wl, sizeof wl, "%s", argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "-m")) snprintf(ml, sizeof ml, "%s", argv[++i]);
@@ -94,9 +153,11 @@ int cmd_bench(int argc, char **argv)
         else if (i + 1 < argc && !strcmp(argv[i], "-l")) levels = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--reps")) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--f64")) f64 = 1;
+        else if (i + 1 < argc && !strcmp(argv[i], "--filter")) filter_n = strtoull(argv[++i], NULL, 10);
         else {
             fprintf(stderr, "lwt bench: unknown option '%s'\n"
-                            "usage: lwt bench [-w W1,W2] [-m M1,M2] [--sizes N1,N2] [-l LEVELS] [--reps N] [--f64]\n",
+                            "usage: lwt bench [-w W1,W2] [-m M1,M2] [--sizes N1,N2] [-l LEVELS] [--reps N] [--f64] "
+                            "[--filter N]\n",
                     argv[i]);
             return LWT_EXIT_USAGE;
         }
@@ -114,6 +175,11 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "lwt bench: no CUDA device\n");
         lwt_context_destroy(ctx);
         return LWT_EXIT_RUNTIME;
+    }
+    if (filter_n) {
+        int frc = bench_filter(ctx, filter_n, f64);
+        lwt_context_destroy(ctx);
+        return frc;
     }
     struct cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);

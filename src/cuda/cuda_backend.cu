@@ -55,8 +55,23 @@ static size_t scratch_per_line(const lwt_line_prog *lp)
     return (size_t)(lp->ch[0].hi - lp->ch[0].lo) + (size_t)(lp->ch[1].hi - lp->ch[1].lo);
 }
 
+/* scratch of one pass: only the line kernel (direct path, very long schemes) uses it */
+static size_t pass_scratch(const lwt_plan *p, const lwt_line_prog *lp, size_t outer, size_t inner, bool f32_in_float)
+{
+    lwt_pass ps;
+    memset(&ps, 0, sizeof ps);
+    ps.prog = lp;
+    ps.scheme = &p->wavelet.scheme;
+    ps.dtype = p->desc.dtype;
+    ps.outer = outer;
+    ps.inner = inner;
+    if (lwt_cuda_tiles_apply(&ps, f32_in_float))
+        return 0;
+    return scratch_per_line(lp) * outer * inner;
+}
+
 /* largest scratch over every pass of the plan, both directions */
-static size_t plan_scratch(const lwt_plan *p)
+static size_t plan_scratch(const lwt_plan *p, bool f32_in_float)
 {
     size_t best = 0;
     lwt_line_prog *lp = (lwt_line_prog *)malloc(sizeof *lp);
@@ -66,22 +81,24 @@ static size_t plan_scratch(const lwt_plan *p)
         size_t shape[LWT_MAX_NDIM];
         memcpy(shape, p->sizes[j - 1], sizeof shape);
         for (int k = 0; k < p->ndim; k++) {
-            size_t lines = 1;
-            for (int q = 0; q < LWT_MAX_NDIM; q++)
-                if (q != k)
-                    lines *= shape[q];
+            size_t outer = 1, inner = 1;
+            for (int q = 0; q < LWT_MAX_NDIM; q++) {
+                if (q < k) outer *= shape[q];
+                if (q > k) inner *= shape[q];
+            }
             lwt_line_prog_forward(lp, &p->wavelet.scheme, p->direct, p->fb.length, p->desc.mode,
                                   (long)p->sizes[j - 1][k]);
-            size_t f = scratch_per_line(lp) * lines;
+            size_t f = pass_scratch(p, lp, outer, inner, f32_in_float);
             lwt_line_prog_inverse(lp, &p->wavelet.scheme, p->direct, p->fb.length, p->desc.mode,
                                   (long)p->sizes[j][k], (long)p->sizes[j - 1][k]);
             /* in the inverse the other axes are at 2 nc or already at their
                output length, which is never more */
-            size_t ilines = 1;
-            for (int q = 0; q < p->ndim; q++)
-                if (q != k)
-                    ilines *= 2 * p->sizes[j][q];
-            size_t i = scratch_per_line(lp) * ilines;
+            size_t iouter = 1, iinner = 1;
+            for (int q = 0; q < p->ndim; q++) {
+                if (q < k) iouter *= 2 * p->sizes[j][q];
+                if (q > k) iinner *= 2 * p->sizes[j][q];
+            }
+            size_t i = pass_scratch(p, lp, iouter, iinner, f32_in_float);
             if (f > best) best = f;
             if (i > best) best = i;
             shape[k] = 2 * p->sizes[j][k];
@@ -133,7 +150,7 @@ extern "C" lwt_status lwt_cuda_plan_init(lwt_plan *p)
        levels beyond the maximum extend far past the data */
     st->dev.f32_in_float = p->wavelet.err32_arith <= LWT_ACCEPT_F32 && p->desc.mode != LWT_MODE_SMOOTH &&
                            p->desc.mode != LWT_MODE_ANTIREFLECT && p->levels <= p->max_level;
-    st->scratch_elems = plan_scratch(p);
+    st->scratch_elems = plan_scratch(p, st->dev.f32_in_float);
     return LWT_OK;
 }
 

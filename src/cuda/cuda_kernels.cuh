@@ -27,6 +27,8 @@ cudaError_t lwt_cuda_launch_pass(const lwt_pass *ps, const lwt_dev_scheme *dev, 
 /* The tiled fast path; false when it does not apply (direct filter bank,
  * schemes too long for shared memory), leaving the pass to the line kernel. */
 bool lwt_cuda_launch_tiles(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaStream_t stream, cudaError_t *err);
+/* Whether a pass would take the tiled path (and so needs no scratch). */
+bool lwt_cuda_tiles_apply(const lwt_pass *ps, bool f32_in_float);
 
 /* One fused forward level of a 2-D array (cuda_fused2d.cu); false when the
  * scheme's tile does not fit in shared memory. */

@@ -235,30 +235,57 @@ cudaError_t launch(const lwt_pass *ps, const lwt_line_prog &tp, const lwt_dev_sc
 
 } // namespace
 
-/* Tile shape: a strided axis takes 32 columns x 64 outputs (128-byte rows in
- * float32); a contiguous axis takes 1 line x 1024 outputs (2048 samples). */
-bool lwt_cuda_launch_tiles(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaStream_t stream, cudaError_t *err)
+/* Tile shape: a strided axis takes 64 (float32) or 32 columns x 64 outputs
+ * (256-byte rows); a contiguous axis takes 1 line x 1024 outputs. */
+static void tile_shape(const lwt_pass *ps, int *W, long *T)
+{
+    *W = ps->inner == 1 ? 1 : ps->dtype == LWT_F32 && ps->inner >= 64 ? 64 : 32;
+    *T = ps->inner == 1 ? 1024 : 64;
+}
+
+/* shared memory of one tile, 0 when the tiled path does not apply */
+static size_t tile_plan(const lwt_pass *ps, bool f32_in_float, lwt_line_prog *tp, long *ntiles)
 {
     const lwt_line_prog &p = *ps->prog;
     if (p.direct)
-        return false;
-    /* 256-byte rows on strided axes (64 floats or 32 doubles); narrower axes leave lanes idle */
-    const int W = ps->inner == 1 ? 1 : ps->dtype == LWT_F32 && ps->inner >= 64 ? 64 : 32;
-    const long T = ps->inner == 1 ? 1024 : 64;
-    lwt_line_prog *tp = new lwt_line_prog(p);
+        return 0;
+    int W;
+    long T;
+    tile_shape(ps, &W, &T);
+    *tp = p;
     if (p.inverse)
         lwt_line_ranges_inverse(tp, ps->scheme, 0, 2 * T);
     else
         lwt_line_ranges_forward(tp, ps->scheme, 0, T);
     const long outputs = p.inverse ? (p.n + 1) / 2 : p.nc;
-    const long ntiles = (outputs + T - 1) / T;
-    const size_t per_elem = (ps->dtype == LWT_F32 && dev->f32_in_float) ? 4 : 8;
+    *ntiles = (outputs + T - 1) / T;
+    const size_t per_elem = (ps->dtype == LWT_F32 && f32_in_float) ? 4 : 8;
     const size_t smem =
         ((size_t)((tp->ch[0].hi - tp->ch[0].lo) + (tp->ch[1].hi - tp->ch[1].lo)) * W + ps->scheme->ntaps_total) * per_elem;
-    if (smem > 200 * 1024 || ntiles < 1) {
+    /* very long schemes: the line kernel handles them */
+    return smem <= 200 * 1024 && *ntiles >= 1 ? smem : 0;
+}
+
+bool lwt_cuda_tiles_apply(const lwt_pass *ps, bool f32_in_float)
+{
+    lwt_line_prog *tp = new lwt_line_prog;
+    long ntiles;
+    bool ok = tile_plan(ps, f32_in_float, tp, &ntiles) != 0;
+    delete tp;
+    return ok;
+}
+
+bool lwt_cuda_launch_tiles(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaStream_t stream, cudaError_t *err)
+{
+    lwt_line_prog *tp = new lwt_line_prog;
+    long ntiles;
+    if (!tile_plan(ps, dev->f32_in_float, tp, &ntiles)) {
         delete tp;
-        return false; /* very long schemes: the line kernel handles them */
+        return false;
     }
+    int W;
+    long T;
+    tile_shape(ps, &W, &T);
     if (ps->dtype == LWT_F32)
         *err = dev->f32_in_float ? launch<float, float>(ps, *tp, dev, W, T, ntiles, stream)
                                  : launch<float, double>(ps, *tp, dev, W, T, ntiles, stream);
