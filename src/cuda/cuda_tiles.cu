@@ -105,7 +105,28 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
         /* channel c holds y[2m + c], m in [lo_c, lo_c + len_c) */
         const bool interior = lanes == W && 2 * lo[0] + tp.delta >= 0 && 2 * lo[1] + 1 + tp.delta >= 0 &&
                               2 * (lo[0] + len0 - 1) + tp.delta < tp.n && 2 * (lo[1] + len1 - 1) + 1 + tp.delta < tp.n;
-        for (int c = 0; c < 2; c++) {
+        if (W == 1 && interior) {
+            /* contiguous line: read the samples in order (fully coalesced) and
+               split even/odd on the way into shared memory */
+            const long ylo = min(2 * lo[0], 2 * lo[1] + 1);
+            const int rows = (int)(max(2 * (lo[0] + len0) - 1, 2 * (lo[1] + len1)) - ylo);
+            const REAL *g = x + (size_t)(ylo + tp.delta);
+            for (int r = r0; r < rows; r += rstep * TILE_UNROLL) {
+                REAL v[TILE_UNROLL];
+#pragma unroll
+                for (int u = 0; u < TILE_UNROLL; u++)
+                    v[u] = r + u * rstep < rows ? g[r + u * rstep] : (REAL)0;
+#pragma unroll
+                for (int u = 0; u < TILE_UNROLL; u++) {
+                    const long n = ylo + r + u * rstep;
+                    const int c = (int)(n & 1);
+                    const long m = (n - c) / 2 - lo[c];
+                    if (r + u * rstep < rows && m >= 0 && m < len[c])
+                        ch[c][m] = (WREAL)v[u];
+                }
+            }
+        }
+        for (int c = 0; c < 2 && !(W == 1 && interior); c++) {
             if (interior) {
                 load_rows<REAL, WREAL, W>(ch[c] + lane, x + lane + (size_t)(2 * lo[c] + c + tp.delta) * inner,
                                           2 * inner, len[c], r0, rstep, (WREAL)1);
