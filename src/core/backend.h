@@ -15,6 +15,24 @@
 #include "core/scheme.h"
 #include "lwt.h"
 
+/*
+ * Where a forward pass along the last axis writes, instead of [cA | cD] in
+ * `out`: line o of the pass is split into the indices of the axes before the
+ * last one (nouter of them, each [a | d] of half[q] each); region r has bit q
+ * set when axis q is in its d half; half h is the last axis' a (0) or d (1).
+ * Element k of that half-line goes to
+ *     dst[r][h] + (li0 * s0[r][h] + li1 * s1[r][h] + k) * elem_size
+ * with li the indices local to their half. This puts every band of a level
+ * straight into the packed layout (and cA into the next level's buffer).
+ */
+typedef struct lwt_dest_map {
+    int nouter;
+    long half[2];
+    long extent1;            /* 2 * half[1]: splits o when nouter == 2 */
+    char *dst[4][2];
+    size_t s0[4][2], s1[4][2];
+} lwt_dest_map;
+
 typedef struct lwt_pass {
     const lwt_line_prog *prog;
     const lwt_scheme *scheme;
@@ -24,6 +42,8 @@ typedef struct lwt_pass {
     void *out;
     size_t outer, inner;
     int threads;       /* 0 = all */
+    const lwt_dest_map *map; /* NULL: plain output; else see lwt_dest_map (backends
+                                that cannot honour it return LWT_ERR_UNSUPPORTED) */
 } lwt_pass;
 
 /*

@@ -279,7 +279,7 @@ typedef struct exec_env {
 } exec_env;
 
 static lwt_status run_axis(const lwt_plan *p, const exec_env *env, int axis, int inverse, const size_t *shape_in,
-                           long n_axis_out, const void *in, void *out, size_t *shape_out)
+                           long n_axis_out, const void *in, void *out, size_t *shape_out, const lwt_dest_map *map)
 {
     lwt_line_prog prog;
     const lwt_scheme *s = &p->wavelet.scheme;
@@ -302,6 +302,7 @@ static lwt_status run_axis(const lwt_plan *p, const exec_env *env, int axis, int
     for (int k = axis + 1; k < LWT_MAX_NDIM; k++)
         ps.inner *= shape_in[k];
     ps.threads = p->ctx ? p->ctx->threads : 0;
+    ps.map = map;
     memcpy(shape_out, shape_in, LWT_MAX_NDIM * sizeof *shape_out);
     shape_out[axis] = inverse ? (size_t)n_axis_out : 2 * (size_t)prog.nc;
     return env->ops->run_pass(env->bctx, &ps);
@@ -344,6 +345,50 @@ static lwt_status copy_normalized(const exec_env *env, size_t es, const void *sr
             return cs;                                                                           \
     } while (0)
 
+/* The last pass of forward level j writes each band to its place: details to
+ * the packed array, the approximation to `approx` (or the packed array at
+ * the last level). */
+static void build_dest_map(const lwt_plan *p, int j, char *coeffs, char *approx, lwt_dest_map *m)
+{
+    const size_t es = lwt_plan_elem_size(p);
+    const size_t *nc = p->sizes[j];
+    const int nd = p->ndim, last = nd - 1;
+    const int level_index = p->levels - j + 1;
+    memset(m, 0, sizeof *m);
+    m->nouter = last;
+    for (int q = 0; q < last; q++)
+        m->half[q] = (long)nc[q];
+    m->extent1 = last == 2 ? 2 * (long)nc[1] : 1;
+    for (int r = 0; r < (1 << last); r++)
+        for (int h = 0; h < 2; h++) {
+            unsigned mask = (unsigned)r | ((unsigned)h << last);
+            size_t off[LWT_MAX_NDIM] = {0, 0, 0}, shape[LWT_MAX_NDIM] = {1, 1, 1};
+            char *base;
+            if (mask == 0 && j < p->levels) {
+                base = approx;
+                for (int q = 0; q < nd; q++)
+                    shape[q] = nc[q];
+            } else {
+                base = coeffs;
+                if (mask)
+                    band_offset(p, level_index, mask, off);
+                for (int q = 0; q < nd; q++)
+                    shape[q] = p->packed[q];
+            }
+            /* C-order strides of `shape`, in elements */
+            size_t st[LWT_MAX_NDIM];
+            st[nd - 1] = 1;
+            for (int q = nd - 2; q >= 0; q--)
+                st[q] = st[q + 1] * shape[q + 1];
+            size_t o = 0;
+            for (int q = 0; q < nd; q++)
+                o += off[q] * st[q];
+            m->dst[r][h] = base + o * es;
+            m->s0[r][h] = last >= 1 ? st[0] : 0;
+            m->s1[r][h] = last >= 2 ? st[1] : 0;
+        }
+}
+
 static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char *in, char *coeffs, char *bufs[2])
 {
     const size_t es = lwt_plan_elem_size(p);
@@ -384,10 +429,29 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
             if (fs != LWT_ERR_UNSUPPORTED)
                 return fs;
         }
+        const size_t *nc = p->sizes[j];
+        int level_index = p->levels - j + 1;
         for (int k = 0; k < p->ndim; k++) {
             size_t next_shape[LWT_MAX_NDIM];
             char *dst = bufs[which];
-            lwt_status st = run_axis(p, env, k, 0, cur_shape, 0, cur, dst, next_shape);
+            lwt_status st = LWT_ERR_UNSUPPORTED;
+            if (k == p->ndim - 1) {
+                /* last axis: bands straight to their places when the backend can */
+                lwt_dest_map map;
+                build_dest_map(p, j, coeffs, bufs[which], &map);
+                st = run_axis(p, env, k, 0, cur_shape, 0, cur, dst, next_shape, &map);
+                if (st == LWT_OK) {
+                    if (j == p->levels)
+                        return LWT_OK;
+                    cur = bufs[which];
+                    memcpy(cur_shape, nc, sizeof cur_shape);
+                    which ^= 1;
+                    goto next_level;
+                }
+                if (st != LWT_ERR_UNSUPPORTED)
+                    return st;
+            }
+            st = run_axis(p, env, k, 0, cur_shape, 0, cur, dst, next_shape, NULL);
             if (st)
                 return st;
             cur = dst;
@@ -395,8 +459,6 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
             which ^= 1;
         }
         /* scatter the detail bands of this level, keep the approximation */
-        const size_t *nc = p->sizes[j];
-        int level_index = p->levels - j + 1;
         for (unsigned mask = 1; mask < (1u << p->ndim); mask++) {
             size_t src_off[LWT_MAX_NDIM] = {0, 0, 0}, dst_off[LWT_MAX_NDIM];
             for (int k = 0; k < p->ndim; k++)
@@ -409,6 +471,7 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
         cur = approx;
         memcpy(cur_shape, nc, sizeof cur_shape);
         which ^= 1;
+    next_level:;
     }
     COPY(cur, cur_shape, zero, coeffs, p->packed, zero, cur_shape);
     return LWT_OK;
@@ -448,7 +511,7 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
             size_t next_shape[LWT_MAX_NDIM];
             int last = j == 1 && k == 0;
             char *dst = last ? out : bufs[which ^ 1];
-            lwt_status st = run_axis(p, env, k, 1, shape, (long)p->sizes[j - 1][k], src, dst, next_shape);
+            lwt_status st = run_axis(p, env, k, 1, shape, (long)p->sizes[j - 1][k], src, dst, next_shape, NULL);
             if (st)
                 return st;
             src = dst;

@@ -6,6 +6,8 @@
 static lwt_status cpu_run_pass(void *bctx, const lwt_pass *p)
 {
     (void)bctx;
+    if (p->map)
+        return LWT_ERR_UNSUPPORTED; /* the driver copies the bands instead */
     return lwt_cpu_run_pass(p);
 }
 

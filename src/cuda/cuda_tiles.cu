@@ -74,7 +74,8 @@ __device__ __forceinline__ void load_rows(WREAL *dst, const REAL *src, size_t gs
 template <typename REAL, typename WREAL, bool INVERSE, int W>
 __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const lwt_dev_scheme s,
                                                    const REAL *__restrict__ in, REAL *__restrict__ out, size_t inner,
-                                                   long T, long ntiles, size_t groups_per_outer, int ntaps_total)
+                                                   long T, long ntiles, size_t groups_per_outer, int ntaps_total,
+                                                   const lwt_dest_map map, bool use_map)
 {
     extern __shared__ unsigned char smem_raw[];
     WREAL *sm = reinterpret_cast<WREAL *>(smem_raw);
@@ -197,6 +198,20 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
             const WREAL *pa = ch[a] + lane + (int)(shift + s.sa - lo[a]) * W;
             const WREAL *pd = ch[d] + lane + (int)(shift + s.sd - lo[d]) * W;
             REAL *ya = y + lane + (size_t)shift * inner, *yd = ya + (size_t)tp.nc * inner;
+            if (use_map) { /* last axis (inner == 1): each half of the line to its band */
+                long i0 = (long)o, i1 = 0;
+                int rg = 0;
+                if (map.nouter == 2) {
+                    i0 = (long)o / map.extent1;
+                    i1 = (long)o - i0 * map.extent1;
+                    if (i1 >= map.half[1]) { rg |= 2; i1 -= map.half[1]; }
+                }
+                if (map.nouter >= 1 && i0 >= map.half[0]) { rg |= 1; i0 -= map.half[0]; }
+                if (map.nouter == 0)
+                    i0 = 0;
+                ya = (REAL *)map.dst[rg][0] + (size_t)i0 * map.s0[rg][0] + (size_t)i1 * map.s1[rg][0] + shift;
+                yd = (REAL *)map.dst[rg][1] + (size_t)i0 * map.s0[rg][1] + (size_t)i1 * map.s1[rg][1] + shift;
+            }
             for (int r = r0; r < kn; r += rstep) {
                 ya[(size_t)r * inner] = (REAL)(ka * pa[r * W]);
                 yd[(size_t)r * inner] = (REAL)(kd * pd[r * W]);
@@ -232,13 +247,15 @@ cudaError_t launch_w(const lwt_pass *ps, const lwt_line_prog &tp, const lwt_dev_
         if (smem > 48 * 1024)
             cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         k<<<(unsigned)blocks, threads, smem, stream>>>(tp, *dev, (const REAL *)ps->in, (REAL *)ps->out, ps->inner, T,
-                                                      ntiles, gpo, ntaps_total);
+                                                      ntiles, gpo, ntaps_total,
+                                                      ps->map ? *ps->map : lwt_dest_map(), ps->map != NULL);
     } else {
         auto k = tile_kernel<REAL, WREAL, false, W>;
         if (smem > 48 * 1024)
             cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         k<<<(unsigned)blocks, threads, smem, stream>>>(tp, *dev, (const REAL *)ps->in, (REAL *)ps->out, ps->inner, T,
-                                                      ntiles, gpo, ntaps_total);
+                                                      ntiles, gpo, ntaps_total,
+                                                      ps->map ? *ps->map : lwt_dest_map(), ps->map != NULL);
     }
     return cudaGetLastError();
 }
@@ -298,6 +315,8 @@ bool lwt_cuda_tiles_apply(const lwt_pass *ps, bool f32_in_float)
 
 bool lwt_cuda_launch_tiles(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaStream_t stream, cudaError_t *err)
 {
+    if (ps->map && (ps->inner != 1 || ps->prog->inverse))
+        return false;
     lwt_line_prog *tp = new lwt_line_prog;
     long ntiles;
     if (!tile_plan(ps, dev->f32_in_float, tp, &ntiles)) {
