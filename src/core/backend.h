@@ -23,7 +23,8 @@
  * Element k of that half-line goes to
  *     dst[r][h] + (li0 * s0[r][h] + li1 * s1[r][h] + k) * elem_size
  * with li the indices local to their half. This puts every band of a level
- * straight into the packed layout (and cA into the next level's buffer).
+ * straight into the packed layout (and cA into the next level's buffer); the
+ * first inverse pass of a level reads its input through the same map.
  */
 typedef struct lwt_dest_map {
     int nouter;

@@ -345,10 +345,11 @@ static lwt_status copy_normalized(const exec_env *env, size_t es, const void *sr
             return cs;                                                                           \
     } while (0)
 
-/* The last pass of forward level j writes each band to its place: details to
- * the packed array, the approximation to `approx` (or the packed array at
- * the last level). */
-static void build_dest_map(const lwt_plan *p, int j, char *coeffs, char *approx, lwt_dest_map *m)
+/* The bands of level j where they live: details in the packed array, the
+ * approximation in `approx` (compact, nc shape) unless approx_packed, when it
+ * is the packed array's corner. The last forward pass of a level writes
+ * through this map and the first inverse pass reads through it. */
+static void build_band_map(const lwt_plan *p, int j, char *coeffs, char *approx, int approx_packed, lwt_dest_map *m)
 {
     const size_t es = lwt_plan_elem_size(p);
     const size_t *nc = p->sizes[j];
@@ -364,7 +365,7 @@ static void build_dest_map(const lwt_plan *p, int j, char *coeffs, char *approx,
             unsigned mask = (unsigned)r | ((unsigned)h << last);
             size_t off[LWT_MAX_NDIM] = {0, 0, 0}, shape[LWT_MAX_NDIM] = {1, 1, 1};
             char *base;
-            if (mask == 0 && j < p->levels) {
+            if (mask == 0 && !approx_packed) {
                 base = approx;
                 for (int q = 0; q < nd; q++)
                     shape[q] = nc[q];
@@ -438,7 +439,7 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
             if (k == p->ndim - 1) {
                 /* last axis: bands straight to their places when the backend can */
                 lwt_dest_map map;
-                build_dest_map(p, j, coeffs, bufs[which], &map);
+                build_band_map(p, j, coeffs, bufs[which], j == p->levels, &map);
                 st = run_axis(p, env, k, 0, cur_shape, 0, cur, dst, next_shape, &map);
                 if (st == LWT_OK) {
                     if (j == p->levels)
@@ -495,19 +496,39 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
         size_t shape[LWT_MAX_NDIM] = {1, 1, 1};
         for (int k = 0; k < p->ndim; k++)
             shape[k] = 2 * nc[k];
-        char *blk = bufs[which ^ 1];
         int level_index = p->levels - j + 1;
-        COPY(cur, nc, zero, blk, shape, zero, nc);
-        for (unsigned mask = 1; mask < (1u << p->ndim); mask++) {
-            size_t dst_off[LWT_MAX_NDIM] = {0, 0, 0}, src_off[LWT_MAX_NDIM];
-            for (int k = 0; k < p->ndim; k++)
-                dst_off[k] = (mask >> k) & 1 ? nc[k] : 0;
-            band_offset(p, level_index, mask, src_off);
-            COPY(coeffs, p->packed, src_off, blk, shape, dst_off, nc);
+        const char *src;
+        int k0 = p->ndim - 1;
+        /* first pass (last axis) straight from the bands' places when the backend can */
+        lwt_dest_map map;
+        build_band_map(p, j, (char *)coeffs, cur, 0, &map);
+        {
+            size_t next_shape[LWT_MAX_NDIM];
+            char *dst = j == 1 && k0 == 0 ? out : bufs[which ^ 1];
+            lwt_status st = run_axis(p, env, k0, 1, shape, (long)p->sizes[j - 1][k0], cur, dst, next_shape, &map);
+            if (st != LWT_OK && st != LWT_ERR_UNSUPPORTED)
+                return st;
+            if (st == LWT_OK) {
+                src = dst;
+                memcpy(shape, next_shape, sizeof shape);
+                which ^= 1;
+                k0--;
+            } else {
+                /* assemble [cA | cD] blocks of this level, then pass plainly */
+                char *blk = bufs[which ^ 1];
+                COPY(cur, nc, zero, blk, shape, zero, nc);
+                for (unsigned mask = 1; mask < (1u << p->ndim); mask++) {
+                    size_t dst_off[LWT_MAX_NDIM] = {0, 0, 0}, src_off[LWT_MAX_NDIM];
+                    for (int k = 0; k < p->ndim; k++)
+                        dst_off[k] = (mask >> k) & 1 ? nc[k] : 0;
+                    band_offset(p, level_index, mask, src_off);
+                    COPY(coeffs, p->packed, src_off, blk, shape, dst_off, nc);
+                }
+                src = blk;
+                which ^= 1;
+            }
         }
-        const char *src = blk;
-        which ^= 1;
-        for (int k = p->ndim - 1; k >= 0; k--) {
+        for (int k = k0; k >= 0; k--) {
             size_t next_shape[LWT_MAX_NDIM];
             int last = j == 1 && k == 0;
             char *dst = last ? out : bufs[which ^ 1];

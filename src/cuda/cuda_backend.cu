@@ -176,7 +176,7 @@ static lwt_status cuda_run_pass(void *bctx, const lwt_pass *ps)
     const lwt_context *ctx = call->plan->ctx;
     const cuda_plan_state *st = (const cuda_plan_state *)call->plan->cuda;
     /* band destinations: only the tiled kernel writes through a map */
-    if (ps->map && (ps->inner != 1 || ps->prog->inverse || !lwt_cuda_tiles_apply(ps, st->dev.f32_in_float)))
+    if (ps->map && (ps->inner != 1 || !lwt_cuda_tiles_apply(ps, st->dev.f32_in_float)))
         return LWT_ERR_UNSUPPORTED;
     CK(lwt_cuda_launch_pass(ps, &st->dev, call->scratch, call->stream));
     return LWT_OK;

@@ -37,14 +37,32 @@ __device__ WREAL tile_load_ext(const REAL *x, size_t stride, int mode, long N, l
     return v;
 }
 
+/* coefficient k of a band starting at c: zero outside, periodic for periodization */
 template <typename REAL, typename WREAL>
-__device__ WREAL tile_load_coeff(const REAL *c, size_t stride, const lwt_line_prog &p, int band, long k)
+__device__ WREAL tile_load_coeff(const REAL *c, size_t stride, const lwt_line_prog &p, long k)
 {
     if (p.mode == LWT_MODE_PERIODIZATION)
         k = lwt_mod(k, p.nc);
     if (k < 0 || k >= p.nc)
         return 0;
-    return (WREAL)c[(size_t)(band * p.nc + k) * stride];
+    return (WREAL)c[(size_t)k * stride];
+}
+
+/* region and local indices of line o under a band map (last axis, inner == 1) */
+__device__ __forceinline__ size_t map_offset(const lwt_dest_map &map, size_t o, int h, int *rg_out)
+{
+    long i0 = (long)o, i1 = 0;
+    int rg = 0;
+    if (map.nouter == 2) {
+        i0 = (long)o / map.extent1;
+        i1 = (long)o - i0 * map.extent1;
+        if (i1 >= map.half[1]) { rg |= 2; i1 -= map.half[1]; }
+    }
+    if (map.nouter >= 1 && i0 >= map.half[0]) { rg |= 1; i0 -= map.half[0]; }
+    if (map.nouter == 0)
+        i0 = 0;
+    *rg_out = rg;
+    return (size_t)i0 * map.s0[rg][h] + (size_t)i1 * map.s1[rg][h];
 }
 
 /* Copy len rows of one lane from global (row stride gstride) into shared
@@ -143,16 +161,24 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
         const int a = s.ach, d = 1 - s.ach;
         const bool interior = lanes == W && lo[a] - s.sa >= 0 && lo[a] + len[a] - s.sa <= tp.nc &&
                               lo[d] - s.sd >= 0 && lo[d] + len[d] - s.sd <= tp.nc;
+        /* where each band's line starts: [cA | cD] in x, or its place under the map */
+        const REAL *xb[2] = {x, x + (size_t)tp.nc * inner};
+        if (use_map) {
+            int rg;
+            const size_t o0 = map_offset(map, o, 0, &rg), o1 = map_offset(map, o, 1, &rg);
+            xb[0] = (const REAL *)map.dst[rg][0] + o0;
+            xb[1] = (const REAL *)map.dst[rg][1] + o1;
+        }
         for (int band = 0; band < 2; band++) {
             const int c = band ? d : a;
             const long off = band ? s.sd : s.sa;
             const WREAL sc = (WREAL)(band ? s.kd : s.ka); /* divided, as on the CPU */
             if (interior) {
-                load_rows<REAL, WREAL, W>(ch[c] + lane, x + lane + (size_t)(band * tp.nc + lo[c] - off) * inner, inner,
+                load_rows<REAL, WREAL, W>(ch[c] + lane, xb[band] + lane + (size_t)(lo[c] - off) * inner, inner,
                                           len[c], r0, rstep, sc);
             } else {
                 for (int r = r0; r < len[c]; r += rstep) {
-                    WREAL v = lane < lanes ? tile_load_coeff<REAL, WREAL>(x + lane, inner, tp, band, lo[c] + r - off)
+                    WREAL v = lane < lanes ? tile_load_coeff<REAL, WREAL>(xb[band] + lane, inner, tp, lo[c] + r - off)
                                            : (WREAL)0;
                     ch[c][r * W + lane] = v / sc;
                 }
@@ -199,18 +225,10 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
             const WREAL *pd = ch[d] + lane + (int)(shift + s.sd - lo[d]) * W;
             REAL *ya = y + lane + (size_t)shift * inner, *yd = ya + (size_t)tp.nc * inner;
             if (use_map) { /* last axis (inner == 1): each half of the line to its band */
-                long i0 = (long)o, i1 = 0;
-                int rg = 0;
-                if (map.nouter == 2) {
-                    i0 = (long)o / map.extent1;
-                    i1 = (long)o - i0 * map.extent1;
-                    if (i1 >= map.half[1]) { rg |= 2; i1 -= map.half[1]; }
-                }
-                if (map.nouter >= 1 && i0 >= map.half[0]) { rg |= 1; i0 -= map.half[0]; }
-                if (map.nouter == 0)
-                    i0 = 0;
-                ya = (REAL *)map.dst[rg][0] + (size_t)i0 * map.s0[rg][0] + (size_t)i1 * map.s1[rg][0] + shift;
-                yd = (REAL *)map.dst[rg][1] + (size_t)i0 * map.s0[rg][1] + (size_t)i1 * map.s1[rg][1] + shift;
+                int rg;
+                const size_t o0 = map_offset(map, o, 0, &rg), o1 = map_offset(map, o, 1, &rg);
+                ya = (REAL *)map.dst[rg][0] + o0 + shift;
+                yd = (REAL *)map.dst[rg][1] + o1 + shift;
             }
             for (int r = r0; r < kn; r += rstep) {
                 ya[(size_t)r * inner] = (REAL)(ka * pa[r * W]);
@@ -315,7 +333,7 @@ bool lwt_cuda_tiles_apply(const lwt_pass *ps, bool f32_in_float)
 
 bool lwt_cuda_launch_tiles(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaStream_t stream, cudaError_t *err)
 {
-    if (ps->map && (ps->inner != 1 || ps->prog->inverse))
+    if (ps->map && ps->inner != 1)
         return false;
     lwt_line_prog *tp = new lwt_line_prog;
     long ntiles;
