@@ -13,32 +13,9 @@ extern "C" {
 #include "core/line.h"
 }
 #include "cuda/cuda_kernels.cuh"
+#include "cuda/cuda_loads.cuh"
 
 namespace {
-
-template <typename REAL>
-__device__ double load_ext(const REAL *x, size_t stride, int mode, long N, long n)
-{
-    if (n >= 0 && n < N)
-        return (double)x[(size_t)n * stride];
-    lwt_ext_terms e;
-    lwt_extend(mode, N, n, &e);
-    double v = 0;
-    for (int k = 0; k < e.n; k++)
-        v += e.w[k] * (double)x[(size_t)e.idx[k] * stride];
-    return v;
-}
-
-/* coefficient k of band b (0 cA, 1 cD): zero outside, periodic for periodization */
-template <typename REAL>
-__device__ double load_coeff(const REAL *c, size_t stride, const lwt_line_prog &p, int b, long k)
-{
-    if (p.mode == LWT_MODE_PERIODIZATION)
-        k = lwt_mod(k, p.nc);
-    if (k < 0 || k >= p.nc)
-        return 0.0;
-    return (double)c[(size_t)(b * p.nc + k) * stride];
-}
 
 __device__ void run_steps(const lwt_line_prog &p, const lwt_dev_scheme &s, double *ch0, double *ch1, size_t t,
                           size_t nl, bool inverse)
@@ -83,7 +60,7 @@ __global__ void pass_kernel(const lwt_line_prog p, const lwt_dev_scheme s, const
         double *b0 = scratch, *b1 = scratch + (size_t)len * nl;
         if (!p.inverse) {
             for (long n = lo; n < p.span.hi; n++)
-                b0[(size_t)(n - lo) * nl + t] = load_ext(x, st, p.mode, p.n, n + p.delta);
+                b0[(size_t)(n - lo) * nl + t] = lwt_dev_load_ext<REAL, double>(x, st, p.mode, p.n, n + p.delta);
             const double *h = s.filters, *g = s.filters + F;
             for (long k = 0; k < p.nc; k++) {
                 double a = 0, d = 0;
@@ -97,8 +74,8 @@ __global__ void pass_kernel(const lwt_line_prog p, const lwt_dev_scheme s, const
             }
         } else {
             for (long i = lo; i < p.span.hi; i++) {
-                b0[(size_t)(i - lo) * nl + t] = load_coeff(x, st, p, 0, i);
-                b1[(size_t)(i - lo) * nl + t] = load_coeff(x, st, p, 1, i);
+                b0[(size_t)(i - lo) * nl + t] = lwt_dev_load_coeff<REAL, double>(x, st, p, i);
+                b1[(size_t)(i - lo) * nl + t] = lwt_dev_load_coeff<REAL, double>(x + (size_t)p.nc * st, st, p, i);
             }
             const double *rl = s.filters + 2 * F, *rh = s.filters + 3 * F;
             for (long m = 0; m < p.n; m++) {
@@ -123,7 +100,7 @@ __global__ void pass_kernel(const lwt_line_prog p, const lwt_dev_scheme s, const
     if (!p.inverse) {
         for (int cc = 0; cc < 2; cc++)
             for (long m = p.ch[cc].lo; m < p.ch[cc].hi; m++)
-                ch[cc][(size_t)(m - p.ch[cc].lo) * nl + t] = load_ext(x, st, p.mode, p.n, 2 * m + cc + p.delta);
+                ch[cc][(size_t)(m - p.ch[cc].lo) * nl + t] = lwt_dev_load_ext<REAL, double>(x, st, p.mode, p.n, 2 * m + cc + p.delta);
         run_steps(p, s, ch0, ch1, t, nl, false);
         for (long k = 0; k < p.nc; k++) {
             y[(size_t)k * st] = (REAL)(s.ka * ch[a][(size_t)(k + s.sa - p.ch[a].lo) * nl + t]);
@@ -131,9 +108,9 @@ __global__ void pass_kernel(const lwt_line_prog p, const lwt_dev_scheme s, const
         }
     } else {
         for (long m = p.ch[a].lo; m < p.ch[a].hi; m++)
-            ch[a][(size_t)(m - p.ch[a].lo) * nl + t] = load_coeff(x, st, p, 0, m - s.sa) / s.ka;
+            ch[a][(size_t)(m - p.ch[a].lo) * nl + t] = lwt_dev_load_coeff<REAL, double>(x, st, p, m - s.sa) / s.ka;
         for (long m = p.ch[d].lo; m < p.ch[d].hi; m++)
-            ch[d][(size_t)(m - p.ch[d].lo) * nl + t] = load_coeff(x, st, p, 1, m - s.sd) / s.kd;
+            ch[d][(size_t)(m - p.ch[d].lo) * nl + t] = lwt_dev_load_coeff<REAL, double>(x + (size_t)p.nc * st, st, p, m - s.sd) / s.kd;
         run_steps(p, s, ch0, ch1, t, nl, true);
         for (long m = 0; m < p.n; m++) {
             long yi = m - p.delta;

@@ -19,34 +19,11 @@ extern "C" {
 #include "core/line.h"
 }
 #include "cuda/cuda_kernels.cuh"
+#include "cuda/cuda_loads.cuh"
 
 namespace {
 
 #define TILE_UNROLL 8
-
-template <typename REAL, typename WREAL>
-__device__ WREAL tile_load_ext(const REAL *x, size_t stride, int mode, long N, long n)
-{
-    if (n >= 0 && n < N)
-        return (WREAL)x[(size_t)n * stride];
-    lwt_ext_terms e;
-    lwt_extend(mode, N, n, &e);
-    WREAL v = 0;
-    for (int k = 0; k < e.n; k++)
-        v += (WREAL)e.w[k] * (WREAL)x[(size_t)e.idx[k] * stride];
-    return v;
-}
-
-/* coefficient k of a band starting at c: zero outside, periodic for periodization */
-template <typename REAL, typename WREAL>
-__device__ WREAL tile_load_coeff(const REAL *c, size_t stride, const lwt_line_prog &p, long k)
-{
-    if (p.mode == LWT_MODE_PERIODIZATION)
-        k = lwt_mod(k, p.nc);
-    if (k < 0 || k >= p.nc)
-        return 0;
-    return (WREAL)c[(size_t)k * stride];
-}
 
 /* region and local indices of line o under a band map (last axis, inner == 1) */
 __device__ __forceinline__ size_t map_offset(const lwt_dest_map &map, size_t o, int h, int *rg_out)
@@ -153,7 +130,7 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
                 for (int r = r0; r < len[c]; r += rstep) {
                     const long n = 2 * (lo[c] + r) + c + tp.delta;
                     ch[c][r * W + lane] =
-                        lane < lanes ? tile_load_ext<REAL, WREAL>(x + lane, inner, tp.mode, tp.n, n) : (WREAL)0;
+                        lane < lanes ? lwt_dev_load_ext<REAL, WREAL>(x + lane, inner, tp.mode, tp.n, n) : (WREAL)0;
                 }
             }
         }
@@ -178,7 +155,7 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
                                           len[c], r0, rstep, sc);
             } else {
                 for (int r = r0; r < len[c]; r += rstep) {
-                    WREAL v = lane < lanes ? tile_load_coeff<REAL, WREAL>(xb[band] + lane, inner, tp, lo[c] + r - off)
+                    WREAL v = lane < lanes ? lwt_dev_load_coeff<REAL, WREAL>(xb[band] + lane, inner, tp, lo[c] + r - off)
                                            : (WREAL)0;
                     ch[c][r * W + lane] = v / sc;
                 }
