@@ -1,4 +1,5 @@
 /* lwt forward / lwt inverse: .npy in, .npy out, PyWavelets' packed layout. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,17 @@ int cmd_transform(int argc, char **argv, int inverse)
     if (in.count == 0) {
         fprintf(stderr, "lwt: %s: empty array (a dimension is 0)\n", paths[0]);
         goto done;
+    }
+    /* A transform spreads a NaN or infinity over every coefficient its filters
+       touch: refuse it with its position (surfaces with invalid points go
+       through lwt filter, which fills them first). */
+    for (size_t i = 0; i < in.count; i++) {
+        double v = in.dtype == LWT_F32 ? ((const float *)in.data)[i] : ((const double *)in.data)[i];
+        if (!isfinite(v)) {
+            fprintf(stderr, "lwt: %s: element %zu is %s; lwt transforms finite data (lwt filter fills invalid points)\n",
+                    paths[0], i, isnan(v) ? "NaN" : "infinite");
+            goto done;
+        }
     }
     lwt_plan_desc d = lwt_plan_desc_default();
     d.wavelet = w;

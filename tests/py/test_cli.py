@@ -351,6 +351,9 @@ def test_bad_input():
         ("missing input file", os.path.join(IN_DIR, "does_not_exist.npy")),
         ("input is a directory", IN_DIR),
         ("reflect on a length-1 axis (pywt refuses)", None),
+        ("NaN in the data", save_in(np.where(np.arange(192).reshape(16, 12) == 77, np.nan, good))),
+        ("infinity in the data (float32)", save_in(np.where(np.arange(192).reshape(16, 12) == 5, np.inf,
+                                                               good).astype(np.float32))),
     ]
     for what, inp in runtime:
         args = fwd + [inp, out]
