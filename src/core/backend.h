@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "core/hd.h"
 #include "core/line.h"
 #include "core/scheme.h"
 #include "lwt.h"
@@ -33,6 +34,29 @@ typedef struct lwt_dest_map {
     char *dst[4][2];
     size_t s0[4][2], s1[4][2];
 } lwt_dest_map;
+
+/* Offset (elements) of half h of line o under a map, and its region. */
+LWT_HD size_t lwt_dest_map_line(const lwt_dest_map *m, size_t o, int h, int *region)
+{
+    long i0 = (long)o, i1 = 0;
+    int rg = 0;
+    if (m->nouter == 2) {
+        i0 = (long)o / m->extent1;
+        i1 = (long)o - i0 * m->extent1;
+        if (i1 >= m->half[1]) {
+            rg |= 2;
+            i1 -= m->half[1];
+        }
+    }
+    if (m->nouter >= 1 && i0 >= m->half[0]) {
+        rg |= 1;
+        i0 -= m->half[0];
+    }
+    if (m->nouter == 0)
+        i0 = 0;
+    *region = rg;
+    return (size_t)i0 * m->s0[rg][h] + (size_t)i1 * m->s1[rg][h];
+}
 
 typedef struct lwt_pass {
     const lwt_line_prog *prog;

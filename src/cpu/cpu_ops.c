@@ -6,8 +6,8 @@
 static lwt_status cpu_run_pass(void *bctx, const lwt_pass *p)
 {
     (void)bctx;
-    if (p->map)
-        return LWT_ERR_UNSUPPORTED; /* the driver copies the bands instead */
+    if (p->map && p->inner != 1)
+        return LWT_ERR_UNSUPPORTED; /* maps are for the last (contiguous) axis */
     return lwt_cpu_run_pass(p);
 }
 

@@ -11,8 +11,8 @@
  */
 
 typedef struct FN(group) {
-    const REAL *in[LANES];
-    REAL *out[LANES];
+    const REAL *in[LANES], *in2[LANES];  /* inverse: cA and cD of each line */
+    REAL *out[LANES], *out2[LANES];      /* forward: where cA and cD of each line go */
     int lanes;
     size_t stride;   /* element stride along the axis (= inner) */
 } FN(group);
@@ -47,9 +47,9 @@ static void FN(load_coeff)(const FN(group) *g, const lwt_line_prog *p, int band,
             dst[l] = 0;
         return;
     }
-    size_t i = (size_t)(band * nc + k) * g->stride;
+    size_t i = (size_t)k * g->stride;
     for (int l = 0; l < g->lanes; l++)
-        dst[l] = g->in[l][i];
+        dst[l] = (band ? g->in2[l] : g->in[l])[i];
 }
 
 static void FN(run_steps)(const lwt_line_prog *p, const lwt_scheme *s, WREAL *ch[2], int inverse)
@@ -97,7 +97,7 @@ static void FN(forward_lifting)(const FN(group) *g, const lwt_line_prog *p, cons
         const WREAL *pd = ch[d] + (size_t)(k + s->sd - p->ch[d].lo) * LANES;
         for (int l = 0; l < g->lanes; l++) {
             g->out[l][(size_t)k * g->stride] = (REAL)(ka * pa[l]);
-            g->out[l][(size_t)(p->nc + k) * g->stride] = (REAL)(kd * pd[l]);
+            g->out2[l][(size_t)k * g->stride] = (REAL)(kd * pd[l]);
         }
     }
 }
@@ -150,7 +150,7 @@ static void FN(forward_direct)(const FN(group) *g, const lwt_line_prog *p, const
         }
         for (int l = 0; l < g->lanes; l++) {
             g->out[l][(size_t)k * g->stride] = (REAL)(sa[l]);
-            g->out[l][(size_t)(p->nc + k) * g->stride] = (REAL)(sd[l]);
+            g->out2[l][(size_t)k * g->stride] = (REAL)(sd[l]);
         }
     }
 }
@@ -224,16 +224,31 @@ static lwt_status FN(run_pass)(const lwt_pass *ps)
             if (inner == 1) {
                 size_t o0 = (size_t)gi * LANES;
                 for (size_t o = o0; o < outer && o < o0 + LANES; o++) {
-                    g.in[g.lanes] = (const REAL *)ps->in + o * n_in;
-                    g.out[g.lanes] = (REAL *)ps->out + o * n_out;
-                    g.lanes++;
+                    const int l = g.lanes++;
+                    g.in[l] = (const REAL *)ps->in + o * n_in;
+                    g.out[l] = (REAL *)ps->out + o * n_out;
+                    g.in2[l] = g.in[l] + p->nc;
+                    g.out2[l] = g.out[l] + p->nc;
+                    if (ps->map) { /* bands in their places (last axis) */
+                        int rg;
+                        size_t a = lwt_dest_map_line(ps->map, o, 0, &rg), d = lwt_dest_map_line(ps->map, o, 1, &rg);
+                        if (p->inverse) {
+                            g.in[l] = (const REAL *)ps->map->dst[rg][0] + a;
+                            g.in2[l] = (const REAL *)ps->map->dst[rg][1] + d;
+                        } else {
+                            g.out[l] = (REAL *)ps->map->dst[rg][0] + a;
+                            g.out2[l] = (REAL *)ps->map->dst[rg][1] + d;
+                        }
+                    }
                 }
             } else {
                 size_t o = (size_t)gi / per_outer, c0 = ((size_t)gi % per_outer) * LANES;
                 for (size_t c = c0; c < inner && c < c0 + LANES; c++) {
-                    g.in[g.lanes] = (const REAL *)ps->in + o * n_in * inner + c;
-                    g.out[g.lanes] = (REAL *)ps->out + o * n_out * inner + c;
-                    g.lanes++;
+                    const int l = g.lanes++;
+                    g.in[l] = (const REAL *)ps->in + o * n_in * inner + c;
+                    g.out[l] = (REAL *)ps->out + o * n_out * inner + c;
+                    g.in2[l] = g.in[l] + (size_t)p->nc * inner;
+                    g.out2[l] = g.out[l] + (size_t)p->nc * inner;
                 }
             }
             /* unused lanes read lane 0 so the lane loops stay branch-free */

@@ -25,23 +25,6 @@ namespace {
 
 #define TILE_UNROLL 8
 
-/* region and local indices of line o under a band map (last axis, inner == 1) */
-__device__ __forceinline__ size_t map_offset(const lwt_dest_map &map, size_t o, int h, int *rg_out)
-{
-    long i0 = (long)o, i1 = 0;
-    int rg = 0;
-    if (map.nouter == 2) {
-        i0 = (long)o / map.extent1;
-        i1 = (long)o - i0 * map.extent1;
-        if (i1 >= map.half[1]) { rg |= 2; i1 -= map.half[1]; }
-    }
-    if (map.nouter >= 1 && i0 >= map.half[0]) { rg |= 1; i0 -= map.half[0]; }
-    if (map.nouter == 0)
-        i0 = 0;
-    *rg_out = rg;
-    return (size_t)i0 * map.s0[rg][h] + (size_t)i1 * map.s1[rg][h];
-}
-
 /* Copy len rows of one lane from global (row stride gstride) into shared
  * memory (row stride W), TILE_UNROLL loads in flight per thread: one
  * outstanding load per thread cannot cover the memory latency. */
@@ -142,7 +125,7 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
         const REAL *xb[2] = {x, x + (size_t)tp.nc * inner};
         if (use_map) {
             int rg;
-            const size_t o0 = map_offset(map, o, 0, &rg), o1 = map_offset(map, o, 1, &rg);
+            const size_t o0 = lwt_dest_map_line(&map, o, 0, &rg), o1 = lwt_dest_map_line(&map, o, 1, &rg);
             xb[0] = (const REAL *)map.dst[rg][0] + o0;
             xb[1] = (const REAL *)map.dst[rg][1] + o1;
         }
@@ -203,7 +186,7 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
             REAL *ya = y + lane + (size_t)shift * inner, *yd = ya + (size_t)tp.nc * inner;
             if (use_map) { /* last axis (inner == 1): each half of the line to its band */
                 int rg;
-                const size_t o0 = map_offset(map, o, 0, &rg), o1 = map_offset(map, o, 1, &rg);
+                const size_t o0 = lwt_dest_map_line(&map, o, 0, &rg), o1 = lwt_dest_map_line(&map, o, 1, &rg);
                 ya = (REAL *)map.dst[rg][0] + o0 + shift;
                 yd = (REAL *)map.dst[rg][1] + o1 + shift;
             }
