@@ -385,15 +385,9 @@ int lwt_surface_write_sdf(const char *path, const lwt_surface *s, int binary, ch
 {
     char tmp[4200], date[13], mod[13], now_iso[40];
     size_t n;
-    if (!path || !path[0])
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, "(null)", "empty file name");
-    if (!s || !s->z || s->nx == 0 || s->ny == 0)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path, "nothing to write (empty surface)");
-    if (!(s->dx > 0) || !(s->dy > 0) || !isfinite(s->dx) || !isfinite(s->dy))
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path,
-                              "SDF needs the spacing: dx and dy must be positive (have %g, %g)", s->dx, s->dy);
-    if (lwt__mul_size(s->nx, s->ny, &n))
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "dimensions too large");
+    int unwritable = lwt__check_writable(path, s, "SDF", &n, err, errlen);
+    if (unwritable)
+        return unwritable;
     if (binary && (s->nx > 65535 || s->ny > 65535))
         return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path,
                               "binary SDF holds at most 65535 x 65535 points (have %zu x %zu)", s->nx, s->ny);

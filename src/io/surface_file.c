@@ -407,3 +407,19 @@ int lwt_surface_write(const char *path, const lwt_surface *s, char *err, size_t 
     return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path,
                           "cannot write this format (use .x3p or .sdf)");
 }
+
+int lwt__check_writable(const char *path, const lwt_surface *s, const char *format, size_t *n, char *err,
+                        size_t errlen)
+{
+    if (!path || !path[0])
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, "(null)", "empty file name");
+    if (!s || !s->z || s->nx == 0 || s->ny == 0)
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path, "nothing to write (empty surface)");
+    if (!(s->dx > 0) || !(s->dy > 0) || !isfinite(s->dx) || !isfinite(s->dy))
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path,
+                              "%s needs the spacing: dx and dy must be positive (have %g, %g)", format, s->dx,
+                              s->dy);
+    if (lwt__mul_size(s->nx, s->ny, n))
+        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "dimensions too large");
+    return 0;
+}

@@ -94,6 +94,11 @@ int lwt__surf_fail(char *err, size_t errlen, int code, const char *path, const c
     ;
 
 /** Read a whole file into a malloc'ed buffer (one extra NUL byte after the data). */
+/* Checks shared by the writers: a file name, a non-empty surface, positive
+   spacing (named in the message as `format` needs it) and a point count that
+   fits; *n receives nx * ny. 0 when writable, else the failure code. */
+int lwt__check_writable(const char *path, const lwt_surface *s, const char *format, size_t *n, char *err,
+                        size_t errlen);
 int lwt__read_whole_file(const char *path, unsigned char **buf, size_t *len, char *err, size_t errlen);
 
 /** Create a new temporary file beside path ("path.tmp-PID-N", O_EXCL, mode 0666 & ~umask).

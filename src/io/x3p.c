@@ -1155,14 +1155,10 @@ int lwt_surface_write_x3p(const char *path, const lwt_surface *s, char *err, siz
     int rc = LWT_SURFACE_OK, fd = -1;
     tmp[0] = 0;
 
-    if (!path || !path[0])
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, "(null)", "empty file name");
-    if (!s || !s->z || s->nx == 0 || s->ny == 0)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path, "nothing to write (empty surface)");
-    if (!(s->dx > 0) || !(s->dy > 0) || !isfinite(s->dx) || !isfinite(s->dy))
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path,
-                              "X3P needs the spacing: dx and dy must be positive (have %g, %g)", s->dx, s->dy);
-    if (lwt__mul_size(s->nx, s->ny, &n) || lwt__mul_size(n, 8, &nbytes))
+    int bad = lwt__check_writable(path, s, "X3P", &n, err, errlen);
+    if (bad)
+        return bad;
+    if (lwt__mul_size(n, 8, &nbytes))
         return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "dimensions too large");
 
     db = (unsigned char *)malloc(nbytes ? nbytes : 1);
