@@ -144,7 +144,8 @@ static int split(char *s, char **out, int max)
 int cmd_bench(int argc, char **argv)
 {
     char wl[512] = "haar,db2,cdf53,cdf97,db10", ml[256] = "periodization,symmetric", sl[256] = "4096,16384";
-    int levels = 4, reps = 20, f64 = 0;
+    int levels = 4, reps = 20, f64 = 0, seed = 0;
+    lwt_algorithm algo = LWT_ALGO_AUTO;
     size_t filter_n = 0;
     for (int i = 1; i < argc; i++) {
         if (i + 1 < argc && !strcmp(argv[i], "-w")) snprintf(wl, sizeof wl, "%s", argv[++i]);
@@ -153,11 +154,22 @@ int cmd_bench(int argc, char **argv)
         else if (i + 1 < argc && !strcmp(argv[i], "-l")) levels = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--reps")) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--f64")) f64 = 1;
+        else if (!strcmp(argv[i], "--seed-experiments")) seed = 1;
+        else if (i + 1 < argc && !strcmp(argv[i], "--algo")) {
+            const char *a = argv[++i];
+            if (!strcmp(a, "auto")) algo = LWT_ALGO_AUTO;
+            else if (!strcmp(a, "rc")) algo = LWT_ALGO_LIFTING_RC;
+            else if (!strcmp(a, "lbb")) algo = LWT_ALGO_LIFTING_LBB;
+            else {
+                fprintf(stderr, "lwt bench: --algo auto|rc|lbb\n");
+                return LWT_EXIT_USAGE;
+            }
+        }
         else if (i + 1 < argc && !strcmp(argv[i], "--filter")) filter_n = strtoull(argv[++i], NULL, 10);
         else {
             fprintf(stderr, "lwt bench: unknown option '%s'\n"
                             "usage: lwt bench [-w W1,W2] [-m M1,M2] [--sizes N1,N2] [-l LEVELS] [--reps N] [--f64] "
-                            "[--filter N]\n",
+                            "[--filter N] [--algo auto|rc|lbb] [--seed-experiments]\n",
                     argv[i]);
             return LWT_EXIT_USAGE;
         }
@@ -165,6 +177,22 @@ int cmd_bench(int argc, char **argv)
     if (reps < 20 || levels < 0) {
         fprintf(stderr, "lwt bench: --reps must be >= 20 and -l >= 0\n");
         return LWT_EXIT_USAGE;
+    }
+    if (seed) {
+        /* seed 000's experiments with our kernels: 1) LBB vs RC for 4-level CDF 9/7 over
+           1024..5120; 3) the six wavelets at 4096^2 (2, improved vs classic lifting, and the
+           block-size sweep are not reproduced: one barrier per step, 256 threads, fixed) */
+        char *args1[] = {"bench", "-w", "cdf97", "-m", "periodization", "--sizes", "1024,2048,3072,4096,5120",
+                         "--algo", "lbb"};
+        char *args2[] = {"bench", "-w", "cdf97", "-m", "periodization", "--sizes", "1024,2048,3072,4096,5120",
+                         "--algo", "rc"};
+        char *args3[] = {"bench", "-w", "haar,d4,d8,d20,cdf53,cdf97", "-m", "periodization", "--sizes", "4096"};
+        printf("== seed experiment 1: LBB (fused tiles) vs RC (row then column kernels), CDF 9/7, 4 levels\n");
+        int r1 = cmd_bench(9, args1);
+        int r2 = cmd_bench(9, args2);
+        printf("== seed experiment 3: six wavelets at 4096^2, 4 levels\n");
+        int r3 = cmd_bench(7, args3);
+        return r1 ? r1 : r2 ? r2 : r3;
     }
     char *wv[32], *mv[16], *sv[16];
     int nw = split(wl, wv, 32), nm = split(ml, mv, 16), ns = split(sl, sv, 16);
@@ -183,8 +211,9 @@ int cmd_bench(int argc, char **argv)
     }
     struct cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
-    printf("lwt bench on %s, %s, median of %d runs (CUDA events), ratio = time / device copy time\n", prop.name,
-           f64 ? "float64" : "float32", reps);
+    printf("lwt bench on %s, %s, algorithm %s, median of %d runs (CUDA events), ratio = time / device copy time\n",
+           prop.name, f64 ? "float64" : "float32",
+           algo == LWT_ALGO_LIFTING_RC ? "rc" : algo == LWT_ALGO_LIFTING_LBB ? "lbb" : "auto", reps);
     printf("%-8s %-13s %6s %3s %-8s %10s %10s %9s %7s\n", "wavelet", "mode", "size", "L", "dir", "ms", "copy_ms",
            "Gpix/s", "ratio");
     int rc = LWT_EXIT_OK;
@@ -210,6 +239,7 @@ int cmd_bench(int argc, char **argv)
                 d.mode = mode;
                 d.dtype = f64 ? LWT_F64 : LWT_F32;
                 d.backend = LWT_BACKEND_CUDA;
+                d.algorithm = algo;
                 if (lwt_plan_create(ctx, &d, &p)) {
                     rc = LWT_EXIT_RUNTIME;
                     lwt_wavelet_destroy(w);

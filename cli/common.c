@@ -110,8 +110,10 @@ int cli_parse_common(int argc, char **argv, int *i, cli_transform_opts *o)
         if (!strcmp(val, "auto")) o->algorithm = LWT_ALGO_AUTO;
         else if (!strcmp(val, "lifting")) o->algorithm = LWT_ALGO_LIFTING;
         else if (!strcmp(val, "convolution")) o->algorithm = LWT_ALGO_CONVOLUTION;
+        else if (!strcmp(val, "rc")) o->algorithm = LWT_ALGO_LIFTING_RC;
+        else if (!strcmp(val, "lbb")) o->algorithm = LWT_ALGO_LIFTING_LBB;
         else {
-            fprintf(stderr, "lwt: unknown algorithm '%s' (auto, lifting, convolution)\n", val);
+            fprintf(stderr, "lwt: unknown algorithm '%s' (auto, lifting, convolution, rc, lbb)\n", val);
             return -1;
         }
         return 1;

@@ -181,7 +181,11 @@ typedef enum lwt_backend {
 typedef enum lwt_algorithm {
     LWT_ALGO_AUTO = 0,        /* lifting where it meets the bound, else convolution */
     LWT_ALGO_LIFTING = 1,     /* lifting; fails with LWT_ERR_ACCURACY if it cannot meet the bound */
-    LWT_ALGO_CONVOLUTION = 2  /* direct filter bank (Mallat) */
+    LWT_ALGO_CONVOLUTION = 2, /* direct filter bank (Mallat) */
+    /* Lifting with a chosen GPU kernel arrangement (seed 000's comparison);
+       on the CPU both are LWT_ALGO_LIFTING. AUTO and LIFTING pick per scheme. */
+    LWT_ALGO_LIFTING_RC = 3,  /* one pass per axis through global memory (row, then column kernel) */
+    LWT_ALGO_LIFTING_LBB = 4  /* 2-D levels fused in shared-memory tiles wherever the tile fits */
 } lwt_algorithm;
 
 #define LWT_LEVELS_MAX (-1)   /* plan_desc.levels: PyWavelets' dwtn_max_level */

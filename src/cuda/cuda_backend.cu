@@ -206,14 +206,16 @@ static lwt_status cuda_fused2d_forward(void *bctx, const void *src, size_t n0, s
     const lwt_plan *p = call->plan;
     const lwt_context *ctx = p->ctx;
     const cuda_plan_state *st = (const cuda_plan_state *)p->cuda;
-    if (getenv("LWT_CUDA_NO_FUSION")) /* for measuring the separable path */
-        return LWT_ERR_UNSUPPORTED;
     /* Measured (docs/PERFORMANCE.md, v5): the fused tile wins for schemes of up
        to 3 steps (Haar, CDF 5/3, D4) and loses beyond, where its halo is
        recomputed along both axes (CDF 9/7 12.9x vs 9.0x separable). It also
        computes rows before columns, the reverse of PyWavelets' order, which
-       long schemes amplify past the 1e-12 float64 bound in smooth mode. */
-    if (p->wavelet.scheme.nsteps > 3)
+       long schemes amplify past the 1e-12 float64 bound in smooth mode far
+       beyond the maximum level. LWT_ALGO_LIFTING_RC / _LBB force the choice. */
+    const lwt_algorithm algo = p->desc.algorithm;
+    if (algo == LWT_ALGO_LIFTING_RC)
+        return LWT_ERR_UNSUPPORTED;
+    if (algo != LWT_ALGO_LIFTING_LBB && p->wavelet.scheme.nsteps > 3)
         return LWT_ERR_UNSUPPORTED;
     cudaError_t e = cudaSuccess;
     if (!lwt_cuda_fused2d_forward(&p->wavelet.scheme, &st->dev, p->desc.dtype, p->desc.mode, p->fb.length, src, n0,

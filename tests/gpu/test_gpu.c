@@ -40,6 +40,8 @@ static double rel_err(const void *a, const void *b, size_t n, lwt_dtype dt)
     return m > 0 ? e / m : e;
 }
 
+static lwt_algorithm gpu_algo = LWT_ALGO_AUTO; /* algorithm of the CUDA plan (the CPU plan uses AUTO) */
+
 static void run_case(lwt_context *ctx, const char *wname, int ndim, const size_t *shape, int levels, lwt_mode mode,
                      lwt_dtype dt, size_t batch)
 {
@@ -61,6 +63,7 @@ static void run_case(lwt_context *ctx, const char *wname, int ndim, const size_t
     d.backend = LWT_BACKEND_CPU;
     lwt_status sc = lwt_plan_create(ctx, &d, &pc);
     d.backend = LWT_BACKEND_CUDA;
+    d.algorithm = gpu_algo;
     lwt_status sg = lwt_plan_create(ctx, &d, &pg);
     if (sc != sg) {
         fprintf(stderr, "FAIL %s %s: plan status cpu %d cuda %d\n", wname, lwt_mode_name(mode), sc, sg);
@@ -197,6 +200,18 @@ int main(int argc, char **argv)
         size_t v[3] = {small ? 5 : 67, 130, 129};
         run_case(ctx, big[i], 3, v, 2, LWT_MODE_SYMMETRIC, LWT_F32, 1);
     }
+    /* the fused 2-D kernel forced on longer schemes (AUTO keeps it to <= 3 steps), and the
+       row/column kernels forced on short ones, in every mode, within the maximum level */
+    const char *lbb[] = {"cdf97", "db4", "sym5", "coif2", "bior3.5", "haar"};
+    for (int i = 0; i < 6; i++)
+        for (int mode = 0; mode < LWT_MODE_COUNT; mode++) {
+            size_t s2[2] = {small ? 45 : 131, 70 + (size_t)mode};
+            gpu_algo = LWT_ALGO_LIFTING_LBB;
+            run_case(ctx, lbb[i], 2, s2, 2, (lwt_mode)mode, mode % 2 ? LWT_F32 : LWT_F64, 1);
+            gpu_algo = LWT_ALGO_LIFTING_RC;
+            run_case(ctx, lbb[i], 2, s2, 2, (lwt_mode)mode, mode % 2 ? LWT_F64 : LWT_F32, 1);
+        }
+    gpu_algo = LWT_ALGO_AUTO;
 #ifdef LWT_HAVE_CUDA
     test_device_api(ctx);
 #endif
