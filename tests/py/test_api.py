@@ -166,7 +166,8 @@ def test_null_and_invalid():
         ("mode -1", desc(mode=-1), (lw.LWT_ERR_UNKNOWN_MODE, lw.LWT_ERR_INVALID_ARGUMENT)),
         ("dtype 2", desc(dtype=2), None),
         ("backend 3", desc(backend=3), None),
-        ("algorithm 3", desc(algorithm=3), None),
+        ("algorithm 5", desc(algorithm=5), None),
+        ("algorithm -1", desc(algorithm=-1), None),
         ("batch 0", desc(batch=0), None),
         ("size overflow", desc(ndim=3, shape_raw=(2**40, 2**40, 2**40), level=0), None),
         ("coefficient count overflow", desc(ndim=2, shape_raw=(2**63, 3), level=1), None),
@@ -194,6 +195,13 @@ def test_null_and_invalid():
     print("note: lwt_plan_create(ctx NULL) = %s" % st(s))
     if s == lw.LWT_OK:
         L.lwt_plan_destroy(hp)
+
+    # the GPU kernel arrangements are lifting plans (the same computation on the CPU)
+    for algo in (lw.LWT_ALGO_LIFTING_RC, lw.LWT_ALGO_LIFTING_LBB):
+        s, hp = lw.plan_create_status(ctx, desc(algorithm=algo))
+        chk.check(s == lw.LWT_OK, "lwt_plan_create(algorithm %d) = %s, want OK" % (algo, st(s)))
+        if hp:
+            L.lwt_plan_destroy(hp)
 
     n0 = len(ctx.log)
     s, hp = lw.plan_create_status(ctx, desc(levels=-2))
