@@ -195,3 +195,9 @@ void json_null(json_writer *w)
     before_item(w);
     puts_(w, "null");
 }
+
+void json_key_number(json_writer *w, const char *key, double v)
+{
+    json_key(w, key);
+    json_number(w, v);
+}

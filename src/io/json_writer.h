@@ -41,6 +41,8 @@ void json_number(json_writer *w, double v);
 void json_int(json_writer *w, long long v);
 void json_bool(json_writer *w, int b);
 void json_null(json_writer *w);
+/* "key": number, the most common member of a report */
+void json_key_number(json_writer *w, const char *key, double v);
 
 #ifdef __cplusplus
 }

@@ -61,8 +61,7 @@ static void params(json_writer *w, const char *name, const lwt_iso_params *p)
     json_begin_object(w);
     for (int k = 0; k < LWT_ISO_PARAM_COUNT; k++) {
         double v = lwt_iso_param_value(p, k);
-        json_key(w, lwt_iso_param_name(k));
-        json_number(w, lwt_iso_param_is_height(k) ? v * UM : v);
+        json_key_number(w, lwt_iso_param_name(k), lwt_iso_param_is_height(k) ? v * UM : v);
     }
     json_end_object(w);
 }
@@ -87,28 +86,20 @@ static void timing(json_writer *w, const lwt_report *r)
     const lwt_filter_result *f = r->result;
     json_key(w, "timing_ms");
     json_begin_object(w);
-    json_key(w, "read");
-    json_number(w, r->ms_read);
-    json_key(w, "fill");
-    json_number(w, f->ms_fill);
-    json_key(w, "forward");
-    json_number(w, f->ms_forward);
+    json_key_number(w, "read", r->ms_read);
+    json_key_number(w, "fill", f->ms_fill);
+    json_key_number(w, "forward", f->ms_forward);
     json_key(w, "inverse");
     json_begin_object(w);
     for (int b = 0; b < LWT_BAND_COUNT; b++)
         if (f->band[b]) {
-            json_key(w, lwt_filter_band_name(b));
-            json_number(w, f->ms_inverse[b]);
+            json_key_number(w, lwt_filter_band_name(b), f->ms_inverse[b]);
         }
     json_end_object(w);
-    json_key(w, "filter");
-    json_number(w, f->ms_total);
-    json_key(w, "parameters");
-    json_number(w, r->ms_params);
-    json_key(w, "write");
-    json_number(w, r->ms_write);
-    json_key(w, "total");
-    json_number(w, r->ms_total);
+    json_key_number(w, "filter", f->ms_total);
+    json_key_number(w, "parameters", r->ms_params);
+    json_key_number(w, "write", r->ms_write);
+    json_key_number(w, "total", r->ms_total);
     json_end_object(w);
 }
 
@@ -164,12 +155,9 @@ static void body(json_writer *w, const lwt_report *r)
     json_key(w, "plane");
     if (r->plane_removed) {
         json_begin_object(w);
-        json_key(w, "z0_um");
-        json_number(w, f->plane.z0 * UM);
-        json_key(w, "slope_x");
-        json_number(w, f->plane.sx);
-        json_key(w, "slope_y");
-        json_number(w, f->plane.sy);
+        json_key_number(w, "z0_um", f->plane.z0 * UM);
+        json_key_number(w, "slope_x", f->plane.sx);
+        json_key_number(w, "slope_y", f->plane.sy);
         json_end_object(w);
     } else {
         json_null(w);
@@ -188,8 +176,7 @@ static void body(json_writer *w, const lwt_report *r)
     cutoff(w, "lambda_s", r->lambda_s_req, s->lambda_s);
     cutoff(w, "lambda_c", r->lambda_c_req, s->lambda_c);
     cutoff(w, "lambda_f", 0, s->lambda_f);
-    json_key(w, "spacing_used");
-    json_number(w, s->spacing * UM);
+    json_key_number(w, "spacing_used", s->spacing * UM);
     json_end_object(w);
     json_key(w, "parameters");
     json_begin_object(w);

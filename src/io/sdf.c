@@ -120,6 +120,14 @@ static void fill_meta(lwt_surface *out, const sdf_header *h)
     snprintf(out->date, sizeof out->date, "%s", h->created);
 }
 
+/* only spaces or tabs left after a number */
+static int rest_blank(const char *end)
+{
+    while (*end == ' ' || *end == '\t')
+        end++;
+    return *end == 0;
+}
+
 static int parse_ll(const char *s, long long *v)
 {
     char *end;
@@ -127,9 +135,7 @@ static int parse_ll(const char *s, long long *v)
     long long x = strtoll(s, &end, 10);
     if (end == s || errno)
         return -1;
-    while (*end == ' ' || *end == '\t')
-        end++;
-    if (*end)
+    if (!rest_blank(end))
         return -1;
     *v = x;
     return 0;
@@ -141,9 +147,7 @@ static int parse_dbl(const char *s, double *v)
     double x = strtod(s, &end);
     if (end == s)
         return -1;
-    while (*end == ' ' || *end == '\t')
-        end++;
-    if (*end)
+    if (!rest_blank(end))
         return -1;
     *v = x;
     return 0;
