@@ -11,6 +11,7 @@
 #define LWT_EXIT_USAGE 2
 
 int cmd_transform(int argc, char **argv, int inverse);
+int cmd_transform_stream(int argc, char **argv, int inverse);
 int cmd_info(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_filter(int argc, char **argv);

@@ -25,6 +25,8 @@ int cmd_bench(int argc, char **argv)
 #include "surface/filter.h"
 #include "surface/synth.h"
 
+int bench_stream(lwt_context *ctx, int reps, double big_gib, double slow, size_t n16); /* bench_stream.c */
+
 static int cmp_float(const void *a, const void *b)
 {
     float x = *(const float *)a, y = *(const float *)b;
@@ -146,7 +148,9 @@ int cmd_bench(int argc, char **argv)
     char wl[512] = "haar,db2,cdf53,cdf97,db10", ml[256] = "periodization,symmetric", sl[256] = "4096,16384";
     int levels = 4, reps = 20, f64 = 0, seed = 0;
     lwt_algorithm algo = LWT_ALGO_AUTO;
-    size_t filter_n = 0;
+    size_t filter_n = 0, stream_n = 16384;
+    int stream = 0, stream_reps = 5;
+    double big_gib = 0, slow = 2.0;
     for (int i = 1; i < argc; i++) {
         if (i + 1 < argc && !strcmp(argv[i], "-w")) snprintf(wl, sizeof wl, "%s", argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "-m")) snprintf(ml, sizeof ml, "%s", argv[++i]);
@@ -166,10 +170,16 @@ int cmd_bench(int argc, char **argv)
             }
         }
         else if (i + 1 < argc && !strcmp(argv[i], "--filter")) filter_n = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--stream")) stream = 1;
+        else if (i + 1 < argc && !strcmp(argv[i], "--stream-reps")) stream_reps = atoi(argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "--stream-size")) stream_n = strtoull(argv[++i], NULL, 10);
+        else if (i + 1 < argc && !strcmp(argv[i], "--big")) big_gib = atof(argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "--slow")) slow = atof(argv[++i]);
         else {
             fprintf(stderr, "lwt bench: unknown option '%s'\n"
                             "usage: lwt bench [-w W1,W2] [-m M1,M2] [--sizes N1,N2] [-l LEVELS] [--reps N] [--f64] "
-                            "[--filter N] [--algo auto|rc|lbb] [--seed-experiments]\n",
+                            "[--filter N] [--algo auto|rc|lbb] [--seed-experiments]\n"
+                            "       lwt bench --stream [--stream-reps N] [--stream-size N] [--big GIB] [--slow F]\n",
                     argv[i]);
             return LWT_EXIT_USAGE;
         }
@@ -203,6 +213,11 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "lwt bench: no CUDA device\n");
         lwt_context_destroy(ctx);
         return LWT_EXIT_RUNTIME;
+    }
+    if (stream) {
+        int src = bench_stream(ctx, stream_reps < 1 ? 1 : stream_reps, big_gib, slow, stream_n);
+        lwt_context_destroy(ctx);
+        return src;
     }
     if (filter_n) {
         int frc = bench_filter(ctx, filter_n, f64);

@@ -33,8 +33,23 @@ static int parse_shape(const char *s, size_t *shape, int *ndim)
     return *ndim ? 0 : -1;
 }
 
+/* options that only the streamed engine understands send the call there */
+static int wants_stream(int argc, char **argv)
+{
+    static const char *const opts[] = {"--stream", "--chunk-rows", "--devices", "--cpu-worker", "--cpu-workers",
+                                       "--balance", "--raw", "--scratch-dir", "--slow-worker", "--fail-worker",
+                                       "--no-pinned-pool", "--no-overlap", "--naive-blocks"};
+    for (int i = 1; i < argc; i++)
+        for (size_t k = 0; k < sizeof opts / sizeof *opts; k++)
+            if (!strcmp(argv[i], opts[k]))
+                return 1;
+    return 0;
+}
+
 int cmd_transform(int argc, char **argv, int inverse)
 {
+    if (wants_stream(argc, argv))
+        return cmd_transform_stream(argc, argv, inverse);
     const char *name = inverse ? "inverse" : "forward";
     cli_transform_opts o = {0};
     o.levels = LWT_LEVELS_MAX;

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BAR 28
@@ -29,6 +30,13 @@ void progress_update(cli_progress *p, double fraction, const char *what)
         return;
     if (fraction < 0) fraction = 0;
     if (fraction > 1) fraction = 1;
+    /* at most ten redraws a second: workers report every chunk */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    if (p->drawn && fraction < 1 && now - p->last < 0.1)
+        return;
+    p->last = now;
     double total = (p->file + fraction) / p->files;
     int fill = (int)(total * BAR + 0.5);
     char bar[BAR + 1];

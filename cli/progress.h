@@ -10,6 +10,7 @@ typedef struct cli_progress {
     int files, file; /* batch size, current file index (0-based) */
     char name[96];
     int drawn;
+    double last; /* time of the last redraw (s) */
 } cli_progress;
 
 void progress_init(cli_progress *p, int files);

@@ -12,12 +12,34 @@
 #ifndef LWT_CORE_LINE_H
 #define LWT_CORE_LINE_H
 
+#include "core/hd.h"
 #include "core/scheme.h"
 #include "lwt.h"
 
 typedef struct lwt_range {
     long lo, hi; /* [lo, hi) */
 } lwt_range;
+
+/*
+ * Where the input of a line that is only partly in memory lives (streamed
+ * passes): global index i (a sample for the forward, a coefficient for the
+ * inverse) in [lo[s], hi[s]) is at buffer position pos[s] + (i - lo[s]).
+ * nseg == 0: the whole line is in memory and index i is at i.
+ */
+#define LWT_WINDOW_MAX_SEGS 3
+typedef struct lwt_window {
+    int nseg;
+    long lo[LWT_WINDOW_MAX_SEGS], hi[LWT_WINDOW_MAX_SEGS], pos[LWT_WINDOW_MAX_SEGS];
+    long len;   /* buffer positions in all */
+} lwt_window;
+
+LWT_HD long lwt_window_pos(const lwt_window *w, long i)
+{
+    for (int s = 0; s < w->nseg; s++)
+        if (i >= w->lo[s] && i < w->hi[s])
+            return w->pos[s] + (i - w->lo[s]);
+    return w->nseg ? -1 : i;
+}
 
 typedef struct lwt_line_prog {
     int inverse;
@@ -33,7 +55,32 @@ typedef struct lwt_line_prog {
     /* direct filter bank */
     lwt_range span;     /* forward: y indices; inverse: coefficient indices */
     long sigma;         /* inverse alignment: x[2i+e+sigma] = sum_j rec[2j+e] c[i-j] */
+    /* what this pass computes and reads: outputs [out_lo, out_hi) (forward:
+       coefficients k, inverse: samples m; the whole line unless streamed),
+       written from position 0 of the output line; input through win */
+    long out_lo, out_hi;
+    lwt_window win;
 } lwt_line_prog;
+
+/* Extent along the axis of a pass's input and output lines (the inverse
+ * input holds cA then cD, each the window's length or nc). */
+LWT_HD long lwt_prog_in_extent(const lwt_line_prog *p)
+{
+    long band = p->win.nseg ? p->win.len : (p->inverse ? p->nc : p->n);
+    return p->inverse ? 2 * band : band;
+}
+
+LWT_HD long lwt_prog_out_extent(const lwt_line_prog *p)
+{
+    long k = p->out_hi - p->out_lo;
+    return p->inverse ? k : 2 * k;
+}
+
+/* Offset of the cD band in an inverse input line (elements along the axis). */
+LWT_HD long lwt_prog_in_band(const lwt_line_prog *p)
+{
+    return p->win.nseg ? p->win.len : p->nc;
+}
 
 /* PyWavelets' coefficient count for a signal of length n. */
 long lwt_coeff_len(long n, int F, lwt_mode mode);
@@ -50,5 +97,18 @@ void lwt_line_prog_inverse(lwt_line_prog *p, const lwt_scheme *s, int direct, in
  * what lets tiled kernels compute them once and shift them per tile. */
 void lwt_line_ranges_forward(lwt_line_prog *p, const lwt_scheme *s, long k0, long k1);
 void lwt_line_ranges_inverse(lwt_line_prog *p, const lwt_scheme *s, long m0, long m1);
+
+/*
+ * Streamed passes: the program for outputs [k0, k1) (forward coefficients)
+ * or [m0, m1) (inverse samples) only, reading the input through a window
+ * of at most three segments (the main run plus the rows that the mode's
+ * extension pulls from either end: periodic wrap, smooth and antireflect
+ * anchors). The window lists every input index the pass reads, in
+ * increasing order, at consecutive buffer positions.
+ */
+void lwt_line_prog_forward_part(lwt_line_prog *p, const lwt_scheme *s, int direct, int F, lwt_mode mode, long n,
+                                long k0, long k1);
+void lwt_line_prog_inverse_part(lwt_line_prog *p, const lwt_scheme *s, int direct, int F, lwt_mode mode, long nc,
+                                long n_out, long m0, long m1);
 
 #endif

@@ -42,6 +42,9 @@ int lwt_cuda_device_count(void);
 lwt_status lwt_cuda_plan_init(lwt_plan *p);
 void lwt_cuda_plan_free(lwt_plan *p);
 lwt_status lwt_cuda_execute_host(const lwt_plan *p, const void *in, void *out, int inverse);
+/* stream workers (src/stream/worker_cuda.cu) */
+void lwt_cuda_plan_exact_f32(lwt_plan *p);
+size_t lwt_cuda_pass_scratch(const lwt_plan *p, const lwt_pass *ps, int naive);
 #endif
 
 #endif

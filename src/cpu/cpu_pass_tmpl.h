@@ -22,16 +22,20 @@ static void FN(load_ext)(const FN(group) *g, const lwt_line_prog *p, long N, lon
 {
     const size_t st = g->stride;
     if (n >= 0 && n < N) {
+        const size_t i = (size_t)lwt_window_pos(&p->win, n) * st;
         for (int l = 0; l < g->lanes; l++)
-            dst[l] = g->in[l][(size_t)n * st];
+            dst[l] = g->in[l][i];
         return;
     }
     lwt_ext_terms t;
     lwt_extend(p->mode, N, n, &t);
+    size_t idx[3];
+    for (int k = 0; k < t.n; k++)
+        idx[k] = (size_t)lwt_window_pos(&p->win, t.idx[k]) * st;
     for (int l = 0; l < g->lanes; l++) {
         WREAL v = 0;
         for (int k = 0; k < t.n; k++)
-            v += (WREAL)t.w[k] * g->in[l][(size_t)t.idx[k] * st];
+            v += (WREAL)t.w[k] * g->in[l][idx[k]];
         dst[l] = v;
     }
 }
@@ -47,7 +51,7 @@ static void FN(load_coeff)(const FN(group) *g, const lwt_line_prog *p, int band,
             dst[l] = 0;
         return;
     }
-    size_t i = (size_t)k * g->stride;
+    size_t i = (size_t)lwt_window_pos(&p->win, k) * g->stride;
     for (int l = 0; l < g->lanes; l++)
         dst[l] = (band ? g->in2[l] : g->in[l])[i];
 }
@@ -92,12 +96,13 @@ static void FN(forward_lifting)(const FN(group) *g, const lwt_line_prog *p, cons
     FN(run_steps)(p, s, ch, 0);
     const WREAL ka = (WREAL)s->ka, kd = (WREAL)s->kd;
     const int a = s->ach, d = 1 - s->ach;
-    for (long k = 0; k < p->nc; k++) {
+    for (long k = p->out_lo; k < p->out_hi; k++) {
         const WREAL *pa = ch[a] + (size_t)(k + s->sa - p->ch[a].lo) * LANES;
         const WREAL *pd = ch[d] + (size_t)(k + s->sd - p->ch[d].lo) * LANES;
+        const size_t o = (size_t)(k - p->out_lo) * g->stride;
         for (int l = 0; l < g->lanes; l++) {
-            g->out[l][(size_t)k * g->stride] = (REAL)(ka * pa[l]);
-            g->out2[l][(size_t)k * g->stride] = (REAL)(kd * pd[l]);
+            g->out[l][o] = (REAL)(ka * pa[l]);
+            g->out2[l][o] = (REAL)(kd * pd[l]);
         }
     }
 }
@@ -120,13 +125,13 @@ static void FN(inverse_lifting)(const FN(group) *g, const lwt_line_prog *p, cons
             dst[l] /= kd;
     }
     FN(run_steps)(p, s, ch, 1);
-    for (long m = 0; m < p->n; m++) {
+    for (long m = p->out_lo; m < p->out_hi; m++) {
         long y = m - p->delta;
         int c = (int)lwt_mod(y, 2);
         long idx = lwt_floor_div(y, 2);
         const WREAL *src = ch[c] + (size_t)(idx - p->ch[c].lo) * LANES;
         for (int l = 0; l < g->lanes; l++)
-            g->out[l][(size_t)m * g->stride] = (REAL)(src[l]);
+            g->out[l][(size_t)(m - p->out_lo) * g->stride] = (REAL)(src[l]);
     }
 }
 
@@ -137,7 +142,7 @@ static void FN(forward_direct)(const FN(group) *g, const lwt_line_prog *p, const
         FN(load_ext)(g, p, p->n, n + p->delta, y + (size_t)(n - p->span.lo) * LANES);
     const int F = fb->length;
     WREAL sa[LANES], sd[LANES];
-    for (long k = 0; k < p->nc; k++) {
+    for (long k = p->out_lo; k < p->out_hi; k++) {
         for (int l = 0; l < LANES; l++)
             sa[l] = sd[l] = 0;
         for (int j = 0; j < F; j++) {
@@ -148,9 +153,10 @@ static void FN(forward_direct)(const FN(group) *g, const lwt_line_prog *p, const
                 sd[l] += gg * yp[l];
             }
         }
+        const size_t o = (size_t)(k - p->out_lo) * g->stride;
         for (int l = 0; l < g->lanes; l++) {
-            g->out[l][(size_t)k * g->stride] = (REAL)(sa[l]);
-            g->out2[l][(size_t)k * g->stride] = (REAL)(sd[l]);
+            g->out[l][o] = (REAL)(sa[l]);
+            g->out2[l][o] = (REAL)(sd[l]);
         }
     }
 }
@@ -165,7 +171,7 @@ static void FN(inverse_direct)(const FN(group) *g, const lwt_line_prog *p, const
     }
     const int half = fb->length / 2;
     WREAL acc[LANES];
-    for (long m = 0; m < p->n; m++) {
+    for (long m = p->out_lo; m < p->out_hi; m++) {
         long q = m - p->sigma;
         int e = (int)lwt_mod(q, 2);
         long i = lwt_floor_div(q, 2);
@@ -178,7 +184,7 @@ static void FN(inverse_direct)(const FN(group) *g, const lwt_line_prog *p, const
                 acc[l] += rl * ca[o + l] + rh * cd[o + l];
         }
         for (int l = 0; l < g->lanes; l++)
-            g->out[l][(size_t)m * g->stride] = (REAL)(acc[l]);
+            g->out[l][(size_t)(m - p->out_lo) * g->stride] = (REAL)(acc[l]);
     }
 }
 
@@ -197,8 +203,8 @@ static lwt_status FN(run_pass)(const lwt_pass *ps)
 {
     const lwt_line_prog *p = ps->prog;
     const size_t inner = ps->inner, outer = ps->outer;
-    const size_t n_in = p->inverse ? 2 * (size_t)p->nc : (size_t)p->n;
-    const size_t n_out = p->inverse ? (size_t)p->n : 2 * (size_t)p->nc;
+    const size_t n_in = (size_t)lwt_prog_in_extent(p), n_out = (size_t)lwt_prog_out_extent(p);
+    const size_t band_in = (size_t)lwt_prog_in_band(p), band_out = (size_t)(p->out_hi - p->out_lo);
     /* groups: LANES neighbouring lines (inner == 1) or columns (inner > 1) */
     const size_t per_outer = inner == 1 ? 1 : (inner + LANES - 1) / LANES;
     const size_t ngroups = inner == 1 ? (outer + LANES - 1) / LANES : outer * per_outer;
@@ -227,8 +233,8 @@ static lwt_status FN(run_pass)(const lwt_pass *ps)
                     const int l = g.lanes++;
                     g.in[l] = (const REAL *)ps->in + o * n_in;
                     g.out[l] = (REAL *)ps->out + o * n_out;
-                    g.in2[l] = g.in[l] + p->nc;
-                    g.out2[l] = g.out[l] + p->nc;
+                    g.in2[l] = g.in[l] + band_in;
+                    g.out2[l] = g.out[l] + band_out;
                     if (ps->map) { /* bands in their places (last axis) */
                         int rg;
                         size_t a = lwt_dest_map_line(ps->map, o, 0, &rg), d = lwt_dest_map_line(ps->map, o, 1, &rg);
@@ -247,8 +253,8 @@ static lwt_status FN(run_pass)(const lwt_pass *ps)
                     const int l = g.lanes++;
                     g.in[l] = (const REAL *)ps->in + o * n_in * inner + c;
                     g.out[l] = (REAL *)ps->out + o * n_out * inner + c;
-                    g.in2[l] = g.in[l] + (size_t)p->nc * inner;
-                    g.out2[l] = g.out[l] + (size_t)p->nc * inner;
+                    g.in2[l] = g.in[l] + band_in * inner;
+                    g.out2[l] = g.out[l] + band_out * inner;
                 }
             }
             /* unused lanes read lane 0 so the lane loops stay branch-free */

@@ -168,6 +168,38 @@ extern "C" void lwt_cuda_plan_free(lwt_plan *p)
     p->cuda = NULL;
 }
 
+/* ------------------------------------------------- streamed chunk passes */
+
+/* Stream workers compute float32 data in double, like the CPU backend, so
+ * that any mix of CPU and GPU workers gives the same bits. */
+extern "C" void lwt_cuda_plan_exact_f32(lwt_plan *p)
+{
+    cuda_plan_state *st = (cuda_plan_state *)p->cuda;
+    st->dev.f32_in_float = 0;
+}
+
+/* doubles of scratch one pass needs (0 on the tiled path; naive: the line
+ * kernel, one thread per line, seed 000's untuned configuration) */
+extern "C" size_t lwt_cuda_pass_scratch(const lwt_plan *p, const lwt_pass *ps, int naive)
+{
+    const cuda_plan_state *st = (const cuda_plan_state *)p->cuda;
+    if (!naive && lwt_cuda_tiles_apply(ps, st->dev.f32_in_float))
+        return 0;
+    return scratch_per_line(ps->prog) * ps->outer * ps->inner;
+}
+
+extern "C" lwt_status lwt_cuda_run_pass_on(const lwt_plan *p, const lwt_pass *ps, double *scratch, cudaStream_t stream,
+                                           int naive)
+{
+    const lwt_context *ctx = p->ctx;
+    const cuda_plan_state *st = (const cuda_plan_state *)p->cuda;
+    if (naive)
+        CK(lwt_cuda_launch_lines(ps, &st->dev, scratch, stream));
+    else
+        CK(lwt_cuda_launch_pass(ps, &st->dev, scratch, stream));
+    return LWT_OK;
+}
+
 /* ----------------------------------------------------------- driver ops */
 
 static lwt_status cuda_run_pass(void *bctx, const lwt_pass *ps)

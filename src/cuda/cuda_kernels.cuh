@@ -24,6 +24,9 @@ struct lwt_dev_scheme {
 cudaError_t lwt_cuda_launch_pass(const lwt_pass *ps, const lwt_dev_scheme *dev, double *scratch,
                                  cudaStream_t stream);
 
+/* The line kernel: one thread per line, per-line work in scratch. */
+cudaError_t lwt_cuda_launch_lines(const lwt_pass *ps, const lwt_dev_scheme *dev, double *scratch, cudaStream_t stream);
+
 /* The tiled fast path; false when it does not apply (direct filter bank,
  * schemes too long for shared memory), leaving the pass to the line kernel. */
 bool lwt_cuda_launch_tiles(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaStream_t stream, cudaError_t *err);

@@ -48,8 +48,8 @@ __global__ void pass_kernel(const lwt_line_prog p, const lwt_dev_scheme s, const
     if (t >= nl)
         return;
     const size_t o = t / inner, c = t % inner;
-    const size_t n_in = p.inverse ? 2 * (size_t)p.nc : (size_t)p.n;
-    const size_t n_out = p.inverse ? (size_t)p.n : 2 * (size_t)p.nc;
+    const size_t n_in = (size_t)lwt_prog_in_extent(&p), n_out = (size_t)lwt_prog_out_extent(&p);
+    const size_t bin = (size_t)lwt_prog_in_band(&p), bout = (size_t)(p.out_hi - p.out_lo);
     const REAL *x = in + o * n_in * inner + c;
     REAL *y = out + o * n_out * inner + c;
     const size_t st = inner;
@@ -60,25 +60,25 @@ __global__ void pass_kernel(const lwt_line_prog p, const lwt_dev_scheme s, const
         double *b0 = scratch, *b1 = scratch + (size_t)len * nl;
         if (!p.inverse) {
             for (long n = lo; n < p.span.hi; n++)
-                b0[(size_t)(n - lo) * nl + t] = lwt_dev_load_ext<REAL, double>(x, st, p.mode, p.n, n + p.delta);
+                b0[(size_t)(n - lo) * nl + t] = lwt_dev_load_ext<REAL, double>(x, st, p.mode, p.n, n + p.delta, p.win);
             const double *h = s.filters, *g = s.filters + F;
-            for (long k = 0; k < p.nc; k++) {
+            for (long k = p.out_lo; k < p.out_hi; k++) {
                 double a = 0, d = 0;
                 for (int j = 0; j < F; j++) {
                     double v = b0[(size_t)(2 * k + 1 - j - lo) * nl + t];
                     a += __ldg(h + j) * v;
                     d += __ldg(g + j) * v;
                 }
-                y[(size_t)k * st] = (REAL)a;
-                y[(size_t)(p.nc + k) * st] = (REAL)d;
+                y[(size_t)(k - p.out_lo) * st] = (REAL)a;
+                y[(size_t)(bout + k - p.out_lo) * st] = (REAL)d;
             }
         } else {
             for (long i = lo; i < p.span.hi; i++) {
                 b0[(size_t)(i - lo) * nl + t] = lwt_dev_load_coeff<REAL, double>(x, st, p, i);
-                b1[(size_t)(i - lo) * nl + t] = lwt_dev_load_coeff<REAL, double>(x + (size_t)p.nc * st, st, p, i);
+                b1[(size_t)(i - lo) * nl + t] = lwt_dev_load_coeff<REAL, double>(x + bin * st, st, p, i);
             }
             const double *rl = s.filters + 2 * F, *rh = s.filters + 3 * F;
-            for (long m = 0; m < p.n; m++) {
+            for (long m = p.out_lo; m < p.out_hi; m++) {
                 long q = m - p.sigma;
                 int e = (int)lwt_mod(q, 2);
                 long i = lwt_floor_div(q, 2);
@@ -87,7 +87,7 @@ __global__ void pass_kernel(const lwt_line_prog p, const lwt_dev_scheme s, const
                     size_t idx = (size_t)(i - j - lo) * nl + t;
                     acc += __ldg(rl + 2 * j + e) * b0[idx] + __ldg(rh + 2 * j + e) * b1[idx];
                 }
-                y[(size_t)m * st] = (REAL)acc;
+                y[(size_t)(m - p.out_lo) * st] = (REAL)acc;
             }
         }
         return;
@@ -100,23 +100,23 @@ __global__ void pass_kernel(const lwt_line_prog p, const lwt_dev_scheme s, const
     if (!p.inverse) {
         for (int cc = 0; cc < 2; cc++)
             for (long m = p.ch[cc].lo; m < p.ch[cc].hi; m++)
-                ch[cc][(size_t)(m - p.ch[cc].lo) * nl + t] = lwt_dev_load_ext<REAL, double>(x, st, p.mode, p.n, 2 * m + cc + p.delta);
+                ch[cc][(size_t)(m - p.ch[cc].lo) * nl + t] = lwt_dev_load_ext<REAL, double>(x, st, p.mode, p.n, 2 * m + cc + p.delta, p.win);
         run_steps(p, s, ch0, ch1, t, nl, false);
-        for (long k = 0; k < p.nc; k++) {
-            y[(size_t)k * st] = (REAL)(s.ka * ch[a][(size_t)(k + s.sa - p.ch[a].lo) * nl + t]);
-            y[(size_t)(p.nc + k) * st] = (REAL)(s.kd * ch[d][(size_t)(k + s.sd - p.ch[d].lo) * nl + t]);
+        for (long k = p.out_lo; k < p.out_hi; k++) {
+            y[(size_t)(k - p.out_lo) * st] = (REAL)(s.ka * ch[a][(size_t)(k + s.sa - p.ch[a].lo) * nl + t]);
+            y[(size_t)(bout + k - p.out_lo) * st] = (REAL)(s.kd * ch[d][(size_t)(k + s.sd - p.ch[d].lo) * nl + t]);
         }
     } else {
         for (long m = p.ch[a].lo; m < p.ch[a].hi; m++)
             ch[a][(size_t)(m - p.ch[a].lo) * nl + t] = lwt_dev_load_coeff<REAL, double>(x, st, p, m - s.sa) / s.ka;
         for (long m = p.ch[d].lo; m < p.ch[d].hi; m++)
-            ch[d][(size_t)(m - p.ch[d].lo) * nl + t] = lwt_dev_load_coeff<REAL, double>(x + (size_t)p.nc * st, st, p, m - s.sd) / s.kd;
+            ch[d][(size_t)(m - p.ch[d].lo) * nl + t] = lwt_dev_load_coeff<REAL, double>(x + bin * st, st, p, m - s.sd) / s.kd;
         run_steps(p, s, ch0, ch1, t, nl, true);
-        for (long m = 0; m < p.n; m++) {
+        for (long m = p.out_lo; m < p.out_hi; m++) {
             long yi = m - p.delta;
             int cc = (int)lwt_mod(yi, 2);
             long idx = lwt_floor_div(yi, 2);
-            y[(size_t)m * st] = (REAL)ch[cc][(size_t)(idx - p.ch[cc].lo) * nl + t];
+            y[(size_t)(m - p.out_lo) * st] = (REAL)ch[cc][(size_t)(idx - p.ch[cc].lo) * nl + t];
         }
     }
 }
@@ -160,6 +160,11 @@ cudaError_t lwt_cuda_launch_pass(const lwt_pass *ps, const lwt_dev_scheme *dev, 
     cudaError_t terr = cudaSuccess;
     if (lwt_cuda_launch_tiles(ps, dev, stream, &terr))
         return terr;
+    return lwt_cuda_launch_lines(ps, dev, scratch, stream);
+}
+
+cudaError_t lwt_cuda_launch_lines(const lwt_pass *ps, const lwt_dev_scheme *dev, double *scratch, cudaStream_t stream)
+{
     const size_t nl = ps->outer * ps->inner;
     const unsigned threads = 128;
     const unsigned blocks = (unsigned)((nl + threads - 1) / threads);

@@ -63,8 +63,8 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
     const size_t o = lg / groups_per_outer;
     const size_t col0 = (lg % groups_per_outer) * (size_t)W;
     const int lanes = (int)((inner - col0) < (size_t)W ? inner - col0 : (size_t)W);
-    const size_t n_in = INVERSE ? 2 * (size_t)tp.nc : (size_t)tp.n;
-    const size_t n_out = INVERSE ? (size_t)tp.n : 2 * (size_t)tp.nc;
+    /* a streamed chunk computes outputs [out_lo, out_hi) only, from a window */
+    const size_t n_in = (size_t)lwt_prog_in_extent(&tp), n_out = (size_t)lwt_prog_out_extent(&tp);
     const REAL *x = in + o * n_in * inner + col0;
     REAL *y = out + o * n_out * inner + col0;
 
@@ -81,15 +81,21 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
         taps[i] = (WREAL)s.taps[i];
 
     if (!INVERSE) {
-        /* channel c holds y[2m + c], m in [lo_c, lo_c + len_c) */
-        const bool interior = lanes == W && 2 * lo[0] + tp.delta >= 0 && 2 * lo[1] + 1 + tp.delta >= 0 &&
-                              2 * (lo[0] + len0 - 1) + tp.delta < tp.n && 2 * (lo[1] + len1 - 1) + 1 + tp.delta < tp.n;
+        /* channel c holds y[2m + c], m in [lo_c, lo_c + len_c); interior:
+           every sample inside the signal and in one run of the window */
+        long wshift = 0;
+        const bool interior =
+            lanes == W &&
+            lwt_dev_window_run(tp.win, min(2 * lo[0], 2 * lo[1] + 1) + tp.delta,
+                               max(2 * (lo[0] + len0 - 1), 2 * (lo[1] + len1 - 1) + 1) + tp.delta + 1, tp.n, &wshift) &&
+            2 * lo[0] + tp.delta >= 0 && 2 * lo[1] + 1 + tp.delta >= 0 &&
+            2 * (lo[0] + len0 - 1) + tp.delta < tp.n && 2 * (lo[1] + len1 - 1) + 1 + tp.delta < tp.n;
         if (W == 1 && interior) {
             /* contiguous line: read the samples in order (fully coalesced) and
                split even/odd on the way into shared memory */
             const long ylo = min(2 * lo[0], 2 * lo[1] + 1);
             const int rows = (int)(max(2 * (lo[0] + len0) - 1, 2 * (lo[1] + len1)) - ylo);
-            const REAL *g = x + (size_t)(ylo + tp.delta);
+            const REAL *g = x + (size_t)(ylo + tp.delta + wshift);
             for (int r = r0; r < rows; r += rstep * TILE_UNROLL) {
                 REAL v[TILE_UNROLL];
 #pragma unroll
@@ -107,22 +113,25 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
         }
         for (int c = 0; c < 2 && !(W == 1 && interior); c++) {
             if (interior) {
-                load_rows<REAL, WREAL, W>(ch[c] + lane, x + lane + (size_t)(2 * lo[c] + c + tp.delta) * inner,
+                load_rows<REAL, WREAL, W>(ch[c] + lane, x + lane + (size_t)(2 * lo[c] + c + tp.delta + wshift) * inner,
                                           2 * inner, len[c], r0, rstep, (WREAL)1);
             } else {
                 for (int r = r0; r < len[c]; r += rstep) {
                     const long n = 2 * (lo[c] + r) + c + tp.delta;
                     ch[c][r * W + lane] =
-                        lane < lanes ? lwt_dev_load_ext<REAL, WREAL>(x + lane, inner, tp.mode, tp.n, n) : (WREAL)0;
+                        lane < lanes ? lwt_dev_load_ext<REAL, WREAL>(x + lane, inner, tp.mode, tp.n, n, tp.win) : (WREAL)0;
                 }
             }
         }
     } else {
         const int a = s.ach, d = 1 - s.ach;
+        long wsa = 0, wsd = 0;
         const bool interior = lanes == W && lo[a] - s.sa >= 0 && lo[a] + len[a] - s.sa <= tp.nc &&
-                              lo[d] - s.sd >= 0 && lo[d] + len[d] - s.sd <= tp.nc;
+                              lo[d] - s.sd >= 0 && lo[d] + len[d] - s.sd <= tp.nc &&
+                              lwt_dev_window_run(tp.win, lo[a] - s.sa, lo[a] + len[a] - s.sa, tp.nc, &wsa) &&
+                              lwt_dev_window_run(tp.win, lo[d] - s.sd, lo[d] + len[d] - s.sd, tp.nc, &wsd);
         /* where each band's line starts: [cA | cD] in x, or its place under the map */
-        const REAL *xb[2] = {x, x + (size_t)tp.nc * inner};
+        const REAL *xb[2] = {x, x + (size_t)lwt_prog_in_band(&tp) * inner};
         if (use_map) {
             int rg;
             const size_t o0 = lwt_dest_map_line(&map, o, 0, &rg), o1 = lwt_dest_map_line(&map, o, 1, &rg);
@@ -134,8 +143,8 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
             const long off = band ? s.sd : s.sa;
             const WREAL sc = (WREAL)(band ? s.kd : s.ka); /* divided, as on the CPU */
             if (interior) {
-                load_rows<REAL, WREAL, W>(ch[c] + lane, xb[band] + lane + (size_t)(lo[c] - off) * inner, inner,
-                                          len[c], r0, rstep, sc);
+                load_rows<REAL, WREAL, W>(ch[c] + lane, xb[band] + lane + (size_t)(lo[c] - off + (band ? wsd : wsa)) * inner,
+                                          inner, len[c], r0, rstep, sc);
             } else {
                 for (int r = r0; r < len[c]; r += rstep) {
                     WREAL v = lane < lanes ? lwt_dev_load_coeff<REAL, WREAL>(xb[band] + lane, inner, tp, lo[c] + r - off)
@@ -179,11 +188,11 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
     if (!INVERSE) {
         const int a = s.ach, d = 1 - s.ach;
         const WREAL ka = (WREAL)s.ka, kd = (WREAL)s.kd;
-        const int kn = (int)min((long)T, tp.nc - shift); /* outputs of this tile */
+        const int kn = (int)min((long)T, tp.out_hi - tp.out_lo - shift); /* outputs of this tile */
         if (lane < lanes) {
-            const WREAL *pa = ch[a] + lane + (int)(shift + s.sa - lo[a]) * W;
-            const WREAL *pd = ch[d] + lane + (int)(shift + s.sd - lo[d]) * W;
-            REAL *ya = y + lane + (size_t)shift * inner, *yd = ya + (size_t)tp.nc * inner;
+            const WREAL *pa = ch[a] + lane + (int)(tp.out_lo + shift + s.sa - lo[a]) * W;
+            const WREAL *pd = ch[d] + lane + (int)(tp.out_lo + shift + s.sd - lo[d]) * W;
+            REAL *ya = y + lane + (size_t)shift * inner, *yd = ya + (size_t)(tp.out_hi - tp.out_lo) * inner;
             if (use_map) { /* last axis (inner == 1): each half of the line to its band */
                 int rg;
                 const size_t o0 = lwt_dest_map_line(&map, o, 0, &rg), o1 = lwt_dest_map_line(&map, o, 1, &rg);
@@ -196,10 +205,10 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
             }
         }
     } else {
-        const long m0 = 2 * shift;
-        const int mn = (int)min(2 * (long)T, tp.n - m0);
+        const long m0 = tp.out_lo + 2 * shift;
+        const int mn = (int)min(2 * (long)T, tp.out_hi - m0);
         if (lane < lanes) {
-            REAL *yl = y + lane + (size_t)m0 * inner;
+            REAL *yl = y + lane + (size_t)(m0 - tp.out_lo) * inner;
             for (int r = r0; r < mn; r += rstep) {
                 const long yi = m0 + r - tp.delta;
                 const int c = (int)(yi & 1);
@@ -269,11 +278,12 @@ static size_t tile_plan(const lwt_pass *ps, bool f32_in_float, lwt_line_prog *tp
     long T;
     tile_shape(ps, &W, &T);
     *tp = p;
+    /* tile 0 starts at the first output (0, or a streamed chunk's first) */
     if (p.inverse)
-        lwt_line_ranges_inverse(tp, ps->scheme, 0, 2 * T);
+        lwt_line_ranges_inverse(tp, ps->scheme, p.out_lo, p.out_lo + 2 * T);
     else
-        lwt_line_ranges_forward(tp, ps->scheme, 0, T);
-    const long outputs = p.inverse ? (p.n + 1) / 2 : p.nc;
+        lwt_line_ranges_forward(tp, ps->scheme, p.out_lo, p.out_lo + T);
+    const long outputs = p.inverse ? (p.out_hi - p.out_lo + 1) / 2 : p.out_hi - p.out_lo;
     *ntiles = (outputs + T - 1) / T;
     const size_t per_elem = (ps->dtype == LWT_F32 && f32_in_float) ? 4 : 8;
     const size_t smem =

@@ -29,6 +29,7 @@
 #define _FILE_OFFSET_BITS 64
 
 #include "io/npy.h"
+#include "io/npy_header.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +42,6 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#define NPY_MAX_HEADER ((size_t)1 << 24)   /* 16 MiB */
 #define NPY_IO_CHUNK ((size_t)1 << 26)     /* bytes per fread/fwrite call */
 #define NPY_TILE 32                        /* transpose tile edge, in elements */
 
@@ -117,7 +117,7 @@ static void byteswap(void *data, size_t count, size_t elsize)
 }
 
 /* Element count of shape, 0 if any dim is 0. Returns -1 if it overflows. */
-static int shape_count(int ndim, const size_t *shape, size_t *count)
+int lwt__npy_shape_count(int ndim, const size_t *shape, size_t *count)
 {
     size_t n = 1;
     int k;
@@ -316,13 +316,7 @@ static int span_is(span v, const char *lit)
     return v.n == strlen(lit) && memcmp(v.s, lit, v.n) == 0;
 }
 
-typedef struct header_info {
-    lwt_dtype dtype;
-    int swap;            /* data byte order differs from this machine's */
-    int fortran;
-    int ndim;
-    size_t shape[NPY_MAX_DIMS];
-} header_info;
+typedef npy_header_info header_info; /* see npy_header.h */
 
 /* descr: a string naming float32 or float64, with an optional byte-order mark. */
 static int eval_descr(span v, header_info *hi, char *msg, size_t msglen)
@@ -454,7 +448,7 @@ static int eval_shape(span v, header_info *hi, char *msg, size_t msglen, int *ma
 }
 
 /* Parses the header text (NUL-terminated). On error writes the reason into msg. */
-static int parse_header(const char *text, header_info *hi, char *msg, size_t msglen)
+int lwt__npy_parse_header(const char *text, header_info *hi, char *msg, size_t msglen)
 {
     hparse h;
     span descr = {0, 0}, fortran = {0, 0}, shape = {0, 0};
@@ -548,7 +542,7 @@ bad:
 /* ------------------------------------------------------------------ reading */
 
 /* "(3, 4)", "(5,)", "()" */
-static void format_shape(char *buf, size_t size, int ndim, const size_t *shape)
+void lwt__npy_format_shape(char *buf, size_t size, int ndim, const size_t *shape)
 {
     size_t n = 0;
     int k;
@@ -557,6 +551,56 @@ static void format_shape(char *buf, size_t size, int ndim, const size_t *shape)
         n += (size_t)snprintf(buf + n, size - n, k ? ", %zu" : "%zu", shape[k]);
     if (n < size)
         snprintf(buf + n, size - n, ndim == 1 ? ",)" : ")");
+}
+
+/* Shared with lwt_map_npy_read (mapped_array.c): the same checks, the same
+   messages. */
+int lwt__npy_parse_preamble(unsigned char pre[12], size_t got,
+                            size_t (*more)(void *ctx, void *buf, size_t n), void *ctx,
+                            const uintmax_t *fsize, size_t *prelen, size_t *hlen, char *msg,
+                            size_t msglen)
+{
+    int major, minor;
+
+    if (got < 6 || memcmp(pre, npy_magic, 6) != 0) {
+        snprintf(msg, msglen, "not a .npy file (bad magic; expected \\x93NUMPY)");
+        return -1;
+    }
+    if (got < 8) {
+        snprintf(msg, msglen, "truncated header: file ends inside the preamble");
+        return -1;
+    }
+    major = pre[6];
+    minor = pre[7];
+    if ((major != 1 && major != 2 && major != 3) || minor != 0) {
+        snprintf(msg, msglen,
+                 "unsupported .npy format version %d.%d (lwt reads 1.0, 2.0 and 3.0)", major,
+                 minor);
+        return -1;
+    }
+    *prelen = major == 1 ? 10 : 12;
+    if (got < *prelen && more)
+        got += more(ctx, pre + got, *prelen - got);
+    if (got < *prelen) {
+        snprintf(msg, msglen, "truncated header: file ends inside the preamble");
+        return -1;
+    }
+    if (major == 1)
+        *hlen = (size_t)pre[8] | (size_t)pre[9] << 8;
+    else
+        *hlen = (size_t)((uint32_t)pre[8] | (uint32_t)pre[9] << 8 | (uint32_t)pre[10] << 16 |
+                         (uint32_t)pre[11] << 24);
+    if (fsize && *fsize < (uintmax_t)*prelen + *hlen) {
+        snprintf(msg, msglen, "truncated header: header length is %zu bytes, file has %ju", *hlen,
+                 *fsize > *prelen ? *fsize - *prelen : 0);
+        return -1;
+    }
+    if (*hlen > NPY_MAX_HEADER) {
+        snprintf(msg, msglen, "header length %zu is too large (at most %zu)", *hlen,
+                 NPY_MAX_HEADER);
+        return -1;
+    }
+    return 0;
 }
 
 static size_t read_fully(FILE *f, void *buf, size_t n)
@@ -570,6 +614,17 @@ static size_t read_fully(FILE *f, void *buf, size_t n)
             break;
     }
     return got;
+}
+
+/* lwt__npy_parse_preamble's more for npy_read: the rest of a version 2.0/3.0
+   preamble, unless the first read already stopped at end of file or on an
+   error. */
+static size_t read_more_preamble(void *ctx, void *buf, size_t n)
+{
+    FILE *f = ctx;
+    if (feof(f) || ferror(f))
+        return 0;
+    return read_fully(f, buf, n);
 }
 
 /* Reads Fortran-order data of squeezed shape sq[0..nd) (nd >= 2) straight into
@@ -632,7 +687,6 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen)
     void *data = NULL;
     header_info hi;
     char msg[256];
-    int major, minor;
 
     if (out)
         memset(out, 0, sizeof *out);
@@ -662,41 +716,9 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen)
         fail(err, errlen, path, "read error: %s", strerror(errno));
         goto done;
     }
-    if (got < 6 || memcmp(pre, npy_magic, 6) != 0) {
-        fail(err, errlen, path, "not a .npy file (bad magic; expected \\x93NUMPY)");
-        goto done;
-    }
-    if (got < 8) {
-        fail(err, errlen, path, "truncated header: file ends inside the preamble");
-        goto done;
-    }
-    major = pre[6];
-    minor = pre[7];
-    if ((major != 1 && major != 2 && major != 3) || minor != 0) {
-        fail(err, errlen, path,
-             "unsupported .npy format version %d.%d (lwt reads 1.0, 2.0 and 3.0)", major, minor);
-        goto done;
-    }
-    prelen = major == 1 ? 10 : 12;
-    if (got == 10 && prelen == 12)
-        got += read_fully(f, pre + 10, 2);
-    if (got < prelen) {
-        fail(err, errlen, path, "truncated header: file ends inside the preamble");
-        goto done;
-    }
-    if (major == 1)
-        hlen = (size_t)pre[8] | (size_t)pre[9] << 8;
-    else
-        hlen = (size_t)((uint32_t)pre[8] | (uint32_t)pre[9] << 8 | (uint32_t)pre[10] << 16 |
-                        (uint32_t)pre[11] << 24);
-    if (regular && fsize < (uintmax_t)prelen + hlen) {
-        fail(err, errlen, path, "truncated header: header length is %zu bytes, file has %ju",
-             hlen, fsize > prelen ? fsize - prelen : 0);
-        goto done;
-    }
-    if (hlen > NPY_MAX_HEADER) {
-        fail(err, errlen, path, "header length %zu is too large (at most %zu)", hlen,
-             NPY_MAX_HEADER);
+    if (lwt__npy_parse_preamble(pre, got, read_more_preamble, f, regular ? &fsize : NULL,
+                                &prelen, &hlen, msg, sizeof msg)) {
+        fail(err, errlen, path, "%s", msg);
         goto done;
     }
 
@@ -722,16 +744,16 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen)
         goto done;
     }
     memset(&hi, 0, sizeof hi);
-    if (parse_header(htext, &hi, msg, sizeof msg)) {
+    if (lwt__npy_parse_header(htext, &hi, msg, sizeof msg)) {
         fail(err, errlen, path, "%s", msg);
         goto done;
     }
 
     /* size: checked against the file before anything is allocated */
     elsize = hi.dtype == LWT_F32 ? 4 : 8;
-    if (shape_count(hi.ndim, hi.shape, &count) || count > SIZE_MAX / elsize) {
+    if (lwt__npy_shape_count(hi.ndim, hi.shape, &count) || count > SIZE_MAX / elsize) {
         char shown[NPY_MAX_DIMS * 22 + 4];
-        format_shape(shown, sizeof shown, hi.ndim, hi.shape);
+        lwt__npy_format_shape(shown, sizeof shown, hi.ndim, hi.shape);
         fail(err, errlen, path, "array size overflows: shape %s of %s is more than %zu bytes",
              shown, elsize == 4 ? "float32" : "float64", SIZE_MAX);
         goto done;
@@ -851,7 +873,7 @@ static mode_t current_umask(void)
 }
 
 /* Best effort: make the rename itself durable. */
-static void fsync_parent_dir(const char *path)
+void lwt__npy_fsync_parent_dir(const char *path)
 {
     const char *slash = strrchr(path, '/');
     char *dir;
@@ -893,12 +915,12 @@ static int write_fully(FILE *f, const void *buf, size_t n)
 
 /* Builds preamble + header into buf (size >= 12 + header text + 64). Returns
    the total length (a multiple of 64), i.e. where the data starts. */
-static size_t build_header(unsigned char *buf, size_t bufsize, lwt_dtype dtype, int ndim,
-                           const size_t *shape)
+size_t lwt__npy_build_header(unsigned char *buf, size_t bufsize, lwt_dtype dtype, int ndim,
+                             const size_t *shape)
 {
     char dict[NPY_MAX_DIMS * 24 + 128], tuple[NPY_MAX_DIMS * 22 + 4];
     size_t n, prelen, total, hlen;
-    format_shape(tuple, sizeof tuple, ndim, shape);
+    lwt__npy_format_shape(tuple, sizeof tuple, ndim, shape);
     n = (size_t)snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
                          dtype == LWT_F32 ? "<f4" : "<f8", tuple);
     if (n >= sizeof dict) /* cannot happen with NPY_MAX_DIMS dims; keeps the bounds visible */
@@ -931,7 +953,7 @@ static size_t build_header(unsigned char *buf, size_t bufsize, lwt_dtype dtype, 
 int npy_write(const char *path, lwt_dtype dtype, int ndim, const size_t *shape,
               const void *data, char *err, size_t errlen)
 {
-    unsigned char header[NPY_MAX_DIMS * 24 + 128 + 128];
+    unsigned char header[NPY_HEADER_BUF];
     size_t hdr, count, elsize, nbytes;
     char *tmp = NULL;
     int fd = -1, rc = -1;
@@ -948,12 +970,12 @@ int npy_write(const char *path, lwt_dtype dtype, int ndim, const size_t *shape,
     if (ndim > 0 && !shape)
         return fail(err, errlen, path, "npy_write: shape is NULL");
     elsize = dtype == LWT_F32 ? 4 : 8;
-    if (shape_count(ndim, shape, &count) || count > SIZE_MAX / elsize)
+    if (lwt__npy_shape_count(ndim, shape, &count) || count > SIZE_MAX / elsize)
         return fail(err, errlen, path, "npy_write: array size overflows");
     nbytes = count * elsize;
     if (count > 0 && !data)
         return fail(err, errlen, path, "npy_write: data is NULL");
-    hdr = build_header(header, sizeof header, dtype, ndim, shape);
+    hdr = lwt__npy_build_header(header, sizeof header, dtype, ndim, shape);
     if (hdr == 0)
         return fail(err, errlen, path, "npy_write: header too large");
 
@@ -1018,7 +1040,7 @@ int npy_write(const char *path, lwt_dtype dtype, int ndim, const size_t *shape,
         fail(err, errlen, path, "cannot rename %s into place: %s", tmp, strerror(errno));
         goto done;
     }
-    fsync_parent_dir(path);
+    lwt__npy_fsync_parent_dir(path);
     rc = 0;
     goto done;
 

@@ -23,6 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test_dirs.h"
+
 static int failures = 0;
 static int checks = 0;
 
@@ -192,27 +194,6 @@ static unsigned char *slurp(const char *name, size_t *n)
     fclose(f);
     *n = len;
     return b;
-}
-
-/* Number of directory entries in dir whose name starts with prefix. */
-static int count_prefix(const char *dir, const char *prefix)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    if (!d)
-        return -1;
-    while ((e = readdir(d)))
-        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
-            n++;
-    closedir(d);
-    return n;
-}
-
-static int exists(const char *name)
-{
-    struct stat st;
-    return lstat(name, &st) == 0;
 }
 
 /* ------------------------------------------------------------ read helpers */
@@ -1091,36 +1072,11 @@ static void test_numpy(void)
 
 /* ------------------------------------------------------------ main */
 
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char p[1024];
-    if (!d)
-        return;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-            chmod(p, 0755);
-            remove_tree(p);
-        } else {
-            unlink(p);
-        }
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 int main(void)
 {
     char dir[] = "test_npy_scratch.XXXXXX";
-    if (!mkdtemp(dir) || chdir(dir) != 0) {
-        perror("test_npy: scratch directory");
+    if (enter_scratch_dir(dir, "test_npy") != 0)
         return 1;
-    }
     test_round_trip();
     test_header_variants();
     test_dtypes();
@@ -1130,13 +1086,12 @@ int main(void)
     test_writer_atomic();
     test_mutations();
     test_numpy();
-    if (chdir("..") != 0)
+    if (leave_scratch_dir(dir, failures) != 0)
         return 1;
     if (failures) {
         printf("test_npy: %d of %d checks FAILED (files kept in %s)\n", failures, checks, dir);
         return 1;
     }
-    remove_tree(dir);
     printf("test_npy: all %d checks passed\n", checks);
     return 0;
 }

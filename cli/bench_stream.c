@@ -1,0 +1,386 @@
+/*
+ * lwt bench --stream: the streamed engine on host-resident data (issue 4).
+ *  1. seed 000's Table 1: 4096^2 D4, 4 levels, forward and inverse, one GPU,
+ *     non-overlapping vs overlapping, with the summed H2D / kernel / D2H times;
+ *     then each of the three optimizations switched off on its own;
+ *  2. 16384^2 CDF 9/7, 4 levels, pinned host in and out, one GPU, against the
+ *     bus floor measured in the same run (input H2D and output D2H at once);
+ *  3. with several GPUs: seed 000's fifth experiment (single GPU, static equal
+ *     split, weighted, queue, FNN over 10240..16384), the aggregate bus ceiling
+ *     (every GPU copying both ways at once), a slowed GPU against the ideal
+ *     makespan, and an optional big dataset (--big GIB).
+ * Times are medians of --stream-reps runs (default 5), wall clock around the
+ * lwt_stream_* call, pinned host buffers (cudaHostAlloc) unless stated.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifdef LWT_HAVE_CUDA
+#include <cuda_runtime.h>
+#include <time.h>
+
+#include "lwt_stream.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct bufset {
+    lwt_plan *plan;
+    lwt_wavelet *w;
+    void *in, *coeffs, *back, *scratch;
+    size_t in_bytes, coeff_bytes, scratch_bytes;
+    int pinned;
+} bufset;
+
+static void *halloc(size_t bytes, int pinned)
+{
+    void *p = NULL;
+    if (pinned)
+        return cudaHostAlloc(&p, bytes, cudaHostAllocPortable) == cudaSuccess ? p : NULL;
+    return malloc(bytes);
+}
+
+static void hfree(void *p, int pinned)
+{
+    if (pinned)
+        cudaFreeHost(p);
+    else
+        free(p);
+}
+
+static void bufs_free(bufset *b)
+{
+    hfree(b->in, b->pinned);
+    hfree(b->coeffs, b->pinned);
+    hfree(b->back, b->pinned);
+    hfree(b->scratch, b->pinned);
+    lwt_plan_destroy(b->plan);
+    lwt_wavelet_destroy(b->w);
+    memset(b, 0, sizeof *b);
+}
+
+static int bufs_make(lwt_context *ctx, const char *wname, size_t n, int levels, lwt_mode mode, int pinned, bufset *b)
+{
+    memset(b, 0, sizeof *b);
+    b->pinned = pinned;
+    if (lwt_wavelet_create(ctx, wname, &b->w))
+        return -1;
+    lwt_plan_desc d = lwt_plan_desc_default();
+    d.wavelet = b->w;
+    d.ndim = 2;
+    d.shape[0] = d.shape[1] = n;
+    d.levels = levels;
+    d.mode = mode;
+    d.dtype = LWT_F32;
+    d.backend = LWT_BACKEND_CPU;
+    if (lwt_plan_create(ctx, &d, &b->plan))
+        return -1;
+    lwt_plan_info info;
+    lwt_plan_get_info(b->plan, &info);
+    b->in_bytes = info.input_count * 4;
+    b->coeff_bytes = info.coeff_count * 4;
+    lwt_stream_scratch_size(b->plan, &b->scratch_bytes);
+    b->in = halloc(b->in_bytes, pinned);
+    b->coeffs = halloc(b->coeff_bytes, pinned);
+    b->back = halloc(b->in_bytes, pinned);
+    b->scratch = halloc(b->scratch_bytes ? b->scratch_bytes : 1, pinned);
+    if (!b->in || !b->coeffs || !b->back || !b->scratch)
+        return -1;
+    float *x = b->in;
+    unsigned s = 12345;
+    for (size_t i = 0; i < info.input_count; i++) {
+        s = s * 1664525u + 1013904223u;
+        x[i] = (float)(s >> 8) / 16777216.0f - 0.5f;
+    }
+    return 0;
+}
+
+/* median seconds of reps streamed runs; report of the median run's neighbour (last) */
+static int time_stream(bufset *b, const lwt_stream_desc *d, int inverse, int reps, double *sec, lwt_stream_report *rep)
+{
+    double t[64];
+    if (reps > 64)
+        reps = 64;
+    for (int r = -1; r < reps; r++) { /* one warm-up */
+        double t0 = now_s();
+        lwt_status st = inverse ? lwt_stream_inverse(b->plan, d, b->coeffs, b->back, b->scratch, rep)
+                                : lwt_stream_forward(b->plan, d, b->in, b->coeffs, b->scratch, rep);
+        if (st) {
+            fprintf(stderr, "lwt bench: streamed %s failed: %s\n", inverse ? "inverse" : "forward",
+                    lwt_status_string(st));
+            return -1;
+        }
+        if (r >= 0)
+            t[r] = now_s() - t0;
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    *sec = t[reps / 2];
+    return 0;
+}
+
+/* Bus floor: every listed GPU moves its share of in_bytes H2D and out_bytes
+ * D2H at once (pinned host memory, one stream per direction per GPU). */
+static double bus_floor(const int *devs, int ndev, const char *host_in, char *host_out, size_t in_bytes,
+                        size_t out_bytes, int reps)
+{
+    void *din[16] = {0}, *dout[16] = {0};
+    cudaStream_t s[16][2];
+    size_t ish = (in_bytes / (size_t)ndev + 255) & ~(size_t)255, osh = (out_bytes / (size_t)ndev + 255) & ~(size_t)255;
+    for (int g = 0; g < ndev; g++) {
+        cudaSetDevice(devs[g]);
+        if (cudaMalloc(&din[g], ish) || cudaMalloc(&dout[g], osh))
+            return -1;
+        cudaStreamCreateWithFlags(&s[g][0], cudaStreamNonBlocking);
+        cudaStreamCreateWithFlags(&s[g][1], cudaStreamNonBlocking);
+    }
+    double t[32];
+    for (int r = -1; r < reps && r < 32; r++) {
+        double t0 = now_s();
+        for (int g = 0; g < ndev; g++) {
+            size_t io = (size_t)g * ish, oo = (size_t)g * osh;
+            size_t ib = io < in_bytes ? (in_bytes - io < ish ? in_bytes - io : ish) : 0;
+            size_t ob = oo < out_bytes ? (out_bytes - oo < osh ? out_bytes - oo : osh) : 0;
+            cudaSetDevice(devs[g]);
+            cudaMemcpyAsync(din[g], host_in + io, ib, cudaMemcpyHostToDevice, s[g][0]);
+            cudaMemcpyAsync(host_out + oo, dout[g], ob, cudaMemcpyDeviceToHost, s[g][1]);
+        }
+        for (int g = 0; g < ndev; g++) {
+            cudaSetDevice(devs[g]);
+            cudaDeviceSynchronize();
+        }
+        if (r >= 0)
+            t[r] = now_s() - t0;
+    }
+    for (int g = 0; g < ndev; g++) {
+        cudaSetDevice(devs[g]);
+        cudaFree(din[g]);
+        cudaFree(dout[g]);
+        cudaStreamDestroy(s[g][0]);
+        cudaStreamDestroy(s[g][1]);
+    }
+    cudaSetDevice(0);
+    int n = reps < 32 ? reps : 32;
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    return t[n / 2];
+}
+
+static lwt_stream_desc gpus(int ngpu, size_t chunk_rows, lwt_balance_policy bal)
+{
+    lwt_stream_desc d = lwt_stream_desc_default();
+    d.chunk_rows = chunk_rows;
+    d.nworkers = ngpu;
+    d.balance = bal;
+    for (int k = 0; k < ngpu; k++) {
+        d.workers[k].kind = LWT_WORKER_CUDA;
+        d.workers[k].device = k;
+    }
+    return d;
+}
+
+static void print_row(const char *what, double t, const lwt_stream_report *r, double floor_s)
+{
+    printf("%-34s %9.2f ms", what, 1e3 * t);
+    if (r)
+        printf("  H2D %8.2f  kern %8.2f  D2H %8.2f", 1e3 * r->h2d_s, 1e3 * r->kernel_s, 1e3 * r->d2h_s);
+    if (floor_s > 0)
+        printf("  %5.2fx floor", t / floor_s);
+    if (r && r->nworkers > 1) {
+        printf("  chunks");
+        for (int w = 0; w < r->nworkers; w++)
+            printf(" %ld", r->chunks[w]);
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
+static int table1(lwt_context *ctx, int reps)
+{
+    bufset b;
+    if (bufs_make(ctx, "d4", 4096, 4, LWT_MODE_PERIODIZATION, 1, &b)) {
+        fprintf(stderr, "lwt bench: cannot allocate the 4096^2 buffers\n");
+        bufs_free(&b);
+        return -1;
+    }
+    printf("\n== seed 000 Table 1: 4096^2 D4, 4 levels, float32, 1 GPU, pinned host in/out, chunk 512 rows\n");
+    printf("   (H2D / kern / D2H: summed stage times of all chunks; non-overlapping: total ~ their sum)\n");
+    const double fl = bus_floor((int[]){0}, 1, b.in, b.coeffs, b.in_bytes, b.coeff_bytes, reps);
+    for (int inv = 0; inv < 2; inv++) {
+        const char *dir = inv ? "inverse" : "forward";
+        struct { const char *name; int overlap, pool, tuned; } v[] = {
+            {"non-overlapping", 0, 1, 1}, {"overlapping (3 streams)", 1, 1, 1},
+            {"overlapping, no pinned pool", 1, 0, 1}, {"overlapping, naive blocks", 1, 1, 0}};
+        for (int k = 0; k < 4; k++) {
+            lwt_stream_desc d = gpus(1, 512, LWT_BALANCE_POLICY_QUEUE);
+            d.overlap = v[k].overlap;
+            d.pinned_pool = v[k].pool;
+            d.tuned_blocks = v[k].tuned;
+            lwt_stream_report rep;
+            double t;
+            if (time_stream(&b, &d, inv, reps, &t, &rep))
+                return -1;
+            char what[64];
+            snprintf(what, sizeof what, "%s %s", dir, v[k].name);
+            print_row(what, t, &rep, fl);
+        }
+    }
+    /* pageable host memory: staging through the pinned pool */
+    bufset pb;
+    if (bufs_make(ctx, "d4", 4096, 4, LWT_MODE_PERIODIZATION, 0, &pb) == 0) {
+        lwt_stream_desc d = gpus(1, 512, LWT_BALANCE_POLICY_QUEUE);
+        lwt_stream_report rep;
+        double t;
+        if (time_stream(&pb, &d, 0, reps, &t, &rep) == 0)
+            print_row("forward pageable host, staged", t, &rep, fl);
+    }
+    bufs_free(&pb);
+    printf("bus floor (H2D of the input and D2H of the coefficients at once): %.2f ms\n", 1e3 * fl);
+    bufs_free(&b);
+    return 0;
+}
+
+static int floor16k(lwt_context *ctx, int reps, size_t n)
+{
+    bufset b;
+    if (bufs_make(ctx, "cdf97", n, 4, LWT_MODE_PERIODIZATION, 1, &b)) {
+        fprintf(stderr, "lwt bench: cannot allocate the %zu^2 buffers\n", n);
+        bufs_free(&b);
+        return -1;
+    }
+    const double fl = bus_floor((int[]){0}, 1, b.in, b.coeffs, b.in_bytes, b.coeff_bytes, reps);
+    printf("\n== host-resident %zu^2 CDF 9/7, 4 levels, float32, 1 GPU, pinned host in/out\n", n);
+    printf("bus floor (%.0f MB H2D and %.0f MB D2H at once): %.2f ms (%.1f GB/s)\n", b.in_bytes / 1e6,
+           b.coeff_bytes / 1e6, 1e3 * fl, (b.in_bytes + b.coeff_bytes) / fl / 1e9);
+    const size_t rows[] = {256, 512, 1024, 2048};
+    for (int k = 0; k < 4; k++)
+        for (int inv = 0; inv < 2; inv++) {
+            lwt_stream_desc d = gpus(1, rows[k], LWT_BALANCE_POLICY_QUEUE);
+            lwt_stream_report rep;
+            double t;
+            if (time_stream(&b, &d, inv, reps, &t, &rep))
+                return -1;
+            char what[64];
+            snprintf(what, sizeof what, "%s chunk %zu rows", inv ? "inverse" : "forward", rows[k]);
+            print_row(what, t, &rep, fl);
+        }
+    bufs_free(&b);
+    return 0;
+}
+
+static int multi(lwt_context *ctx, int ngpu, int reps, double big_gib, double slow)
+{
+    int devs[16];
+    for (int k = 0; k < ngpu; k++)
+        devs[k] = k;
+    const lwt_balance_policy pol[] = {LWT_BALANCE_POLICY_STATIC, LWT_BALANCE_POLICY_WEIGHTED,
+                                      LWT_BALANCE_POLICY_QUEUE, LWT_BALANCE_POLICY_FNN};
+    const size_t sizes[] = {10240, 12288, 14336, 16384};
+    printf("\n== seed 000 experiment 5 with %d GPUs: CDF 9/7, 4 levels, float32, pinned host in/out, chunk 512 rows\n",
+           ngpu);
+    for (int si = 0; si < 4; si++) {
+        bufset b;
+        if (bufs_make(ctx, "cdf97", sizes[si], 4, LWT_MODE_PERIODIZATION, 1, &b)) {
+            bufs_free(&b);
+            return -1;
+        }
+        const double ceil_s = bus_floor(devs, ngpu, b.in, b.coeffs, b.in_bytes, b.coeff_bytes, reps);
+        printf("-- %zu^2: aggregate bus ceiling with %d GPUs: %.2f ms (%.1f GB/s)\n", sizes[si], ngpu, 1e3 * ceil_s,
+               (b.in_bytes + b.coeff_bytes) / ceil_s / 1e9);
+        for (int inv = 0; inv < 2; inv++) {
+            lwt_stream_desc d = gpus(1, 512, LWT_BALANCE_POLICY_QUEUE);
+            lwt_stream_report rep;
+            double t, t_even = 0;
+            char what[64];
+            if (time_stream(&b, &d, inv, reps, &t, &rep))
+                return -1;
+            snprintf(what, sizeof what, "%s single GPU", inv ? "inverse" : "forward");
+            print_row(what, t, &rep, ceil_s);
+            for (int k = 0; k < 4; k++) {
+                d = gpus(ngpu, 512, pol[k]);
+                if (time_stream(&b, &d, inv, reps, &t, &rep))
+                    return -1;
+                if (pol[k] == LWT_BALANCE_POLICY_QUEUE)
+                    t_even = t;
+                snprintf(what, sizeof what, "%s %s", inv ? "inverse" : "forward", lwt_balance_policy_name(pol[k]));
+                print_row(what, t, &rep, ceil_s);
+            }
+            if (si == 3 && !inv && slow > 1) {
+                /* GPU 0 slowed: ideal makespan = work / total speed */
+                const double ideal = t_even * ngpu / (ngpu - 1 + 1.0 / slow);
+                printf("-- GPU 0 slowed %.1fx: ideal makespan %.2f ms\n", slow, 1e3 * ideal);
+                for (int k = 0; k < 4; k++) {
+                    d = gpus(ngpu, 512, pol[k]);
+                    d.workers[0].slowdown = slow;
+                    if (time_stream(&b, &d, 0, reps, &t, &rep))
+                        return -1;
+                    snprintf(what, sizeof what, "slowed, %s", lwt_balance_policy_name(pol[k]));
+                    printf("%-34s %9.2f ms  %5.2fx ideal  chunks", what, 1e3 * t, t / ideal);
+                    for (int w = 0; w < rep.nworkers; w++)
+                        printf(" %ld", rep.chunks[w]);
+                    printf("\n");
+                }
+                /* a CPU worker next to the GPUs */
+                d = gpus(ngpu, 512, LWT_BALANCE_POLICY_QUEUE);
+                d.workers[ngpu].kind = LWT_WORKER_CPU;
+                d.nworkers = ngpu + 1;
+                if (time_stream(&b, &d, 0, reps, &t, &rep) == 0)
+                    print_row("forward GPUs + CPU worker, queue", t, &rep, ceil_s);
+            }
+        }
+        bufs_free(&b);
+    }
+    if (big_gib > 0) {
+        size_t n = 1024;
+        while ((double)(n + 1024) * (n + 1024) * 4 <= big_gib * 1073741824.0)
+            n += 1024;
+        bufset b;
+        printf("\n== big host-resident dataset: %zu^2 float32 (%.1f GiB), CDF 9/7, 4 levels, %d GPUs\n", n,
+               (double)n * n * 4 / 1073741824.0, ngpu);
+        if (bufs_make(ctx, "cdf97", n, 4, LWT_MODE_PERIODIZATION, 1, &b)) {
+            fprintf(stderr, "lwt bench: cannot allocate the big dataset\n");
+            bufs_free(&b);
+            return -1;
+        }
+        const double ceil_s = bus_floor(devs, ngpu, b.in, b.coeffs, b.in_bytes, b.coeff_bytes, 3);
+        printf("aggregate bus ceiling: %.1f ms (%.1f GB/s)\n", 1e3 * ceil_s, (b.in_bytes + b.coeff_bytes) / ceil_s / 1e9);
+        for (int k = 2; k < 4; k++) {
+            lwt_stream_desc d = gpus(ngpu, 1024, pol[k]);
+            lwt_stream_report rep;
+            double t;
+            if (time_stream(&b, &d, 0, 3, &t, &rep))
+                return -1;
+            char what[64];
+            snprintf(what, sizeof what, "big forward %s", lwt_balance_policy_name(pol[k]));
+            print_row(what, t, &rep, ceil_s);
+        }
+        bufs_free(&b);
+    }
+    return 0;
+}
+
+int bench_stream(lwt_context *ctx, int reps, double big_gib, double slow, size_t n16)
+{
+    int ndev = lwt_context_device_count(ctx);
+    struct cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    printf("lwt bench --stream on %d x %s; median of %d runs, wall clock\n", ndev, prop.name, reps);
+    if (table1(ctx, reps) || floor16k(ctx, reps, n16))
+        return LWT_EXIT_RUNTIME;
+    if (ndev > 1 && multi(ctx, ndev, reps, big_gib, slow))
+        return LWT_EXIT_RUNTIME;
+    return LWT_EXIT_OK;
+}
+#endif

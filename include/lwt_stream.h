@@ -1,0 +1,101 @@
+/*
+ * lwt_stream.h - streamed execution of a plan: host-resident arrays of any
+ * size (for instance memory-mapped files bigger than RAM), cut into chunks
+ * along the slowest axis and run on one or more workers (CPU threads, CUDA
+ * devices) chosen by a load-balancing policy.
+ *
+ * The result is bit-identical to lwt_forward / lwt_inverse of the same plan
+ * on the CPU backend, for every wavelet, mode, level count and chunk size:
+ * each level is cut into chunks of output rows, and each chunk reads the
+ * input rows its outputs depend on (its halo, plus the rows the mode's
+ * extension pulls from the far ends), so every coefficient is computed by
+ * the same operations in the same order as in memory. GPU workers compute
+ * float32 data in double precision, as the CPU backend does, so mixing CPU
+ * and GPU workers does not change a bit either.
+ *
+ * Levels run one after the other; the approximation of each level goes to
+ * a scratch array (host memory, see lwt_stream_scratch_size), so a J-level
+ * transform moves (1 + 1/2^d + 1/4^d + ...) times the data of one level.
+ */
+#ifndef LWT_STREAM_H
+#define LWT_STREAM_H
+
+#include <stddef.h>
+
+#include "lwt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LWT_STREAM_MAX_WORKERS 16
+
+typedef enum lwt_worker_kind { LWT_WORKER_CPU = 0, LWT_WORKER_CUDA = 1 } lwt_worker_kind;
+
+typedef enum lwt_balance_policy {
+    LWT_BALANCE_POLICY_STATIC = 0,   /* equal contiguous shares */
+    LWT_BALANCE_POLICY_WEIGHTED = 1, /* shares proportional to each worker's capability */
+    LWT_BALANCE_POLICY_QUEUE = 2,    /* workers pull the next chunk */
+    LWT_BALANCE_POLICY_FNN = 3       /* seed 000's fuzzy-neural-network predictor */
+} lwt_balance_policy;
+
+typedef struct lwt_stream_worker {
+    lwt_worker_kind kind;
+    int device;       /* CUDA device index */
+    int threads;      /* CPU worker: threads (0 = all) */
+    /* test and measurement only */
+    double slowdown;  /* >= 1: the worker idles (slowdown - 1) x its busy time after each chunk */
+    int fail_after;   /* > 0: the worker fails (LWT_ERR_DEVICE) on its n-th chunk */
+} lwt_stream_worker;
+
+typedef struct lwt_stream_desc {
+    size_t chunk_rows;      /* input rows (slowest axis) per chunk; 0 = about 64 MiB per chunk */
+    int nworkers;           /* 0 = one CPU worker */
+    lwt_stream_worker workers[LWT_STREAM_MAX_WORKERS];
+    lwt_balance_policy balance;
+    /* seed 000's three single-GPU optimizations, each switchable (1 = on, the default) */
+    int tuned_blocks;       /* 1: the tuned kernels; 0: one thread per line, 128-thread blocks */
+    int pinned_pool;        /* 1: pinned staging buffers allocated once, reused by every chunk */
+    int overlap;            /* 1: H2D, kernels and D2H of different chunks overlap on several streams */
+    int streams;            /* streams per GPU worker when overlapping (0 = 3) */
+    /* progress: called from worker threads (serialized), fraction in [0, 1] */
+    void (*progress)(void *user, double fraction);
+    void *progress_user;
+} lwt_stream_desc;
+
+typedef struct lwt_stream_report {
+    double seconds;                                 /* wall time of the call */
+    int nworkers;
+    long chunks[LWT_STREAM_MAX_WORKERS];            /* chunks each worker finished */
+    double busy_s[LWT_STREAM_MAX_WORKERS];          /* time each worker spent on them */
+    double share[LWT_STREAM_MAX_WORKERS];           /* policy's last share per worker */
+    int failed[LWT_STREAM_MAX_WORKERS];             /* 1: the worker failed and was retired */
+    double h2d_s, kernel_s, d2h_s;                  /* GPU stage times summed over chunks */
+    size_t bytes_h2d, bytes_d2h;
+    long total_chunks;
+} lwt_stream_report;
+
+/** Defaults: chunk_rows 0, one CPU worker, queue policy, every optimization on. */
+lwt_stream_desc lwt_stream_desc_default(void);
+
+/** Host scratch the call needs (bytes), for the plan's intermediate approximations. */
+lwt_status lwt_stream_scratch_size(const lwt_plan *plan, size_t *bytes);
+
+/**
+ * Forward / inverse of one plan (any backend; only its description is used)
+ * on host memory: in and out as for lwt_forward / lwt_inverse (batch items
+ * one after the other). scratch: lwt_stream_scratch_size bytes, or NULL to
+ * allocate. report may be NULL. On failure the output is incomplete and the
+ * status says why (every worker failed, out of memory, ...).
+ */
+lwt_status lwt_stream_forward(const lwt_plan *plan, const lwt_stream_desc *desc, const void *in, void *out,
+                              void *scratch, lwt_stream_report *report);
+lwt_status lwt_stream_inverse(const lwt_plan *plan, const lwt_stream_desc *desc, const void *in, void *out,
+                              void *scratch, lwt_stream_report *report);
+
+const char *lwt_balance_policy_name(lwt_balance_policy b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

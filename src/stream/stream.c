@@ -1,0 +1,435 @@
+/*
+ * The streaming engine: levels one after the other, each cut into chunks of
+ * output rows that workers pull through the load-balancing policy
+ * (stream/sched.c). Chunks of one level are independent (each reads its
+ * halo from the level's input, which no chunk of the level writes), so any
+ * assignment of chunks to workers, and any chunk re-run after a worker
+ * failure, gives the same bits.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/context.h"
+#include "core/plan.h"
+#include "lwt_stream.h"
+#include "stream/recipe.h"
+#include "stream/sched.h"
+#include "stream/worker.h"
+
+double stream_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void sleep_s(double s)
+{
+    if (s <= 0)
+        return;
+    struct timespec ts;
+    ts.tv_sec = (time_t)s;
+    ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+    nanosleep(&ts, NULL);
+}
+
+typedef struct worker_slot {
+    lwt_stream_worker cfg;
+    const worker_ops *ops;
+    void *state;
+    worker_caps caps;
+    int dead;
+    long started;        /* chunks begun over the whole call (for fail_after) */
+    lwt_status status;
+} worker_slot;
+
+struct stream_engine {
+    const lwt_plan *plan;
+    const lwt_stream_desc *desc;
+    lwt_sched *sched;
+    int nworkers;
+    worker_slot w[LWT_STREAM_MAX_WORKERS];
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    /* the level in progress */
+    const level_job *job;
+    long done, failed_chunks;
+    int live;
+    /* progress and report */
+    double work_total, work_done, level_weight;
+    lwt_stream_report rep;
+};
+
+const lwt_context *engine_ctx(const stream_engine *e)
+{
+    return e->plan->ctx;
+}
+
+long engine_next(stream_engine *e, int w, int may_block)
+{
+    pthread_mutex_lock(&e->mu);
+    long c;
+    for (;;) {
+        if (e->w[w].dead || e->done >= e->job->nchunks || e->live == 0) {
+            c = -1;
+            break;
+        }
+        c = lwt_sched_next(e->sched, w);
+        if (c >= 0)
+            break;
+        if (!may_block) {
+            c = -2;
+            break;
+        }
+        /* nothing for us now; a failure elsewhere may hand chunks back */
+        pthread_cond_wait(&e->cv, &e->mu);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return c;
+}
+
+lwt_status engine_chunk_begin(stream_engine *e, int w, long c)
+{
+    pthread_mutex_lock(&e->mu);
+    long n = ++e->w[w].started;
+    pthread_mutex_unlock(&e->mu);
+    if (e->w[w].cfg.fail_after > 0 && n == e->w[w].cfg.fail_after)
+        return lwt_fail(e->plan->ctx, LWT_ERR_DEVICE, "stream worker %d: injected failure on chunk %ld (test option)",
+                        w, c);
+    return LWT_OK;
+}
+
+void engine_done(stream_engine *e, int w, long c, double busy_s, double util_compute, double util_mem)
+{
+    const double slow = e->w[w].cfg.slowdown;
+    if (slow > 1.0) {
+        sleep_s((slow - 1.0) * busy_s);
+        busy_s *= slow;
+    }
+    pthread_mutex_lock(&e->mu);
+    lwt_sched_done(e->sched, w, c, busy_s, util_compute, util_mem);
+    e->done++;
+    e->rep.chunks[w]++;
+    e->rep.busy_s[w] += busy_s;
+    e->work_done += e->level_weight / (double)e->job->nchunks;
+    if (e->desc->progress)
+        e->desc->progress(e->desc->progress_user, e->work_total > 0 ? e->work_done / e->work_total : 1.0);
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+}
+
+void engine_failed(stream_engine *e, int w, long c, lwt_status why)
+{
+    pthread_mutex_lock(&e->mu);
+    if (!e->w[w].dead) {
+        e->w[w].dead = 1;
+        e->w[w].status = why;
+        e->live--;
+        e->rep.failed[w] = 1;
+        lwt_log(e->plan->ctx, LWT_LOG_WARNING, "stream worker %d failed (%s)%s; its chunks go to the others", w,
+                lwt_status_string(why), e->live ? "" : " and no worker is left");
+        if (c >= 0)
+            e->failed_chunks++;
+        lwt_sched_failed(e->sched, w, c);
+    }
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+}
+
+void engine_add_gpu_times(stream_engine *e, double h2d, double kernel, double d2h, size_t bh2d, size_t bd2h)
+{
+    pthread_mutex_lock(&e->mu);
+    e->rep.h2d_s += h2d;
+    e->rep.kernel_s += kernel;
+    e->rep.d2h_s += d2h;
+    e->rep.bytes_h2d += bh2d;
+    e->rep.bytes_d2h += bd2h;
+    pthread_mutex_unlock(&e->mu);
+}
+
+/* ---------------------------------------------------------------- levels */
+
+typedef struct thread_arg {
+    stream_engine *e;
+    int w;
+} thread_arg;
+
+static void *worker_main(void *arg)
+{
+    thread_arg *a = arg;
+    stream_engine *e = a->e;
+    worker_slot *s = &e->w[a->w];
+    s->ops->level(s->state, e, a->w, e->job);
+    return NULL;
+}
+
+static lwt_status run_level(stream_engine *e, const level_job *job)
+{
+    e->job = job;
+    e->done = 0;
+    if (lwt_sched_begin(e->sched, job->nchunks))
+        return lwt_fail(e->plan->ctx, LWT_ERR_OUT_OF_MEMORY, "cannot schedule %ld chunks", job->nchunks);
+    pthread_t th[LWT_STREAM_MAX_WORKERS];
+    thread_arg args[LWT_STREAM_MAX_WORKERS];
+    int started[LWT_STREAM_MAX_WORKERS] = {0};
+    for (int w = 0; w < e->nworkers; w++) {
+        if (e->w[w].dead)
+            continue;
+        args[w].e = e;
+        args[w].w = w;
+        if (e->nworkers == 1) {
+            worker_main(&args[w]); /* no thread for a lone worker */
+            continue;
+        }
+        if (pthread_create(&th[w], NULL, worker_main, &args[w]) == 0)
+            started[w] = 1;
+        else
+            engine_failed(e, w, -1, LWT_ERR_OUT_OF_MEMORY);
+    }
+    for (int w = 0; w < e->nworkers; w++)
+        if (started[w])
+            pthread_join(th[w], NULL);
+    if (e->done < job->nchunks) {
+        lwt_status why = LWT_ERR_INTERNAL;
+        for (int w = 0; w < e->nworkers; w++)
+            if (e->w[w].dead && e->w[w].status)
+                why = e->w[w].status;
+        return lwt_fail(e->plan->ctx, why, "streamed transform stopped at level %d: %ld of %ld chunks done, every worker failed",
+                        job->j, e->done, job->nchunks);
+    }
+    return LWT_OK;
+}
+
+static size_t prod_nd(const size_t *s, int nd)
+{
+    size_t p = 1;
+    for (int k = 0; k < nd; k++)
+        p *= s[k];
+    return p;
+}
+
+static size_t row_elems(const lwt_plan *p, const size_t *s)
+{
+    size_t r = 1;
+    for (int k = 1; k < p->ndim; k++)
+        r *= s[k];
+    return r;
+}
+
+/* Approximations a_1 .. a_{J-1} alternate between two areas (a level reads
+ * one and writes the other); below the maximum level they shrink, beyond it
+ * they grow, so each area holds the largest one it will see. */
+static void scratch_areas(const lwt_plan *p, size_t *area)
+{
+    area[0] = area[1] = 0;
+    for (int j = 1; j < p->levels; j++) {
+        size_t n = prod_nd(p->sizes[j], p->ndim);
+        if (n > area[(j - 1) & 1])
+            area[(j - 1) & 1] = n;
+    }
+}
+
+lwt_status lwt_stream_scratch_size(const lwt_plan *p, size_t *bytes)
+{
+    if (!p || !bytes)
+        return LWT_ERR_INVALID_ARGUMENT;
+    size_t area[2];
+    scratch_areas(p, area);
+    *bytes = (area[0] + area[1]) * lwt_plan_elem_size(p);
+    return LWT_OK;
+}
+
+lwt_stream_desc lwt_stream_desc_default(void)
+{
+    lwt_stream_desc d;
+    memset(&d, 0, sizeof d);
+    d.balance = LWT_BALANCE_POLICY_QUEUE;
+    d.tuned_blocks = 1;
+    d.pinned_pool = 1;
+    d.overlap = 1;
+    return d;
+}
+
+const char *lwt_balance_policy_name(lwt_balance_policy b)
+{
+    return lwt_balance_name((lwt_balance)b);
+}
+
+static long chunk_rows_for(const lwt_plan *p, const lwt_stream_desc *d)
+{
+    if (d->chunk_rows)
+        return (long)d->chunk_rows;
+    size_t row_bytes = row_elems(p, p->shape) * lwt_plan_elem_size(p);
+    size_t rows = ((size_t)64 << 20) / (row_bytes ? row_bytes : 1);
+    return rows < 2 ? 2 : (long)rows;
+}
+
+static void make_job(const lwt_plan *p, int inverse, int j, long chunk_rows, level_job *job)
+{
+    memset(job, 0, sizeof *job);
+    job->plan = p;
+    job->inverse = inverse;
+    job->j = j;
+    if (inverse) {
+        job->nout = (long)p->sizes[j - 1][0];
+        job->per_chunk = chunk_rows;
+    } else {
+        job->nout = (long)p->sizes[j][0];
+        job->per_chunk = chunk_rows / 2 > 0 ? chunk_rows / 2 : 1;
+    }
+    job->nchunks = (job->nout + job->per_chunk - 1) / job->per_chunk;
+}
+
+static lwt_status run_one(stream_engine *e, int inverse, const char *in, char *out, char *scratch)
+{
+    const lwt_plan *p = e->plan;
+    const size_t es = lwt_plan_elem_size(p);
+    const int J = p->levels;
+    size_t area[2];
+    scratch_areas(p, area);
+    char *sa[2] = {scratch, scratch ? scratch + area[0] * es : NULL};
+    long rows = chunk_rows_for(p, e->desc);
+    if (J == 0) {
+        memcpy(out, in, p->input_count * es);
+        return LWT_OK;
+    }
+    if (!inverse && !p->tight)
+        memset(out, 0, p->coeff_count * es); /* PyWavelets' zero gaps */
+    for (int step = 0; step < J; step++) {
+        const int j = inverse ? J - step : step + 1;
+        level_job job;
+        make_job(p, inverse, j, rows, &job);
+        if (inverse) {
+            job.coeffs_in = in;
+            job.src = j == J ? NULL : sa[(j - 1) & 1];
+            job.dst = j == 1 ? out : sa[(j - 2) & 1];
+        } else {
+            job.src = j == 1 ? in : sa[(j - 2) & 1];
+            job.coeffs_out = out;
+            job.dst = j == J ? NULL : sa[(j - 1) & 1];
+        }
+        e->level_weight = (double)prod_nd(p->sizes[j - 1], p->ndim);
+        lwt_status st = run_level(e, &job);
+        if (st)
+            return st;
+    }
+    return LWT_OK;
+}
+
+static lwt_status make_workers(stream_engine *e)
+{
+    const lwt_stream_desc *d = e->desc;
+    lwt_stream_worker one_cpu;
+    memset(&one_cpu, 0, sizeof one_cpu);
+    if (d->nworkers > LWT_STREAM_MAX_WORKERS)
+        return lwt_fail(e->plan->ctx, LWT_ERR_INVALID_ARGUMENT, "at most %d stream workers (asked for %d)",
+                        LWT_STREAM_MAX_WORKERS, d->nworkers);
+    e->nworkers = d->nworkers > 0 ? d->nworkers : 1;
+    lwt_worker_profile prof[LWT_STREAM_MAX_WORKERS];
+    for (int w = 0; w < e->nworkers; w++) {
+        worker_slot *s = &e->w[w];
+        s->cfg = d->nworkers > 0 ? d->workers[w] : one_cpu;
+        lwt_status st;
+        if (s->cfg.kind == LWT_WORKER_CPU) {
+            st = stream_cpu_worker_create(e->plan, &s->cfg, &s->ops, &s->state, &s->caps);
+        } else if (s->cfg.kind == LWT_WORKER_CUDA) {
+#ifdef LWT_HAVE_CUDA
+            st = stream_cuda_worker_create(e->plan, d, &s->cfg, &s->ops, &s->state, &s->caps);
+#else
+            st = lwt_fail(e->plan->ctx, LWT_ERR_BACKEND_UNAVAILABLE,
+                          "stream worker %d is a CUDA worker, but this build has no CUDA backend", w);
+#endif
+        } else {
+            st = lwt_fail(e->plan->ctx, LWT_ERR_INVALID_ARGUMENT, "stream worker %d has unknown kind %d", w,
+                          (int)s->cfg.kind);
+        }
+        if (st)
+            return st;
+        prof[w].gflops = s->caps.gflops;
+        prof[w].mem_gib = s->caps.mem_gib;
+        prof[w].parallel = s->caps.parallel;
+        prof[w].mem_gbs = s->caps.mem_gbs;
+        prof[w].bus_gbs = s->caps.bus_gbs;
+    }
+    e->live = e->nworkers;
+    if (lwt_sched_create((lwt_balance)d->balance, e->nworkers, prof, &e->sched))
+        return lwt_fail(e->plan->ctx, LWT_ERR_INVALID_ARGUMENT, "unknown balance policy %d", (int)d->balance);
+    return LWT_OK;
+}
+
+static lwt_status stream_call(const lwt_plan *p, const lwt_stream_desc *d, const void *in, void *out, void *scratch,
+                              lwt_stream_report *report, int inverse)
+{
+    if (!p || !in || !out)
+        return lwt_fail(p ? p->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "lwt_stream: NULL argument");
+    lwt_stream_desc dflt = lwt_stream_desc_default();
+    if (!d)
+        d = &dflt;
+    if ((int)d->balance < 0 || (int)d->balance > LWT_BALANCE_POLICY_FNN)
+        return lwt_fail(p->ctx, LWT_ERR_INVALID_ARGUMENT, "unknown balance policy %d", (int)d->balance);
+    stream_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return LWT_ERR_OUT_OF_MEMORY;
+    e->plan = p;
+    e->desc = d;
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_cond_init(&e->cv, NULL);
+    const double t0 = stream_now();
+    size_t sbytes = 0;
+    lwt_stream_scratch_size(p, &sbytes);
+    char *own = NULL;
+    lwt_status st = LWT_OK;
+    if (!scratch && sbytes) {
+        own = malloc(sbytes);
+        if (!own)
+            st = lwt_fail(p->ctx, LWT_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes of stream scratch", sbytes);
+        scratch = own;
+    }
+    if (!st)
+        st = make_workers(e);
+    if (!st) {
+        const size_t es = lwt_plan_elem_size(p);
+        const size_t nin = (inverse ? p->coeff_count : p->input_count) * es;
+        const size_t nout = (inverse ? p->input_count : p->coeff_count) * es;
+        for (int j = 1; j <= p->levels; j++)
+            e->work_total += (double)prod_nd(p->sizes[j - 1], p->ndim) * (double)p->desc.batch;
+        for (size_t b = 0; b < p->desc.batch && !st; b++)
+            st = run_one(e, inverse, (const char *)in + b * nin, (char *)out + b * nout, scratch);
+    }
+    if (report) {
+        memset(report, 0, sizeof *report);
+        *report = e->rep;
+        report->nworkers = e->nworkers;
+        if (e->sched) {
+            long done[LWT_STREAM_MAX_WORKERS];
+            lwt_sched_stats(e->sched, done, report->share);
+        }
+        for (int w = 0; w < e->nworkers; w++)
+            report->total_chunks += report->chunks[w];
+        report->seconds = stream_now() - t0;
+    }
+    for (int w = 0; w < e->nworkers; w++)
+        if (e->w[w].ops)
+            e->w[w].ops->destroy(e->w[w].state);
+    lwt_sched_destroy(e->sched);
+    pthread_cond_destroy(&e->cv);
+    pthread_mutex_destroy(&e->mu);
+    free(e);
+    free(own);
+    return st;
+}
+
+lwt_status lwt_stream_forward(const lwt_plan *p, const lwt_stream_desc *d, const void *in, void *out, void *scratch,
+                              lwt_stream_report *report)
+{
+    return stream_call(p, d, in, out, scratch, report, 0);
+}
+
+lwt_status lwt_stream_inverse(const lwt_plan *p, const lwt_stream_desc *d, const void *in, void *out, void *scratch,
+                              lwt_stream_report *report)
+{
+    return stream_call(p, d, in, out, scratch, report, 1);
+}

@@ -1,0 +1,474 @@
+/*
+ * CUDA stream worker: one device, driven by one host thread, with seed 000's
+ * three optimizations, each switchable (lwt_stream_desc):
+ *  - tuned_blocks: the tiled kernels (else the one-thread-per-line kernel);
+ *  - pinned_pool: pinned staging buffers made once and reused by every chunk
+ *    (else allocated and freed per chunk); host memory that is already pinned
+ *    is copied directly, without staging;
+ *  - overlap: chunks rotate over several streams, so one chunk's H2D, another's
+ *    kernels and a third one's D2H run at once (else one chunk at a time).
+ * A chunk whose buffers do not fit in device memory is run in halves.
+ */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "core/backend.h"
+#include "core/context.h"
+#include "core/plan.h"
+#include "stream/worker.h"
+}
+
+extern "C" lwt_status lwt_cuda_run_pass_on(const lwt_plan *p, const lwt_pass *ps, double *scratch, cudaStream_t stream,
+                                           int naive);
+
+#define MAX_SLOTS 4
+
+namespace {
+
+struct slot {
+    cudaStream_t stream;
+    cudaEvent_t ev[4];   /* start, after H2D, after kernels, after D2H */
+    void *dbuf[RECIPE_BUFS];
+    size_t dcap[RECIPE_BUFS];  /* bytes */
+    double *scratch;
+    size_t scap;               /* bytes */
+    char *pin_in, *pin_out;
+    size_t pin_in_cap, pin_out_cap;
+    /* the chunk in flight */
+    int busy;
+    long chunk;
+    recipe *r;
+    int staged_out;            /* D2H went to pin_out: scatter on the host after */
+    double t_launch;
+};
+
+struct cuda_worker {
+    lwt_plan *plan;            /* this device's copy of the plan (device tables) */
+    const lwt_context *ctx;
+    int device, naive, pinned_pool, nslots;
+    slot s[MAX_SLOTS];
+    size_t es;
+    double last_done;          /* for busy time of overlapped chunks */
+    /* host pointers known to be pinned (or not) */
+    const void *known[8];
+    int known_pinned[8], nknown;
+};
+
+lwt_status cuda_fail(const cuda_worker *cw, cudaError_t e, const char *what)
+{
+    return lwt_fail(cw->ctx, LWT_ERR_DEVICE, "stream worker on CUDA device %d: %s: %s (%s)", cw->device, what,
+                    cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+int host_pinned(cuda_worker *cw, const void *p)
+{
+    for (int i = 0; i < cw->nknown; i++)
+        if (cw->known[i] == p)
+            return cw->known_pinned[i];
+    cudaPointerAttributes a;
+    int pinned = cudaPointerGetAttributes(&a, p) == cudaSuccess && a.type == cudaMemoryTypeHost;
+    cudaGetLastError();
+    if (cw->nknown < 8) {
+        cw->known[cw->nknown] = p;
+        cw->known_pinned[cw->nknown++] = pinned;
+    }
+    return pinned;
+}
+
+/* grow-only device buffer; cudaErrorMemoryAllocation tells the caller to split */
+cudaError_t grow_dev(void **buf, size_t *cap, size_t bytes)
+{
+    if (bytes <= *cap)
+        return cudaSuccess;
+    cudaFree(*buf);
+    *buf = NULL;
+    *cap = 0;
+    cudaError_t e = cudaMalloc(buf, bytes);
+    if (e == cudaSuccess)
+        *cap = bytes;
+    return e;
+}
+
+cudaError_t grow_pin(char **buf, size_t *cap, size_t bytes)
+{
+    if (bytes <= *cap)
+        return cudaSuccess;
+    cudaFreeHost(*buf);
+    *buf = NULL;
+    *cap = 0;
+    cudaError_t e = cudaHostAlloc((void **)buf, bytes, cudaHostAllocDefault);
+    if (e == cudaSuccess)
+        *cap = bytes;
+    return e;
+}
+
+void free_pinned(slot *sl)
+{
+    cudaFreeHost(sl->pin_in);
+    cudaFreeHost(sl->pin_out);
+    sl->pin_in = sl->pin_out = NULL;
+    sl->pin_in_cap = sl->pin_out_cap = 0;
+}
+
+char *dev_loc(const slot *sl, rloc l, size_t es)
+{
+    return (char *)sl->dbuf[l.buf] + l.off * es;
+}
+
+/* one strided copy between host and device, as 2-D copies */
+cudaError_t copy_2d(const rcopy *c, const char *src, char *dst, size_t es, cudaMemcpyKind kind, cudaStream_t st)
+{
+    if (c->n[1] == 1) /* rows of n[2] along axis 0: one 2-D copy */
+        return cudaMemcpy2DAsync(dst, c->ds[0] * es, src, c->ss[0] * es, c->n[2] * es, c->n[0], kind, st);
+    for (size_t a = 0; a < c->n[0]; a++) {
+        cudaError_t e = cudaMemcpy2DAsync(dst + a * c->ds[0] * es, c->ds[1] * es, src + a * c->ss[0] * es,
+                                          c->ss[1] * es, c->n[2] * es, c->n[1], kind, st);
+        if (e != cudaSuccess)
+            return e;
+    }
+    return cudaSuccess;
+}
+
+/* scratch of every pass of a recipe (the line kernel's per-line buffers) */
+size_t recipe_scratch(const cuda_worker *cw, const recipe *r)
+{
+    size_t best = 0;
+    for (int i = 0; i < r->npass; i++) {
+        lwt_pass ps;
+        memset(&ps, 0, sizeof ps);
+        ps.prog = &r->pass[i].prog;
+        ps.scheme = &cw->plan->wavelet.scheme;
+        ps.fb = &cw->plan->fb;
+        ps.dtype = cw->plan->desc.dtype;
+        ps.outer = r->pass[i].outer;
+        ps.inner = r->pass[i].inner;
+        size_t n = lwt_cuda_pass_scratch(cw->plan, &ps, cw->naive);
+        if (n > best)
+            best = n;
+    }
+    return best * sizeof(double);
+}
+
+/* device buffers, scratch and staging for a recipe; a memory error means split */
+cudaError_t reserve(cuda_worker *cw, slot *sl, const recipe *r, int stage_in, int stage_out)
+{
+    cudaError_t e = cudaSuccess;
+    for (int b = 0; b < RECIPE_BUFS && e == cudaSuccess; b++)
+        if (r->buf_elems[b])
+            e = grow_dev(&sl->dbuf[b], &sl->dcap[b], r->buf_elems[b] * cw->es);
+    if (e == cudaSuccess)
+        e = grow_dev((void **)&sl->scratch, &sl->scap, recipe_scratch(cw, r));
+    if (e == cudaSuccess && stage_in)
+        e = grow_pin(&sl->pin_in, &sl->pin_in_cap, r->buf_elems[0] * cw->es);
+    if (e == cudaSuccess && stage_out && r->ncout)
+        e = grow_pin(&sl->pin_out, &sl->pin_out_cap, r->buf_elems[r->cout[0].src.buf] * cw->es);
+    return e;
+}
+
+void release_device(slot *sl)
+{
+    for (int b = 0; b < RECIPE_BUFS; b++) {
+        cudaFree(sl->dbuf[b]);
+        sl->dbuf[b] = NULL;
+        sl->dcap[b] = 0;
+    }
+    cudaFree(sl->scratch);
+    sl->scratch = NULL;
+    sl->scap = 0;
+}
+
+/* Enqueue a recipe on a slot's stream: H2D, passes, D2H. */
+lwt_status enqueue(cuda_worker *cw, slot *sl, const recipe *r)
+{
+    const size_t es = cw->es;
+    int stage_in = 0, stage_out = 0;
+    for (int i = 0; i < r->ncin; i++)
+        if (!host_pinned(cw, r->cin[i].src.host))
+            stage_in = 1;
+    for (int i = 0; i < r->ncout; i++)
+        if (!host_pinned(cw, r->cout[i].dst.host))
+            stage_out = 1;
+    cudaError_t e = reserve(cw, sl, r, stage_in, stage_out);
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        return LWT_ERR_OUT_OF_MEMORY;
+    }
+    if (e != cudaSuccess)
+        return cuda_fail(cw, e, "allocating chunk buffers");
+    cudaStream_t st = sl->stream;
+    e = cudaEventRecord(sl->ev[0], st);
+    /* H2D: the gathered buffer 0, staged as one block or copied piecewise from pinned memory */
+    if (stage_in) {
+        for (int i = 0; i < r->ncin; i++) {
+            rcopy c = r->cin[i];
+            recipe_copy_host(&c, c.src.host + c.src.off * es, sl->pin_in + c.dst.off * es, es);
+        }
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(sl->dbuf[0], sl->pin_in, r->buf_elems[0] * es, cudaMemcpyHostToDevice, st);
+    } else {
+        for (int i = 0; i < r->ncin && e == cudaSuccess; i++)
+            e = copy_2d(&r->cin[i], r->cin[i].src.host + r->cin[i].src.off * es, dev_loc(sl, r->cin[i].dst, es), es,
+                        cudaMemcpyHostToDevice, st);
+    }
+    if (e == cudaSuccess)
+        e = cudaEventRecord(sl->ev[1], st);
+    if (e != cudaSuccess)
+        return cuda_fail(cw, e, "copying a chunk to the device");
+    for (int i = 0; i < r->npass; i++) {
+        const rpass *rp = &r->pass[i];
+        lwt_pass ps;
+        memset(&ps, 0, sizeof ps);
+        ps.prog = &rp->prog;
+        ps.scheme = &cw->plan->wavelet.scheme;
+        ps.fb = &cw->plan->fb;
+        ps.dtype = cw->plan->desc.dtype;
+        ps.in = dev_loc(sl, rp->in, es);
+        ps.out = dev_loc(sl, rp->out, es);
+        ps.outer = rp->outer;
+        ps.inner = rp->inner;
+        lwt_status s = lwt_cuda_run_pass_on(cw->plan, &ps, sl->scratch, st, cw->naive);
+        if (s)
+            return s;
+    }
+    e = cudaEventRecord(sl->ev[2], st);
+    /* D2H: straight to pinned destinations, else the whole result buffer to staging */
+    if (stage_out && r->ncout) {
+        const int b = r->cout[0].src.buf;
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(sl->pin_out, sl->dbuf[b], r->buf_elems[b] * es, cudaMemcpyDeviceToHost, st);
+    } else {
+        for (int i = 0; i < r->ncout && e == cudaSuccess; i++)
+            e = copy_2d(&r->cout[i], dev_loc(sl, r->cout[i].src, es), r->cout[i].dst.host + r->cout[i].dst.off * es,
+                        es, cudaMemcpyDeviceToHost, st);
+    }
+    if (e == cudaSuccess)
+        e = cudaEventRecord(sl->ev[3], st);
+    if (e != cudaSuccess)
+        return cuda_fail(cw, e, "copying a chunk back");
+    sl->staged_out = stage_out;
+    return LWT_OK;
+}
+
+/* Wait for a slot's chunk, scatter staged results, account its times. */
+lwt_status complete(cuda_worker *cw, slot *sl, stream_engine *e, int w, int report)
+{
+    cudaError_t ce = cudaEventSynchronize(sl->ev[3]);
+    if (ce != cudaSuccess)
+        return cuda_fail(cw, ce, "running a chunk");
+    const recipe *r = sl->r;
+    if (sl->staged_out)
+        for (int i = 0; i < r->ncout; i++) {
+            rcopy c = r->cout[i];
+            recipe_copy_host(&c, sl->pin_out + c.src.off * cw->es, c.dst.host + c.dst.off * cw->es, cw->es);
+        }
+    float t[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++)
+        cudaEventElapsedTime(&t[k], sl->ev[k], sl->ev[k + 1]);
+    engine_add_gpu_times(e, 1e-3 * t[0], 1e-3 * t[1], 1e-3 * t[2], r->in_elems * cw->es, r->out_elems * cw->es);
+    if (!cw->pinned_pool)
+        free_pinned(sl);
+    const double now = stream_now();
+    const double start = sl->t_launch > cw->last_done ? sl->t_launch : cw->last_done;
+    cw->last_done = now;
+    sl->busy = 0;
+    if (report)
+        engine_done(e, w, sl->chunk, now - start, 1.0, 1.0);
+    return LWT_OK;
+}
+
+/* A chunk that does not fit: its output range in halves, one after the other. */
+lwt_status run_split(cuda_worker *cw, slot *sl, const level_job *job, long lo, long hi, stream_engine *e, int w)
+{
+    if (hi - lo < 2)
+        return lwt_fail(cw->ctx, LWT_ERR_OUT_OF_MEMORY,
+                        "stream worker on CUDA device %d: one output row does not fit in device memory", cw->device);
+    release_device(sl);
+    const long mid = lo + (hi - lo) / 2;
+    const long part[2][2] = {{lo, mid}, {mid, hi}};
+    for (int h = 0; h < 2; h++) {
+        if (recipe_build_range(job, part[h][0], part[h][1], 0, sl->r))
+            return LWT_ERR_OUT_OF_MEMORY;
+        lwt_status s = enqueue(cw, sl, sl->r);
+        if (s == LWT_ERR_OUT_OF_MEMORY)
+            s = run_split(cw, sl, job, part[h][0], part[h][1], e, w);
+        else if (s == LWT_OK)
+            s = complete(cw, sl, e, w, 0);
+        if (s)
+            return s;
+    }
+    return LWT_OK;
+}
+
+/* Start chunk c on a free slot (synchronously when it has to be split). */
+lwt_status launch(cuda_worker *cw, slot *sl, const level_job *job, long c, stream_engine *e, int w)
+{
+    lwt_status s = engine_chunk_begin(e, w, c);
+    if (s)
+        return s;
+    if (recipe_build(job, c, 0, sl->r))
+        return LWT_ERR_OUT_OF_MEMORY;
+    sl->chunk = c;
+    sl->t_launch = stream_now();
+    s = enqueue(cw, sl, sl->r);
+    if (s == LWT_ERR_OUT_OF_MEMORY) {
+        long lo, hi;
+        recipe_chunk_range(job, c, &lo, &hi);
+        s = run_split(cw, sl, job, lo, hi, e, w);
+        if (s == LWT_OK) {
+            const double now = stream_now();
+            engine_done(e, w, c, now - sl->t_launch, 1.0, 1.0);
+            cw->last_done = now;
+        }
+        return s;
+    }
+    if (s == LWT_OK)
+        sl->busy = 1;
+    return s;
+}
+
+lwt_status cuda_level(void *state, stream_engine *e, int w, const level_job *job)
+{
+    cuda_worker *cw = (cuda_worker *)state;
+    cudaError_t ce = cudaSetDevice(cw->device);
+    if (ce != cudaSuccess) {
+        lwt_status s = cuda_fail(cw, ce, "selecting the device");
+        engine_failed(e, w, -1, s);
+        return s;
+    }
+    cw->last_done = 0;
+    lwt_status st = LWT_OK;
+    int next_slot = 0;
+    for (;;) {
+        slot *sl = &cw->s[next_slot];
+        if (sl->busy && (st = complete(cw, sl, e, w, 1)) != LWT_OK)
+            break;
+        int inflight = 0;
+        for (int k = 0; k < cw->nslots; k++)
+            inflight += cw->s[k].busy;
+        long c = engine_next(e, w, inflight == 0);
+        if (c == -2) {
+            /* nothing now but chunks are out: finish the oldest in flight */
+            int k = next_slot;
+            for (int i = 0; i < cw->nslots && !cw->s[k].busy; i++)
+                k = (k + 1) % cw->nslots;
+            if ((st = complete(cw, &cw->s[k], e, w, 1)) != LWT_OK)
+                break;
+            continue;
+        }
+        if (c < 0)
+            break;
+        if ((st = launch(cw, sl, job, c, e, w)) != LWT_OK) {
+            sl->chunk = c;
+            sl->busy = 1; /* so that it is reported with the others */
+            break;
+        }
+        next_slot = (next_slot + 1) % cw->nslots;
+    }
+    /* drain (success) or give every unfinished chunk back (failure) */
+    for (int k = 0; k < cw->nslots; k++) {
+        slot *sl = &cw->s[(next_slot + k) % cw->nslots];
+        if (!sl->busy)
+            continue;
+        if (st == LWT_OK && (st = complete(cw, sl, e, w, 1)) == LWT_OK)
+            continue;
+        engine_failed(e, w, sl->chunk, st);
+        sl->busy = 0;
+    }
+    if (st != LWT_OK)
+        engine_failed(e, w, -1, st);
+    return st;
+}
+
+void cuda_destroy(void *state)
+{
+    cuda_worker *cw = (cuda_worker *)state;
+    if (!cw)
+        return;
+    cudaSetDevice(cw->device);
+    for (int k = 0; k < cw->nslots; k++) {
+        slot *sl = &cw->s[k];
+        if (sl->stream)
+            cudaStreamSynchronize(sl->stream);
+        release_device(sl);
+        free_pinned(sl);
+        for (int i = 0; i < 4; i++)
+            if (sl->ev[i])
+                cudaEventDestroy(sl->ev[i]);
+        if (sl->stream)
+            cudaStreamDestroy(sl->stream);
+        free(sl->r);
+    }
+    lwt_plan_destroy(cw->plan);
+    free(cw);
+}
+
+const worker_ops cuda_ops = {cuda_level, cuda_destroy};
+
+} // namespace
+
+extern "C" lwt_status stream_cuda_worker_create(const lwt_plan *plan, const lwt_stream_desc *desc,
+                                                const lwt_stream_worker *cfg, const worker_ops **ops, void **state,
+                                                worker_caps *caps)
+{
+    const lwt_context *ctx = plan->ctx;
+    int ndev = lwt_cuda_device_count();
+    if (cfg->device < 0 || cfg->device >= ndev)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "stream worker: CUDA device %d does not exist (%d present)",
+                        cfg->device, ndev);
+    cuda_worker *cw = (cuda_worker *)calloc(1, sizeof *cw);
+    if (!cw)
+        return LWT_ERR_OUT_OF_MEMORY;
+    cw->ctx = ctx;
+    cw->device = cfg->device;
+    cw->naive = !desc->tuned_blocks;
+    cw->pinned_pool = desc->pinned_pool;
+    cw->nslots = desc->overlap ? (desc->streams > 0 ? desc->streams : 3) : 1;
+    if (cw->nslots > MAX_SLOTS)
+        cw->nslots = MAX_SLOTS;
+    cw->es = lwt_plan_elem_size(plan);
+    /* this device's plan: same transform, device tables on cfg->device */
+    lwt_plan_desc d = plan->desc;
+    d.backend = LWT_BACKEND_CUDA;
+    d.device = cfg->device;
+    d.batch = 1;
+    lwt_status s = lwt_plan_create((lwt_context *)ctx, &d, &cw->plan);
+    if (s) {
+        free(cw);
+        return s;
+    }
+    lwt_cuda_plan_exact_f32(cw->plan);
+    cudaError_t e = cudaSetDevice(cw->device);
+    for (int k = 0; k < cw->nslots && e == cudaSuccess; k++) {
+        slot *sl = &cw->s[k];
+        sl->r = (recipe *)malloc(sizeof *sl->r);
+        if (!sl->r)
+            e = cudaErrorMemoryAllocation;
+        if (e == cudaSuccess)
+            e = cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking);
+        for (int i = 0; i < 4 && e == cudaSuccess; i++)
+            e = cudaEventCreate(&sl->ev[i]);
+    }
+    cudaDeviceProp prop;
+    if (e == cudaSuccess)
+        e = cudaGetDeviceProperties(&prop, cw->device);
+    if (e != cudaSuccess) {
+        s = cuda_fail(cw, e, "creating streams");
+        cuda_destroy(cw);
+        return s;
+    }
+    int clock_khz = 0, mem_khz = 0, bus_bits = 0;
+    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, cw->device);
+    cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, cw->device);
+    cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, cw->device);
+    caps->parallel = (double)prop.multiProcessorCount * 128.0;
+    caps->gflops = caps->parallel * 2.0 * (double)clock_khz * 1e-6;
+    caps->mem_gib = (double)prop.totalGlobalMem / (double)(1u << 30);
+    caps->mem_gbs = 2.0 * (double)mem_khz * 1e3 * (double)bus_bits / 8.0 / 1e9;
+    /* host link: PCIe generation 5 x16 moves about 50 GB/s each way */
+    caps->bus_gbs = 50.0;
+    *ops = &cuda_ops;
+    *state = cw;
+    return LWT_OK;
+}

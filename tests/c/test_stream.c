@@ -1,0 +1,243 @@
+/*
+ * Streamed execution (include/lwt_stream.h) on CPU workers is bit-identical
+ * to the in-memory transform: every wavelet, every mode, 1-D/2-D/3-D, odd
+ * sizes, levels up to past the maximum, chunk sizes down to one row (hundreds
+ * of seams), float32 and float64, forward and inverse, several workers under
+ * every policy, a failing worker and a slowed one.
+ * LWT_QUICK=1 runs a subset (sanitizer builds). Random data from a fixed seed
+ * (LWT_SEED overrides; the seed is printed).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "lwt.h"
+#include "lwt_stream.h"
+
+static uint64_t rng;
+
+static double urand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+static lwt_context *ctx;
+static long cases;
+
+typedef struct scase {
+    const char *wavelet;
+    lwt_mode mode;
+    int ndim;
+    size_t shape[3];
+    int levels;
+    lwt_dtype dtype;
+} scase;
+
+/* forward and inverse of one case, in memory and streamed with desc: equal bits */
+static void run_case(const scase *c, const lwt_stream_desc *desc, const char *what)
+{
+    lwt_wavelet *w = NULL;
+    lwt_plan *p = NULL;
+    if (lwt_wavelet_create(ctx, c->wavelet, &w)) {
+        CHECK(0, "wavelet %s", c->wavelet);
+        return;
+    }
+    lwt_plan_desc d = lwt_plan_desc_default();
+    d.wavelet = w;
+    d.ndim = c->ndim;
+    for (int k = 0; k < c->ndim; k++)
+        d.shape[k] = c->shape[k];
+    d.levels = c->levels;
+    d.mode = c->mode;
+    d.dtype = c->dtype;
+    d.backend = LWT_BACKEND_CPU;
+    if (lwt_plan_create(ctx, &d, &p)) {
+        lwt_wavelet_destroy(w);
+        return; /* e.g. reflect on a length-1 level: refused in memory too */
+    }
+    lwt_plan_info info;
+    lwt_plan_get_info(p, &info);
+    const size_t es = c->dtype == LWT_F32 ? 4 : 8;
+    char *x = malloc(info.input_count * es), *c1 = malloc(info.coeff_count * es), *c2 = malloc(info.coeff_count * es);
+    char *y1 = malloc(info.input_count * es), *y2 = malloc(info.input_count * es);
+    for (size_t i = 0; i < info.input_count; i++) {
+        double v = urand();
+        if (c->dtype == LWT_F32)
+            ((float *)x)[i] = (float)v;
+        else
+            ((double *)x)[i] = v;
+    }
+    memset(c2, 0x5a, info.coeff_count * es); /* gaps must be zeroed by the stream */
+    lwt_stream_report rep;
+    CHECK(lwt_forward(p, x, c1, NULL) == LWT_OK, "in-memory forward");
+    lwt_status st = lwt_stream_forward(p, desc, x, c2, NULL, &rep);
+    CHECK(st == LWT_OK, "%s: stream forward failed (%s)", what, lwt_status_string(st));
+    CHECK(!memcmp(c1, c2, info.coeff_count * es),
+          "%s: forward %s %s %dD %zux%zux%zu L%d %s: streamed != in memory", what, c->wavelet, lwt_mode_name(c->mode),
+          c->ndim, c->shape[0], c->shape[1], c->shape[2], c->levels, c->dtype == LWT_F32 ? "f32" : "f64");
+    CHECK(lwt_inverse(p, c1, y1, NULL) == LWT_OK, "in-memory inverse");
+    st = lwt_stream_inverse(p, desc, c1, y2, NULL, &rep);
+    CHECK(st == LWT_OK, "%s: stream inverse failed (%s)", what, lwt_status_string(st));
+    CHECK(!memcmp(y1, y2, info.input_count * es),
+          "%s: inverse %s %s %dD %zux%zux%zu L%d %s: streamed != in memory", what, c->wavelet, lwt_mode_name(c->mode),
+          c->ndim, c->shape[0], c->shape[1], c->shape[2], c->levels, c->dtype == LWT_F32 ? "f32" : "f64");
+    cases++;
+    free(x);
+    free(c1);
+    free(c2);
+    free(y1);
+    free(y2);
+    lwt_plan_destroy(p);
+    lwt_wavelet_destroy(w);
+}
+
+static lwt_stream_desc cpu_desc(int nworkers, size_t chunk_rows, lwt_balance_policy b)
+{
+    lwt_stream_desc d = lwt_stream_desc_default();
+    d.chunk_rows = chunk_rows;
+    d.nworkers = nworkers;
+    d.balance = b;
+    for (int k = 0; k < nworkers; k++) {
+        d.workers[k].kind = LWT_WORKER_CPU;
+        d.workers[k].threads = 1;
+    }
+    return d;
+}
+
+/* every wavelet x every mode, 1-D, 2-D and 3-D, tiny chunks */
+static void sweep_wavelets(int quick)
+{
+    const int nw = lwt_wavelet_catalog_count();
+    for (int i = 0; i < nw; i += quick ? 9 : 1) {
+        const char *name = lwt_wavelet_catalog_name(i);
+        for (int m = 0; m < LWT_MODE_COUNT; m++) {
+            const int v = i * LWT_MODE_COUNT + m;
+            scase c = {name, (lwt_mode)m, 1, {61 + (size_t)(v % 7), 1, 1}, 1 + v % 4, v % 2 ? LWT_F32 : LWT_F64};
+            lwt_stream_desc d = cpu_desc(1, 1 + (size_t)(v % 3), LWT_BALANCE_POLICY_QUEUE);
+            run_case(&c, &d, "1-D");
+            scase c2 = {name, (lwt_mode)m, 2, {23 + (size_t)(v % 5), 9 + (size_t)(v % 4), 1}, 1 + v % 3,
+                        v % 3 ? LWT_F64 : LWT_F32};
+            d = cpu_desc(1 + v % 2, 2 + (size_t)(v % 4), (lwt_balance_policy)(v % 4));
+            run_case(&c2, &d, "2-D");
+            if (v % 5 == 0) {
+                scase c3 = {name, (lwt_mode)m, 3, {13 + (size_t)(v % 3), 6, 5 + (size_t)(v % 2)}, 1 + v % 2,
+                            LWT_F64};
+                d = cpu_desc(2, 3, LWT_BALANCE_POLICY_QUEUE);
+                run_case(&c3, &d, "3-D");
+            }
+        }
+    }
+}
+
+/* long signals, many levels, many seams */
+static void many_seams(int quick)
+{
+    const char *ws[] = {"cdf97", "db4", "haar", "sym8", "coif3", "bior6.8", "db20"};
+    const lwt_mode ms[] = {LWT_MODE_PERIODIZATION, LWT_MODE_SYMMETRIC, LWT_MODE_SMOOTH, LWT_MODE_ANTIREFLECT,
+                           LWT_MODE_PERIODIC, LWT_MODE_ZERO};
+    for (size_t a = 0; a < sizeof ws / sizeof *ws; a++)
+        for (size_t b = 0; b < sizeof ms / sizeof *ms; b += quick ? 2 : 1) {
+            scase c = {ws[a], ms[b], 2, {257 + a * 13, 37, 1}, 4 + (int)(a % 3), a % 2 ? LWT_F32 : LWT_F64};
+            size_t rows[] = {1, 2, 7, 64};
+            for (int r = 0; r < 4; r++) {
+                lwt_stream_desc d = cpu_desc(1 + r % 3, rows[r], (lwt_balance_policy)(r % 4));
+                run_case(&c, &d, "seams");
+            }
+            scase c1 = {ws[a], ms[b], 1, {1000 + a * 77, 1, 1}, -1, LWT_F64}; /* max levels */
+            c1.levels = LWT_LEVELS_MAX;
+            lwt_stream_desc d = cpu_desc(3, 5, LWT_BALANCE_POLICY_FNN);
+            run_case(&c1, &d, "1-D max levels");
+        }
+    /* batch of two, beyond the maximum level */
+    scase c = {"db3", LWT_MODE_REFLECT, 2, {40, 33, 1}, 6, LWT_F64};
+    lwt_stream_desc d = cpu_desc(2, 4, LWT_BALANCE_POLICY_STATIC);
+    run_case(&c, &d, "beyond max level");
+}
+
+/* a worker that fails, one that is slow, every worker failing */
+static void faults(void)
+{
+    const lwt_balance_policy pol[] = {LWT_BALANCE_POLICY_STATIC, LWT_BALANCE_POLICY_WEIGHTED,
+                                      LWT_BALANCE_POLICY_QUEUE, LWT_BALANCE_POLICY_FNN};
+    scase c = {"cdf97", LWT_MODE_SYMMETRIC, 2, {200, 31, 1}, 3, LWT_F32};
+    for (int k = 0; k < 4; k++) {
+        lwt_stream_desc d = cpu_desc(3, 4, pol[k]);
+        d.workers[1].fail_after = 3;
+        run_case(&c, &d, "worker 1 fails");
+        d.workers[1].fail_after = 0;
+        d.workers[2].slowdown = 3.0;
+        run_case(&c, &d, "worker 2 slowed");
+    }
+    /* all fail: a clean error, never a hang */
+    lwt_wavelet *w;
+    lwt_plan *p;
+    lwt_wavelet_create(ctx, "db2", &w);
+    lwt_plan_desc pd = lwt_plan_desc_default();
+    pd.wavelet = w;
+    pd.ndim = 2;
+    pd.shape[0] = 64;
+    pd.shape[1] = 8;
+    pd.levels = 2;
+    pd.backend = LWT_BACKEND_CPU;
+    lwt_plan_create(ctx, &pd, &p);
+    lwt_plan_info info;
+    lwt_plan_get_info(p, &info);
+    double *x = calloc(info.input_count, sizeof *x), *y = calloc(info.coeff_count, sizeof *y);
+    lwt_stream_desc d = cpu_desc(2, 2, LWT_BALANCE_POLICY_QUEUE);
+    d.workers[0].fail_after = 1;
+    d.workers[1].fail_after = 2;
+    lwt_stream_report rep;
+    lwt_status st = lwt_stream_forward(p, &d, x, y, NULL, &rep);
+    CHECK(st == LWT_ERR_DEVICE, "every worker failing: status %d (%s), expected a device error", (int)st,
+          lwt_status_string(st));
+    CHECK(rep.failed[0] && rep.failed[1], "both workers reported failed");
+    /* bad descriptions */
+    d = cpu_desc(1, 2, LWT_BALANCE_POLICY_QUEUE);
+    d.balance = (lwt_balance_policy)9;
+    CHECK(lwt_stream_forward(p, &d, x, y, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "unknown policy refused");
+    d = cpu_desc(1, 2, LWT_BALANCE_POLICY_QUEUE);
+    d.workers[0].kind = (lwt_worker_kind)7;
+    CHECK(lwt_stream_forward(p, &d, x, y, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "unknown worker kind refused");
+    d.nworkers = LWT_STREAM_MAX_WORKERS + 1;
+    CHECK(lwt_stream_forward(p, &d, x, y, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "too many workers refused");
+    CHECK(lwt_stream_forward(p, NULL, NULL, y, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "NULL input refused");
+    size_t sb = 0;
+    CHECK(lwt_stream_scratch_size(p, &sb) == LWT_OK && sb == 33 * 5 * 8, "scratch size %zu (a_1 of 33x5 doubles)",
+          sb);
+    free(x);
+    free(y);
+    lwt_plan_destroy(p);
+    lwt_wavelet_destroy(w);
+}
+
+static void quiet(void *user, lwt_log_level level, const char *msg)
+{
+    (void)user;
+    (void)level;
+    (void)msg;
+}
+
+int main(void)
+{
+    const char *q = getenv("LWT_QUICK");
+    const int quick = q && *q && *q != '0';
+    const char *s = getenv("LWT_SEED");
+    rng = s ? strtoull(s, NULL, 0) : 0x9e3779b97f4a7c15ull;
+    if (!rng)
+        rng = 1;
+    printf("test_stream: seed 0x%llx%s\n", (unsigned long long)rng, quick ? " (quick)" : "");
+    lwt_context_create(&ctx);
+    lwt_context_set_log(ctx, quiet, NULL);
+    lwt_context_set_threads(ctx, 1);
+    sweep_wavelets(quick);
+    many_seams(quick);
+    faults();
+    printf("test_stream: %ld streamed cases compared bit for bit\n", cases);
+    lwt_context_destroy(ctx);
+    return finish("test_stream");
+}

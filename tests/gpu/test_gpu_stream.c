@@ -1,0 +1,203 @@
+/*
+ * Streamed execution on GPU workers (label gpu, run on the device machine):
+ * bit-identical to the CPU backend's in-memory transform, for GPU-only,
+ * GPU + CPU (heterogeneous), every GPU when there are several, each of
+ * seed 000's optimizations switched off, pinned and pageable host memory,
+ * a failing GPU worker whose chunks the others take over, and a slowed one.
+ * Exits 77 (skipped) without a CUDA device.
+ *
+ * Usage: test_gpu_stream [--quick]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lwt.h"
+#include "lwt_stream.h"
+#ifdef LWT_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+static unsigned long long rng = 0x243f6a8885a308d3ull;
+static double rnd(void)
+{
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(rng >> 11) / 9007199254740992.0 - 0.5;
+}
+
+static int failures, cases;
+static lwt_context *ctx;
+static int ndev;
+
+typedef enum { SETUP_GPU, SETUP_GPU_CPU, SETUP_ALL_GPUS, SETUP_NO_OVERLAP, SETUP_NO_POOL, SETUP_NAIVE,
+               SETUP_FAIL, SETUP_SLOW, SETUP_COUNT } setup;
+static const char *setup_name[] = {"1 GPU", "GPU+CPU", "all GPUs", "no overlap", "no pinned pool",
+                                   "naive blocks", "GPU fails", "GPU slowed"};
+
+static lwt_stream_desc make_desc(setup s, size_t chunk_rows)
+{
+    lwt_stream_desc d = lwt_stream_desc_default();
+    d.chunk_rows = chunk_rows;
+    d.nworkers = 1;
+    d.workers[0].kind = LWT_WORKER_CUDA;
+    d.workers[0].device = 0;
+    switch (s) {
+    case SETUP_GPU_CPU:
+    case SETUP_FAIL:
+    case SETUP_SLOW:
+        d.nworkers = 2;
+        d.workers[1].kind = LWT_WORKER_CPU;
+        d.workers[1].threads = 4;
+        if (s == SETUP_FAIL)
+            d.workers[0].fail_after = 3;
+        if (s == SETUP_SLOW)
+            d.workers[0].slowdown = 4.0;
+        d.balance = s == SETUP_SLOW ? LWT_BALANCE_POLICY_FNN : LWT_BALANCE_POLICY_QUEUE;
+        break;
+    case SETUP_ALL_GPUS:
+        d.nworkers = ndev < LWT_STREAM_MAX_WORKERS ? ndev : LWT_STREAM_MAX_WORKERS;
+        for (int k = 0; k < d.nworkers; k++) {
+            d.workers[k].kind = LWT_WORKER_CUDA;
+            d.workers[k].device = k;
+        }
+        d.balance = LWT_BALANCE_POLICY_STATIC;
+        break;
+    case SETUP_NO_OVERLAP: d.overlap = 0; break;
+    case SETUP_NO_POOL: d.pinned_pool = 0; break;
+    case SETUP_NAIVE: d.tuned_blocks = 0; break;
+    default: break;
+    }
+    return d;
+}
+
+static void *host_alloc(size_t bytes, int pinned)
+{
+#ifdef LWT_HAVE_CUDA
+    if (pinned) {
+        void *p = NULL;
+        return cudaHostAlloc(&p, bytes, cudaHostAllocDefault) == cudaSuccess ? p : NULL;
+    }
+#endif
+    (void)pinned;
+    return malloc(bytes);
+}
+
+static void host_free(void *p, int pinned)
+{
+#ifdef LWT_HAVE_CUDA
+    if (pinned) {
+        cudaFreeHost(p);
+        return;
+    }
+#endif
+    free(p);
+}
+
+static void run_case(const char *wname, lwt_mode mode, int ndim, const size_t *shape, int levels, lwt_dtype dt,
+                     setup s, size_t chunk_rows, int pinned)
+{
+    lwt_wavelet *w;
+    if (lwt_wavelet_create(ctx, wname, &w)) {
+        failures++;
+        return;
+    }
+    lwt_plan_desc d = lwt_plan_desc_default();
+    d.wavelet = w;
+    d.ndim = ndim;
+    for (int k = 0; k < ndim; k++)
+        d.shape[k] = shape[k];
+    d.levels = levels;
+    d.mode = mode;
+    d.dtype = dt;
+    d.backend = LWT_BACKEND_CPU;
+    lwt_plan *p;
+    if (lwt_plan_create(ctx, &d, &p)) {
+        lwt_wavelet_destroy(w);
+        return;
+    }
+    lwt_plan_info info;
+    lwt_plan_get_info(p, &info);
+    const size_t es = dt == LWT_F32 ? 4 : 8;
+    char *x = host_alloc(info.input_count * es, pinned), *c1 = malloc(info.coeff_count * es);
+    char *c2 = host_alloc(info.coeff_count * es, pinned), *y1 = malloc(info.input_count * es);
+    char *y2 = host_alloc(info.input_count * es, pinned);
+    for (size_t i = 0; i < info.input_count; i++) {
+        if (dt == LWT_F32)
+            ((float *)x)[i] = (float)rnd();
+        else
+            ((double *)x)[i] = rnd();
+    }
+    lwt_stream_desc sd = make_desc(s, chunk_rows);
+    lwt_stream_report rep;
+    int ok = lwt_forward(p, x, c1, NULL) == LWT_OK && lwt_inverse(p, c1, y1, NULL) == LWT_OK;
+    lwt_status st1 = lwt_stream_forward(p, &sd, x, c2, NULL, &rep);
+    const int gpu_chunks = (int)rep.chunks[0];
+    lwt_status st2 = lwt_stream_inverse(p, &sd, c1, y2, NULL, &rep);
+    int same_f = st1 == LWT_OK && !memcmp(c1, c2, info.coeff_count * es);
+    int same_i = st2 == LWT_OK && !memcmp(y1, y2, info.input_count * es);
+    cases++;
+    if (!ok || !same_f || !same_i || (s != SETUP_FAIL && gpu_chunks == 0)) {
+        failures++;
+        size_t diff = 0;
+        for (size_t i = 0; i < info.coeff_count * es && st1 == LWT_OK; i += es)
+            diff += memcmp(c1 + i, c2 + i, es) != 0;
+        fprintf(stderr, "FAIL %s %s %dD %zux%zux%zu L%d %s chunk %zu %s%s: forward %s (%zu of %zu differ), inverse %s, "
+                        "GPU chunks %d\n",
+                setup_name[s], wname, ndim, shape[0], ndim > 1 ? shape[1] : 1, ndim > 2 ? shape[2] : 1, levels,
+                lwt_mode_name(mode), chunk_rows, dt == LWT_F32 ? "f32" : "f64", pinned ? " pinned" : "",
+                same_f ? "same" : lwt_status_string(st1), diff, info.coeff_count, same_i ? "same" : lwt_status_string(st2),
+                gpu_chunks);
+    }
+    host_free(x, pinned);
+    host_free(c2, pinned);
+    host_free(y2, pinned);
+    free(c1);
+    free(y1);
+    lwt_plan_destroy(p);
+    lwt_wavelet_destroy(w);
+}
+
+static void quiet(void *user, lwt_log_level level, const char *msg)
+{
+    (void)user;
+    if (level >= LWT_LOG_ERROR && !strstr(msg, "injected"))
+        fprintf(stderr, "lwt: %s\n", msg);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    lwt_context_create(&ctx);
+    lwt_context_set_log(ctx, quiet, NULL);
+    ndev = lwt_context_device_count(ctx);
+    if (ndev == 0) {
+        printf("test_gpu_stream: no CUDA device, skipped\n");
+        lwt_context_destroy(ctx);
+        return 77;
+    }
+    const char *ws[] = {"cdf97", "haar", "db4", "sym6", "coif2", "bior3.5", "db10", "rbio6.8", "db38", "dmey"};
+    const int nws = quick ? 4 : (int)(sizeof ws / sizeof *ws);
+    for (int a = 0; a < nws; a++)
+        for (int m = 0; m < LWT_MODE_COUNT; m++) {
+            const int v = a * LWT_MODE_COUNT + m;
+            const size_t s2[2] = {97 + (size_t)(v % 13), 61 + (size_t)(v % 7)};
+            const size_t s1[1] = {1003 + (size_t)v};
+            const size_t s3[3] = {21 + (size_t)(v % 3), 18, 17};
+            const lwt_dtype dt = v % 2 ? LWT_F32 : LWT_F64;
+            run_case(ws[a], (lwt_mode)m, 2, s2, 1 + v % 4, dt, (setup)(v % SETUP_COUNT), 8 + (size_t)(v % 5),
+                     v % 3 == 0);
+            run_case(ws[a], (lwt_mode)m, 1, s1, 3, dt, SETUP_GPU, 64 + (size_t)v, 0);
+            if (!quick && v % 3 == 0)
+                run_case(ws[a], (lwt_mode)m, 3, s3, 2, dt, SETUP_GPU_CPU, 5, 0);
+        }
+    /* every setup on one mid-size case, both dtypes */
+    for (int s = 0; s < SETUP_COUNT; s++) {
+        const size_t sh[2] = {1031, 517};
+        run_case("cdf97", LWT_MODE_SYMMETRIC, 2, sh, 4, LWT_F32, (setup)s, 96, s % 2);
+        run_case("db4", LWT_MODE_PERIODIZATION, 2, sh, 3, LWT_F64, (setup)s, 64, 1 - s % 2);
+    }
+    printf("test_gpu_stream: %d cases (%d GPU%s), %d failures; streamed GPU results %s the CPU's bit for bit\n",
+           cases, ndev, ndev == 1 ? "" : "s", failures, failures ? "do NOT match" : "match");
+    lwt_context_destroy(ctx);
+    return failures ? 1 : 0;
+}
