@@ -13,9 +13,11 @@
  * float32 data in double precision, as the CPU backend does, so mixing CPU
  * and GPU workers does not change a bit either.
  *
- * Levels run one after the other; the approximation of each level goes to
- * a scratch array (host memory, see lwt_stream_scratch_size), so a J-level
- * transform moves (1 + 1/2^d + 1/4^d + ...) times the data of one level.
+ * Several levels run in one pass over the data: a chunk owns rows at every
+ * level and recomputes the halo rows its outputs need from the finer level
+ * (grown level by level); the engine fuses as many levels as keep that
+ * overhead small and passes the approximation between such groups through
+ * a scratch array (host memory, see lwt_stream_scratch_size).
  */
 #ifndef LWT_STREAM_H
 #define LWT_STREAM_H
@@ -58,6 +60,8 @@ typedef struct lwt_stream_desc {
     int pinned_pool;        /* 1: pinned staging buffers allocated once, reused by every chunk */
     int overlap;            /* 1: H2D, kernels and D2H of different chunks overlap on several streams */
     int streams;            /* streams per GPU worker when overlapping (0 = 3) */
+    int fuse_levels;        /* levels one pass over the data may cover: 0 = as many as the halos
+                               allow (automatic), 1 = one level per pass */
     /* progress: called from worker threads (serialized), fraction in [0, 1] */
     void (*progress)(void *user, double fraction);
     void *progress_user;

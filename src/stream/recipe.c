@@ -1,7 +1,10 @@
 /* Chunk recipes (see recipe.h). */
 #include "stream/recipe.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* ------------------------------------------------------------- basics */
 
 static rloc hostloc(const char *base, size_t off)
 {
@@ -9,10 +12,15 @@ static rloc hostloc(const char *base, size_t off)
     return l;
 }
 
-static rloc bufloc(int b, size_t off)
+static rloc arena(size_t off)
 {
-    rloc l = {b, NULL, off};
+    rloc l = {0, NULL, off};
     return l;
+}
+
+static size_t prod3(const size_t *s)
+{
+    return s[0] * s[1] * s[2];
 }
 
 /* C-order strides (elements) of a padded 3-D shape: axes 0 and 1 */
@@ -22,31 +30,73 @@ static void strides_of(const size_t *shape, size_t *s)
     s[0] = shape[1] * shape[2];
 }
 
-static size_t prod3(const size_t *s)
+static size_t offset3(size_t a, size_t b, size_t c, const size_t *st)
 {
-    return s[0] * s[1] * s[2];
+    return a * st[0] + b * st[1] + c;
 }
 
-static int add_copy(rcopy *list, int *n, rloc src, const size_t *ss, rloc dst, const size_t *ds, const size_t *blk)
+static void pad3(const lwt_plan *p, const size_t *s, size_t *out)
 {
-    if (*n >= RECIPE_MAX_COPIES)
-        return -1;
-    rcopy *c = &list[(*n)++];
-    c->src = src;
-    c->dst = dst;
-    memcpy(c->n, blk, sizeof c->n);
-    memcpy(c->ss, ss, sizeof c->ss);
-    memcpy(c->ds, ds, sizeof c->ds);
-    recipe_copy_normalize(c);
-    return 0;
+    for (int k = 0; k < 3; k++)
+        out[k] = k < p->ndim ? s[k] : 1;
 }
 
-static size_t offset3(const size_t *off, const size_t *st)
+static size_t alloc(recipe *r, size_t elems)
 {
-    return off[0] * st[0] + off[1] * st[1] + off[2];
+    size_t off = r->arena_elems;
+    r->arena_elems += (elems + 63) & ~(size_t)63; /* 256-byte aligned regions for float32 */
+    return off;
 }
 
-/* band (level j, mask) of the packed array: offset (elements) and strides */
+static rop *push(recipe *r, rlist *l)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 32;
+        rop *v = realloc(l->v, (size_t)cap * sizeof *v);
+        if (!v) {
+            r->failed = 1;
+            return NULL;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    rop *o = &l->v[l->n++];
+    memset(o, 0, sizeof *o);
+    return o;
+}
+
+static void add_copy(recipe *r, rlist *l, rloc src, const size_t *ss, rloc dst, const size_t *ds, size_t n0,
+                     size_t n1, size_t n2)
+{
+    if (!n0 || !n1 || !n2)
+        return;
+    rop *o = push(r, l);
+    if (!o)
+        return;
+    o->c.src = src;
+    o->c.dst = dst;
+    o->c.n[0] = n0;
+    o->c.n[1] = n1;
+    o->c.n[2] = n2;
+    memcpy(o->c.ss, ss, sizeof o->c.ss);
+    memcpy(o->c.ds, ds, sizeof o->c.ds);
+    recipe_copy_normalize(&o->c);
+}
+
+static rpass *add_pass(recipe *r, size_t outer, size_t inner, size_t in_off, size_t out_off)
+{
+    rop *o = push(r, &r->compute);
+    if (!o)
+        return NULL;
+    o->is_pass = 1;
+    o->p.outer = outer;
+    o->p.inner = inner;
+    o->p.in = arena(in_off);
+    o->p.out = arena(out_off);
+    return &o->p;
+}
+
+/* band (level j, mask) of the packed array: offset (elements) */
 static size_t band_off(const lwt_plan *p, int j, unsigned mask, const size_t *pst)
 {
     size_t off[3] = {0, 0, 0};
@@ -56,99 +106,160 @@ static size_t band_off(const lwt_plan *p, int j, unsigned mask, const size_t *ps
         for (int k = 0; k < p->ndim; k++)
             off[k] = b.offset[k];
     }
-    return offset3(off, pst);
+    return offset3(off[0], off[1], off[2], pst);
 }
 
-static void pad3(const lwt_plan *p, const size_t *s, size_t *out)
+/* sorted, merged intervals */
+typedef struct ivl {
+    long lo, hi;
+    int main;
+} ivl;
+
+static int ivl_cmp(const void *a, const void *b)
 {
-    for (int k = 0; k < 3; k++)
-        out[k] = k < p->ndim ? s[k] : 1;
+    const ivl *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* whole-line passes along axes 1 .. ndim-1 (forward) of a chunk array of shape sh */
-static void other_axes_forward(const lwt_plan *p, size_t *sh, int *cur, recipe *r)
+static int merge_ivls(ivl *v, int n)
 {
-    for (int k = 1; k < p->ndim; k++) {
-        rpass *ps = &r->pass[r->npass++];
-        lwt_line_prog_forward(&ps->prog, &p->wavelet.scheme, p->direct, p->fb.length, p->desc.mode, (long)sh[k]);
-        ps->outer = k == 1 ? sh[0] : sh[0] * sh[1];
-        ps->inner = k == 1 ? sh[2] : 1;
-        int nxt = *cur == 1 ? 2 : 1;
-        ps->in = bufloc(*cur, 0);
-        ps->out = bufloc(nxt, 0);
-        sh[k] = 2 * (size_t)ps->prog.nc;
-        if (prod3(sh) > r->buf_elems[nxt])
-            r->buf_elems[nxt] = prod3(sh);
-        *cur = nxt;
+    qsort(v, (size_t)n, sizeof *v, ivl_cmp);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (v[i].hi <= v[i].lo)
+            continue;
+        if (m && v[i].lo <= v[m - 1].hi) {
+            if (v[i].hi > v[m - 1].hi)
+                v[m - 1].hi = v[i].hi;
+            v[m - 1].main |= v[i].main;
+        } else {
+            v[m++] = v[i];
+        }
     }
+    return m;
 }
 
-static int build_forward(const level_job *job, long k0, long k1, recipe *r)
+/* ------------------------------------------------------------ forward */
+
+typedef struct fwd_ctx {
+    const level_job *job;
+    recipe *r;
+    lwt_range own[LWT_LEVELS_LIMIT + 1]; /* rows the chunk owns at each level of the group */
+} fwd_ctx;
+
+/* Level j's outputs [lo, hi) along axis 0, everything after the last pass:
+ * the chunk array [2 (hi-lo), 2 nc1, 2 nc2] at *off. main: this run holds
+ * the chunk's own rows (it writes their details). */
+static void fwd_level(fwd_ctx *f, int j, long lo, long hi, int main, size_t *off, size_t *sh)
 {
+    const level_job *job = f->job;
     const lwt_plan *p = job->plan;
-    const int j = job->j, nd = p->ndim;
-    size_t S[3], nc[3], P[3], pst[2];
+    recipe *r = f->r;
+    size_t S[3], nc[3];
     pad3(p, p->sizes[j - 1], S);
     pad3(p, p->sizes[j], nc);
+    const size_t rowlen = S[1] * S[2], kc = (size_t)(hi - lo);
+    const size_t dense[2] = {rowlen, S[2]};
+
+    rpass p0;
+    lwt_line_prog_forward_part(&p0.prog, &p->wavelet.scheme, p->direct, p->fb.length, p->desc.mode, (long)S[0], lo,
+                               hi);
+    const lwt_window *w = &p0.prog.win;
+    if (w->len < 0 || r->failed) {
+        r->failed = 1;
+        return;
+    }
+    const size_t in_off = alloc(r, (size_t)w->len * rowlen);
+    if (j == job->j0) {
+        /* the group's input: each window run is a run of whole rows */
+        for (int s = 0; s < w->nseg; s++) {
+            const size_t len = (size_t)(w->hi[s] - w->lo[s]) * rowlen, z[2] = {0, 0};
+            add_copy(r, &r->gather, hostloc(job->src, (size_t)w->lo[s] * rowlen), z,
+                     arena(in_off + (size_t)w->pos[s] * rowlen), z, 1, 1, len);
+            r->in_elems += len;
+        }
+    } else {
+        /* the runs of level j-1 to compute: the window's, and the rows the chunk owns there */
+        ivl v[LWT_WINDOW_MAX_SEGS + 1];
+        int n = 0;
+        for (int s = 0; s < w->nseg; s++)
+            v[n++] = (ivl){w->lo[s], w->hi[s], 0};
+        if (main && f->own[j - 1].hi > f->own[j - 1].lo)
+            v[n++] = (ivl){f->own[j - 1].lo, f->own[j - 1].hi, 1};
+        n = merge_ivls(v, n);
+        for (int i = 0; i < n; i++) {
+            size_t sub_off, sub_sh[3], sst[2];
+            fwd_level(f, j - 1, v[i].lo, v[i].hi, v[i].main, &sub_off, sub_sh);
+            if (r->failed)
+                return;
+            strides_of(sub_sh, sst);
+            /* its approximation block: rows [0, len) x [0, S1) x [0, S2) */
+            for (int s = 0; s < w->nseg; s++) {
+                if (w->lo[s] < v[i].lo || w->hi[s] > v[i].hi)
+                    continue;
+                add_copy(r, &r->compute, arena(sub_off + offset3((size_t)(w->lo[s] - v[i].lo), 0, 0, sst)), sst,
+                         arena(in_off + (size_t)w->pos[s] * rowlen), dense, (size_t)(w->hi[s] - w->lo[s]), S[1],
+                         S[2]);
+            }
+        }
+    }
+    /* axis 0 (this chunk's outputs only), then every other axis (whole lines) */
+    size_t cur = alloc(r, 2 * kc * rowlen);
+    rpass *ps = add_pass(r, 1, rowlen, in_off, cur);
+    if (!ps)
+        return;
+    ps->prog = p0.prog;
+    size_t cs[3] = {2 * kc, S[1], S[2]};
+    for (int k = 1; k < p->ndim; k++) {
+        lwt_line_prog prog;
+        lwt_line_prog_forward(&prog, &p->wavelet.scheme, p->direct, p->fb.length, p->desc.mode, (long)cs[k]);
+        const size_t outer = k == 1 ? cs[0] : cs[0] * cs[1], inner = k == 1 ? cs[2] : 1;
+        cs[k] = 2 * (size_t)prog.nc;
+        const size_t nxt = alloc(r, prod3(cs));
+        ps = add_pass(r, outer, inner, cur, nxt);
+        if (!ps)
+            return;
+        ps->prog = prog;
+        cur = nxt;
+    }
+    *off = cur;
+    memcpy(sh, cs, sizeof cs);
+
+    /* the rows this run owns: details of every level, the approximation at the last */
+    if (!main)
+        return;
+    const lwt_range own = f->own[j];
+    const long a = own.lo > lo ? own.lo : lo, b = own.hi < hi ? own.hi : hi;
+    if (b <= a)
+        return;
+    size_t P[3], pst[2], cst[2], ast[2];
     pad3(p, p->packed, P);
     strides_of(P, pst);
-    const size_t rowlen = S[1] * S[2], kc = (size_t)(k1 - k0);
-
-    rpass *p0 = &r->pass[r->npass++];
-    lwt_line_prog_forward_part(&p0->prog, &p->wavelet.scheme, p->direct, p->fb.length, p->desc.mode, (long)S[0],
-                               k0, k1);
-    const lwt_window *w = &p0->prog.win;
-    if (w->len < 0)
-        return -1;
-    /* gather: each window segment is a run of whole rows */
-    for (int s = 0; s < w->nseg; s++) {
-        size_t blk[3] = {1, 1, (size_t)(w->hi[s] - w->lo[s]) * rowlen}, st[2] = {0, 0};
-        if (!blk[2])
-            continue;
-        if (add_copy(r->cin, &r->ncin, hostloc(job->src, (size_t)w->lo[s] * rowlen), st,
-                     bufloc(0, (size_t)w->pos[s] * rowlen), st, blk))
-            return -1;
-        r->in_elems += blk[2];
+    strides_of(cs, cst);
+    strides_of(nc, ast);
+    for (unsigned mask = 0; mask < (1u << p->ndim); mask++) {
+        const size_t so = offset3((mask & 1 ? kc : 0) + (size_t)(a - lo), mask & 2 ? nc[1] : 0, mask & 4 ? nc[2] : 0,
+                                  cst);
+        if (mask == 0 && j != job->j1)
+            continue; /* inner approximations stay in the chunk */
+        if (mask == 0 && job->dst)
+            add_copy(r, &r->scatter, arena(cur + so), cst, hostloc(job->dst, offset3((size_t)a, 0, 0, ast)), ast,
+                     (size_t)(b - a), nc[1], nc[2]);
+        else
+            add_copy(r, &r->scatter, arena(cur + so), cst,
+                     hostloc(job->coeffs_out, band_off(p, j, mask, pst) + offset3((size_t)a, 0, 0, pst)), pst,
+                     (size_t)(b - a), nc[1], nc[2]);
+        r->out_elems += (size_t)(b - a) * nc[1] * nc[2];
     }
-    r->buf_elems[0] = (size_t)w->len * rowlen;
-    p0->outer = 1;
-    p0->inner = rowlen;
-    p0->in = bufloc(0, 0);
-    p0->out = bufloc(1, 0);
-    size_t sh[3] = {2 * kc, S[1], S[2]};
-    r->buf_elems[1] = prod3(sh);
-    int cur = 1;
-    other_axes_forward(p, sh, &cur, r);
-
-    /* scatter the 2^nd band blocks of rows [k0, k1) */
-    size_t cst[2];
-    strides_of(sh, cst);
-    for (unsigned mask = 0; mask < (1u << nd); mask++) {
-        size_t soff[3], doff[3] = {(size_t)k0, 0, 0}, blk[3] = {kc, nc[1], nc[2]};
-        for (int k = 0; k < 3; k++)
-            soff[k] = (mask >> k) & 1 ? (k == 0 ? kc : nc[k]) : 0;
-        rloc dst;
-        const size_t *dstr;
-        size_t ast[2];
-        if (mask == 0 && job->dst) {
-            strides_of(nc, ast);
-            dst = hostloc(job->dst, offset3(doff, ast));
-            dstr = ast;
-        } else {
-            dst = hostloc(job->coeffs_out, band_off(p, j, mask, pst) + offset3(doff, pst));
-            dstr = pst;
-        }
-        if (add_copy(r->cout, &r->ncout, bufloc(cur, offset3(soff, cst)), cst, dst, dstr, blk))
-            return -1;
-        r->out_elems += kc * nc[1] * nc[2];
-    }
-    return 0;
 }
 
-static int build_inverse(const level_job *job, long m0, long m1, int host_out, recipe *r)
+/* ------------------------------------------------------------ inverse */
+
+/* Level j's output rows [m0, m1) of a_{j-1}, dense rows at *off. */
+static size_t inv_level(const level_job *job, recipe *r, int j, long m0, long m1)
 {
     const lwt_plan *p = job->plan;
-    const int j = job->j, nd = p->ndim;
+    const int nd = p->ndim;
     size_t no[3], nc[3], P[3], pst[2], ast[2];
     pad3(p, p->sizes[j - 1], no);
     pad3(p, p->sizes[j], nc);
@@ -156,77 +267,92 @@ static int build_inverse(const level_job *job, long m0, long m1, int host_out, r
     strides_of(P, pst);
     strides_of(nc, ast);
 
-    /* the axis-0 pass comes last, but its window decides what to gather */
     rpass last;
     lwt_line_prog_inverse_part(&last.prog, &p->wavelet.scheme, p->direct, p->fb.length, p->desc.mode, (long)nc[0],
                                (long)no[0], m0, m1);
     const lwt_window *w = &last.prog.win;
-    if (w->len < 0)
-        return -1;
+    if (w->len < 0 || r->failed) {
+        r->failed = 1;
+        return 0;
+    }
     const size_t wl = (size_t)w->len;
-    /* gathered: [2 wl, 2 nc1, 2 nc2] (unused axes stay 1) */
+    /* gathered: [2 wl, 2 nc1, 2 nc2] (unused axes stay 1), axis-0 halves one after the other */
     size_t sh[3] = {2 * wl, nd > 1 ? 2 * nc[1] : 1, nd > 2 ? 2 * nc[2] : 1}, gst[2];
     strides_of(sh, gst);
-    r->buf_elems[0] = prod3(sh);
-    for (unsigned mask = 0; mask < (1u << nd); mask++) {
-        const int h = mask & 1;
-        rloc src;
-        const size_t *sstr;
-        for (int s = 0; s < w->nseg; s++) {
-            size_t rows = (size_t)(w->hi[s] - w->lo[s]);
-            if (!rows)
-                continue;
-            size_t so[3] = {(size_t)w->lo[s], 0, 0};
-            size_t dof[3] = {(size_t)h * wl + (size_t)w->pos[s], (mask >> 1) & 1 ? nc[1] : 0,
-                             (mask >> 2) & 1 ? nc[2] : 0};
-            if (mask == 0 && job->src) {
-                src = hostloc(job->src, offset3(so, ast));
-                sstr = ast;
-            } else {
-                src = hostloc(job->coeffs_in, band_off(p, j, mask, pst) + offset3(so, pst));
-                sstr = pst;
-            }
-            size_t blk[3] = {rows, nc[1], nc[2]};
-            if (add_copy(r->cin, &r->ncin, src, sstr, bufloc(0, offset3(dof, gst)), gst, blk))
-                return -1;
+    const size_t g = alloc(r, prod3(sh));
+    for (int s = 0; s < w->nseg; s++) {
+        const size_t rows = (size_t)(w->hi[s] - w->lo[s]);
+        if (!rows)
+            continue;
+        /* the approximation: from the host at the group's top level, else computed */
+        if (j == job->j1) {
+            if (job->src)
+                add_copy(r, &r->gather, hostloc(job->src, offset3((size_t)w->lo[s], 0, 0, ast)), ast,
+                         arena(g + offset3((size_t)w->pos[s], 0, 0, gst)), gst, rows, nc[1], nc[2]);
+            else
+                add_copy(r, &r->gather, hostloc(job->coeffs_in, offset3((size_t)w->lo[s], 0, 0, pst)), pst,
+                         arena(g + offset3((size_t)w->pos[s], 0, 0, gst)), gst, rows, nc[1], nc[2]);
+            r->in_elems += rows * nc[1] * nc[2];
+        } else {
+            const size_t sub = inv_level(job, r, j + 1, w->lo[s], w->hi[s]);
+            if (r->failed)
+                return 0;
+            add_copy(r, &r->compute, arena(sub), ast, arena(g + offset3((size_t)w->pos[s], 0, 0, gst)), gst, rows,
+                     nc[1], nc[2]);
+        }
+        for (unsigned mask = 1; mask < (1u << nd); mask++) {
+            const size_t dof = offset3((mask & 1 ? wl : 0) + (size_t)w->pos[s], mask & 2 ? nc[1] : 0,
+                                       mask & 4 ? nc[2] : 0, gst);
+            add_copy(r, &r->gather,
+                     hostloc(job->coeffs_in, band_off(p, j, mask, pst) + offset3((size_t)w->lo[s], 0, 0, pst)), pst,
+                     arena(g + dof), gst, rows, nc[1], nc[2]);
             r->in_elems += rows * nc[1] * nc[2];
         }
     }
-    /* other axes, last first, whole lines */
-    int cur = 0;
+    /* other axes, last first, whole lines; then axis 0 for this run's samples */
+    size_t cur = g;
     for (int k = nd - 1; k >= 1; k--) {
-        rpass *ps = &r->pass[r->npass++];
-        lwt_line_prog_inverse(&ps->prog, &p->wavelet.scheme, p->direct, p->fb.length, p->desc.mode, (long)nc[k],
+        lwt_line_prog prog;
+        lwt_line_prog_inverse(&prog, &p->wavelet.scheme, p->direct, p->fb.length, p->desc.mode, (long)nc[k],
                               (long)no[k]);
-        ps->outer = k == 1 ? sh[0] : sh[0] * sh[1];
-        ps->inner = k == 1 ? sh[2] : 1;
-        int nxt = cur == 1 ? 2 : 1;
-        ps->in = bufloc(cur, 0);
-        ps->out = bufloc(nxt, 0);
+        const size_t outer = k == 1 ? sh[0] : sh[0] * sh[1], inner = k == 1 ? sh[2] : 1;
         sh[k] = no[k];
-        if (prod3(sh) > r->buf_elems[nxt])
-            r->buf_elems[nxt] = prod3(sh);
+        const size_t nxt = alloc(r, prod3(sh));
+        rpass *ps = add_pass(r, outer, inner, cur, nxt);
+        if (!ps)
+            return 0;
+        ps->prog = prog;
         cur = nxt;
     }
-    const size_t rowlen = no[1] * no[2], mc = (size_t)(m1 - m0);
-    rpass *pl = &r->pass[r->npass++];
-    *pl = last;
-    pl->outer = 1;
-    pl->inner = rowlen;
-    pl->in = bufloc(cur, 0);
-    if (host_out) {
-        pl->out = hostloc(job->dst, (size_t)m0 * rowlen);
-    } else {
-        int nxt = cur == 1 ? 2 : 1;
-        pl->out = bufloc(nxt, 0);
-        if (mc * rowlen > r->buf_elems[nxt])
-            r->buf_elems[nxt] = mc * rowlen;
-        size_t blk[3] = {1, 1, mc * rowlen}, st[2] = {0, 0};
-        if (add_copy(r->cout, &r->ncout, bufloc(nxt, 0), st, hostloc(job->dst, (size_t)m0 * rowlen), st, blk))
-            return -1;
-    }
-    r->out_elems += mc * rowlen;
-    return 0;
+    const size_t rowlen = no[1] * no[2];
+    const size_t out = alloc(r, (size_t)(m1 - m0) * rowlen);
+    rpass *ps = add_pass(r, 1, rowlen, cur, out);
+    if (!ps)
+        return 0;
+    ps->prog = last.prog;
+    return out;
+}
+
+/* -------------------------------------------------------------- chunks */
+
+void recipe_init(recipe *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+void recipe_free(recipe *r)
+{
+    free(r->gather.v);
+    free(r->compute.v);
+    free(r->scatter.v);
+    memset(r, 0, sizeof *r);
+}
+
+static void recipe_clear(recipe *r)
+{
+    r->gather.n = r->compute.n = r->scatter.n = 0;
+    r->arena_elems = r->in_elems = r->out_elems = 0;
+    r->failed = 0;
 }
 
 void recipe_chunk_range(const level_job *job, long c, long *lo, long *hi)
@@ -235,18 +361,50 @@ void recipe_chunk_range(const level_job *job, long c, long *lo, long *hi)
     *hi = *lo + job->per_chunk < job->nout ? *lo + job->per_chunk : job->nout;
 }
 
-int recipe_build_range(const level_job *job, long lo, long hi, int host_out, recipe *r)
+int recipe_build_range(const level_job *job, long lo, long hi, recipe *r)
 {
-    memset(r, 0, sizeof *r);
-    return job->inverse ? build_inverse(job, lo, hi, host_out, r) : build_forward(job, lo, hi, r);
+    recipe_clear(r);
+    const lwt_plan *p = job->plan;
+    if (job->inverse) {
+        size_t no[3];
+        pad3(p, p->sizes[job->j0 - 1], no);
+        const size_t out = inv_level(job, r, job->j0, lo, hi), rowlen = no[1] * no[2];
+        const size_t z[2] = {0, 0};
+        if (!r->failed)
+            add_copy(r, &r->scatter, arena(out), z, hostloc(job->dst, (size_t)lo * rowlen), z, 1, 1,
+                     (size_t)(hi - lo) * rowlen);
+        r->out_elems += (size_t)(hi - lo) * rowlen;
+        return r->failed ? -1 : 0;
+    }
+    fwd_ctx *f = malloc(sizeof *f);
+    if (!f)
+        return -1;
+    f->job = job;
+    f->r = r;
+    /* own rows: [lo, hi) at the coarsest level, twice that at each finer one
+       (clipped), the last chunk taking whatever remains */
+    f->own[job->j1].lo = lo;
+    f->own[job->j1].hi = hi;
+    for (int j = job->j1 - 1; j >= job->j0; j--) {
+        const long n = (long)p->sizes[j][0];
+        const lwt_range up = f->own[j + 1];
+        f->own[j].lo = 2 * up.lo < n ? 2 * up.lo : n;
+        f->own[j].hi = up.hi == (long)p->sizes[j + 1][0] ? n : (2 * up.hi < n ? 2 * up.hi : n);
+    }
+    size_t off, sh[3];
+    fwd_level(f, job->j1, lo, hi, 1, &off, sh);
+    free(f);
+    return r->failed ? -1 : 0;
 }
 
-int recipe_build(const level_job *job, long c, int host_out, recipe *r)
+int recipe_build(const level_job *job, long c, recipe *r)
 {
     long lo, hi;
     recipe_chunk_range(job, c, &lo, &hi);
-    return recipe_build_range(job, lo, hi, host_out, r);
+    return recipe_build_range(job, lo, hi, r);
 }
+
+/* ------------------------------------------------------------- copies */
 
 void recipe_copy_normalize(rcopy *c)
 {

@@ -1,21 +1,29 @@
 /*
- * Chunk recipes: what one chunk of one level does, as data that a CPU or a
- * GPU worker executes in order - copy input rows into worker buffers, run
- * passes, copy results out. Built on the host from the plan alone.
+ * Chunk recipes: what one chunk of a group of levels does, as data that a
+ * CPU or a GPU worker executes - copy rows in, run passes, copy results out.
+ * Built on the host from the plan alone.
  *
- * Forward, level j, coefficients [k0, k1) along axis 0:
- *   gather the rows of the level's input that the window of the axis-0 pass
- *   names (main run + far-end rows of the mode), pass along axis 0 (only the
- *   chunk's outputs), pass along the other axes (whole lines), scatter each
- *   band block: details to the packed array, the approximation to the next
- *   level's input (or the packed corner at the last level).
- * Inverse, level j, samples [m0, m1) of the level's output along axis 0:
- *   gather the coefficient rows the window names from every band of the
- *   level ([cA | cD] blocks along the other axes, the a and d halves of axis
- *   0 one after the other), inverse passes along the other axes (whole lines),
- *   the axis-0 inverse for the chunk's samples, written to the output rows.
- * This is the in-memory driver's order (PyWavelets' dwtn / idwtn), so each
- * value is computed by the same operations.
+ * A group fuses levels j0 .. j1 (forward) or j1 .. j0 (inverse) into one
+ * pass over the data: a chunk owns a run of rows at every level and computes
+ * whatever its outputs depend on, recursively down the levels. Forward, the
+ * chunk's outputs at level j1 need a window of level j1 - 1 approximation
+ * rows (at most three runs: the main one plus the rows the mode's extension
+ * pulls from the far ends); each run is computed as level j1 - 1 outputs,
+ * which need a window of level j1 - 2 rows, and so on down to the group's
+ * input, read from host memory. The chunk writes the detail rows it owns at
+ * every level and, at j1, its approximation rows. Inverse mirrors this: the
+ * chunk owns output rows of level j0, whose window of level j0 coefficients
+ * needs approximation rows computed by level j0 + 1, and so on up to j1,
+ * whose approximation is read from host memory.
+ *
+ * Passes run in the in-memory driver's order (PyWavelets' dwtn / idwtn) on
+ * windows holding exactly the values the in-memory transform holds, so each
+ * coefficient is computed by the same operations: bit-identical results.
+ *
+ * Ops come in three lists: gathers (host -> arena; they depend on nothing, so
+ * a GPU can issue them all first), compute (passes and arena -> arena copies,
+ * in order) and scatters (arena -> host, after the compute). The arena is one
+ * buffer per worker slot; regions are never reused within a recipe.
  */
 #ifndef LWT_STREAM_RECIPE_H
 #define LWT_STREAM_RECIPE_H
@@ -25,12 +33,8 @@
 #include "core/line.h"
 #include "core/plan.h"
 
-#define RECIPE_BUFS 3
-#define RECIPE_MAX_COPIES 32
-#define RECIPE_MAX_PASSES 3
-
-/* One side of a copy or pass: a worker buffer (buf >= 0, offset in
- * elements) or host memory (buf < 0, host + offset elements). */
+/* One side of a copy or pass: the arena (buf >= 0, offset in elements) or
+ * host memory (buf < 0, host + off elements). */
 typedef struct rloc {
     int buf;
     char *host;
@@ -50,43 +54,52 @@ typedef struct rpass {
     rloc in, out;
 } rpass;
 
+typedef struct rop {
+    int is_pass;
+    rcopy c;
+    rpass p;
+} rop;
+
+typedef struct rlist {
+    rop *v;
+    int n, cap;
+} rlist;
+
 typedef struct recipe {
-    int ncin, npass, ncout;
-    rcopy cin[RECIPE_MAX_COPIES];
-    rpass pass[RECIPE_MAX_PASSES];
-    rcopy cout[RECIPE_MAX_COPIES];
-    size_t buf_elems[RECIPE_BUFS];
-    size_t in_elems, out_elems;  /* elements gathered and scattered (traffic) */
+    rlist gather, compute, scatter;
+    size_t arena_elems;
+    size_t in_elems, out_elems;  /* elements gathered and scattered (host traffic) */
+    int failed;                  /* out of memory while building */
 } recipe;
 
-/* One level of a streamed call: where its input and outputs are. */
+/* One group of levels of a streamed call. */
 typedef struct level_job {
     const lwt_plan *plan;
     int inverse;
-    int j;                 /* decomposition level, 1 = finest */
-    const char *src;       /* forward: level input (contiguous sizes[j-1]); inverse: a_j (contiguous
-                              sizes[j]) or NULL at the coarsest level (read from the packed corner) */
+    int j0, j1;            /* finest and coarsest level of the group (j0 <= j1) */
+    const char *src;       /* forward: a_{j0-1} (contiguous sizes[j0-1]); inverse: a_{j1} (contiguous
+                              sizes[j1]) or NULL when j1 is the plan's last level (packed corner) */
     const char *coeffs_in; /* inverse: the packed coefficients */
     char *coeffs_out;      /* forward: the packed coefficients */
-    char *dst;             /* forward: a_j (contiguous sizes[j]) or NULL (packed corner);
-                              inverse: output of the level (contiguous sizes[j-1]) */
-    long nout;             /* outputs along axis 0 (forward: nc, inverse: sizes[j-1][0]) */
-    long per_chunk;        /* outputs per chunk */
+    char *dst;             /* forward: a_{j1} (contiguous sizes[j1]) or NULL (packed corner);
+                              inverse: a_{j0-1} (contiguous sizes[j0-1]) */
+    long nout;             /* rows chunks own (forward: level j1 coefficients, inverse: a_{j0-1} rows) */
+    long per_chunk;
     long nchunks;
 } level_job;
 
-/* Build chunk c's recipe. host_out: the last inverse pass may write to host
- * memory directly (CPU); else it writes a buffer and a copy follows (GPU).
- * Returns 0, or -1 when the window could not be built (out of memory). */
-int recipe_build(const level_job *job, long c, int host_out, recipe *r);
+void recipe_init(recipe *r);
+void recipe_free(recipe *r);
+
+/* Build chunk c's recipe (clears r first). Returns 0, or -1 when out of memory. */
+int recipe_build(const level_job *job, long c, recipe *r);
 /* outputs of chunk c, and a recipe for any output range (a worker short of
  * device memory splits a chunk) */
 void recipe_chunk_range(const level_job *job, long c, long *lo, long *hi);
-int recipe_build_range(const level_job *job, long lo, long hi, int host_out, recipe *r);
+int recipe_build_range(const level_job *job, long lo, long hi, recipe *r);
 
-/* Copy elements through two strided 3-D views (merging contiguous axes first). */
+/* Copy elements through two strided 3-D views (host memory). */
 void recipe_copy_host(const rcopy *c, const char *src, char *dst, size_t es);
-
 /* Merge axes that are contiguous on both sides (fewer, longer runs). */
 void recipe_copy_normalize(rcopy *c);
 

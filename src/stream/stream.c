@@ -197,8 +197,9 @@ static lwt_status run_level(stream_engine *e, const level_job *job)
         for (int w = 0; w < e->nworkers; w++)
             if (e->w[w].dead && e->w[w].status)
                 why = e->w[w].status;
-        return lwt_fail(e->plan->ctx, why, "streamed transform stopped at level %d: %ld of %ld chunks done, every worker failed",
-                        job->j, e->done, job->nchunks);
+        return lwt_fail(e->plan->ctx, why,
+                        "streamed transform stopped at levels %d-%d: %ld of %ld chunks done, every worker failed",
+                        job->j0, job->j1, e->done, job->nchunks);
     }
     return LWT_OK;
 }
@@ -219,26 +220,25 @@ static size_t row_elems(const lwt_plan *p, const size_t *s)
     return r;
 }
 
-/* Approximations a_1 .. a_{J-1} alternate between two areas (a level reads
- * one and writes the other); below the maximum level they shrink, beyond it
- * they grow, so each area holds the largest one it will see. */
-static void scratch_areas(const lwt_plan *p, size_t *area)
+/* Approximations between groups of levels alternate between two areas (a
+ * group reads one and writes the other); below the maximum level they
+ * shrink, beyond it they grow, so each area holds the largest. */
+static size_t scratch_area(const lwt_plan *p)
 {
-    area[0] = area[1] = 0;
+    size_t area = 0;
     for (int j = 1; j < p->levels; j++) {
         size_t n = prod_nd(p->sizes[j], p->ndim);
-        if (n > area[(j - 1) & 1])
-            area[(j - 1) & 1] = n;
+        if (n > area)
+            area = n;
     }
+    return area;
 }
 
 lwt_status lwt_stream_scratch_size(const lwt_plan *p, size_t *bytes)
 {
     if (!p || !bytes)
         return LWT_ERR_INVALID_ARGUMENT;
-    size_t area[2];
-    scratch_areas(p, area);
-    *bytes = (area[0] + area[1]) * lwt_plan_elem_size(p);
+    *bytes = 2 * scratch_area(p) * lwt_plan_elem_size(p);
     return LWT_OK;
 }
 
@@ -267,20 +267,49 @@ static long chunk_rows_for(const lwt_plan *p, const lwt_stream_desc *d)
     return rows < 2 ? 2 : (long)rows;
 }
 
-static void make_job(const lwt_plan *p, int inverse, int j, long chunk_rows, level_job *job)
+/* the group of levels [j0, j1] as a job of chunks (pointers set by the caller) */
+static void make_job(const lwt_plan *p, int inverse, int j0, int j1, long chunk_rows, level_job *job)
 {
     memset(job, 0, sizeof *job);
     job->plan = p;
     job->inverse = inverse;
-    job->j = j;
+    job->j0 = j0;
+    job->j1 = j1;
     if (inverse) {
-        job->nout = (long)p->sizes[j - 1][0];
+        job->nout = (long)p->sizes[j0 - 1][0];
         job->per_chunk = chunk_rows;
     } else {
-        job->nout = (long)p->sizes[j][0];
-        job->per_chunk = chunk_rows / 2 > 0 ? chunk_rows / 2 : 1;
+        const int L = j1 - j0 + 1;
+        job->nout = (long)p->sizes[j1][0];
+        job->per_chunk = L < 62 && (chunk_rows >> L) > 0 ? chunk_rows >> L : 1;
     }
     job->nchunks = (job->nout + job->per_chunk - 1) / job->per_chunk;
+}
+
+/* How many levels one pass fuses: the most whose halos, grown level by
+ * level, keep a middle chunk's reads within 30% of its share of the data
+ * (deep levels of short arrays would recompute too much), at most max. */
+static int choose_fusion(const lwt_plan *p, int inverse, int jstart, long rows, int max, recipe *tmp)
+{
+    const int avail = inverse ? jstart : p->levels - jstart + 1;
+    int best = 1;
+    for (int L = 2; L <= avail && (max <= 0 || L <= max); L++) {
+        level_job job;
+        const int j0 = inverse ? jstart - L + 1 : jstart, j1 = inverse ? jstart : jstart + L - 1;
+        make_job(p, inverse, j0, j1, rows, &job);
+        job.src = job.coeffs_in = job.coeffs_out = job.dst = (char *)p; /* never dereferenced */
+        if (inverse && j1 == p->levels)
+            job.src = NULL;
+        if (!inverse && j1 == p->levels)
+            job.dst = NULL;
+        if (recipe_build(&job, job.nchunks / 2, tmp))
+            break;
+        const double share = (double)prod_nd(p->sizes[j0 - 1], p->ndim) / (double)job.nchunks;
+        if ((double)tmp->in_elems > 1.3 * share)
+            break;
+        best = L;
+    }
+    return best;
 }
 
 static lwt_status run_one(stream_engine *e, int inverse, const char *in, char *out, char *scratch)
@@ -288,9 +317,7 @@ static lwt_status run_one(stream_engine *e, int inverse, const char *in, char *o
     const lwt_plan *p = e->plan;
     const size_t es = lwt_plan_elem_size(p);
     const int J = p->levels;
-    size_t area[2];
-    scratch_areas(p, area);
-    char *sa[2] = {scratch, scratch ? scratch + area[0] * es : NULL};
+    char *sa[2] = {scratch, scratch ? scratch + scratch_area(p) * es : NULL};
     long rows = chunk_rows_for(p, e->desc);
     if (J == 0) {
         memcpy(out, in, p->input_count * es);
@@ -298,25 +325,38 @@ static lwt_status run_one(stream_engine *e, int inverse, const char *in, char *o
     }
     if (!inverse && !p->tight)
         memset(out, 0, p->coeff_count * es); /* PyWavelets' zero gaps */
-    for (int step = 0; step < J; step++) {
-        const int j = inverse ? J - step : step + 1;
+    recipe tmp;
+    recipe_init(&tmp);
+    lwt_status st = LWT_OK;
+    int group = 0;
+    const char *prev = NULL; /* the approximation the last group wrote */
+    for (int j = inverse ? J : 1; st == LWT_OK && (inverse ? j >= 1 : j <= J); group++) {
+        const int L = choose_fusion(p, inverse, j, rows, e->desc->fuse_levels, &tmp);
         level_job job;
-        make_job(p, inverse, j, rows, &job);
+        char *area = sa[group & 1];
         if (inverse) {
+            make_job(p, 1, j - L + 1, j, rows, &job);
             job.coeffs_in = in;
-            job.src = j == J ? NULL : sa[(j - 1) & 1];
-            job.dst = j == 1 ? out : sa[(j - 2) & 1];
+            job.src = j == J ? NULL : prev;
+            job.dst = job.j0 == 1 ? out : area;
+            j = job.j0 - 1;
         } else {
-            job.src = j == 1 ? in : sa[(j - 2) & 1];
+            make_job(p, 0, j, j + L - 1, rows, &job);
+            job.src = j == 1 ? in : prev;
             job.coeffs_out = out;
-            job.dst = j == J ? NULL : sa[(j - 1) & 1];
+            job.dst = job.j1 == J ? NULL : area;
+            j = job.j1 + 1;
         }
-        e->level_weight = (double)prod_nd(p->sizes[j - 1], p->ndim);
-        lwt_status st = run_level(e, &job);
-        if (st)
-            return st;
+        prev = job.dst;
+        e->level_weight = 0;
+        for (int q = job.j0; q <= job.j1; q++)
+            e->level_weight += (double)prod_nd(p->sizes[q - 1], p->ndim);
+        lwt_log(p->ctx, LWT_LOG_DEBUG, "stream: levels %d-%d in one pass, %ld chunks of %ld rows", job.j0, job.j1,
+                job.nchunks, job.per_chunk);
+        st = run_level(e, &job);
     }
-    return LWT_OK;
+    recipe_free(&tmp);
+    return st;
 }
 
 static lwt_status make_workers(stream_engine *e)

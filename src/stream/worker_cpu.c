@@ -10,84 +10,80 @@
 typedef struct cpu_worker {
     const lwt_plan *plan;
     int threads;
-    char *buf[RECIPE_BUFS];
-    size_t cap[RECIPE_BUFS]; /* elements; buffers only grow */
+    char *arena;
+    size_t cap;     /* elements; the arena only grows */
 } cpu_worker;
-
-static lwt_status ensure_buffers(cpu_worker *cw, const recipe *r, size_t es)
-{
-    for (int b = 0; b < RECIPE_BUFS; b++) {
-        if (r->buf_elems[b] <= cw->cap[b])
-            continue;
-        char *nb = realloc(cw->buf[b], r->buf_elems[b] * es);
-        if (!nb)
-            return LWT_ERR_OUT_OF_MEMORY;
-        cw->buf[b] = nb;
-        cw->cap[b] = r->buf_elems[b];
-    }
-    return LWT_OK;
-}
 
 static char *resolve(cpu_worker *cw, rloc l, size_t es)
 {
-    return (l.buf < 0 ? l.host : cw->buf[l.buf]) + l.off * es;
+    return (l.buf < 0 ? l.host : cw->arena) + l.off * es;
+}
+
+static lwt_status run_list(cpu_worker *cw, const rlist *l, size_t es)
+{
+    const lwt_plan *p = cw->plan;
+    for (int i = 0; i < l->n; i++) {
+        const rop *o = &l->v[i];
+        if (!o->is_pass) {
+            recipe_copy_host(&o->c, resolve(cw, o->c.src, es), resolve(cw, o->c.dst, es), es);
+            continue;
+        }
+        lwt_pass ps = {0};
+        ps.prog = &o->p.prog;
+        ps.scheme = &p->wavelet.scheme;
+        ps.fb = &p->fb;
+        ps.dtype = p->desc.dtype;
+        ps.in = resolve(cw, o->p.in, es);
+        ps.out = resolve(cw, o->p.out, es);
+        ps.outer = o->p.outer;
+        ps.inner = o->p.inner;
+        ps.threads = cw->threads;
+        lwt_status st = lwt_cpu_run_pass(&ps);
+        if (st)
+            return st;
+    }
+    return LWT_OK;
 }
 
 static lwt_status run_recipe(cpu_worker *cw, const recipe *r)
 {
-    const lwt_plan *p = cw->plan;
-    const size_t es = lwt_plan_elem_size(p);
-    lwt_status st = ensure_buffers(cw, r, es);
-    if (st)
-        return st;
-    for (int i = 0; i < r->ncin; i++)
-        recipe_copy_host(&r->cin[i], resolve(cw, r->cin[i].src, es), resolve(cw, r->cin[i].dst, es), es);
-    for (int i = 0; i < r->npass; i++) {
-        const rpass *rp = &r->pass[i];
-        lwt_pass ps = {0};
-        ps.prog = &rp->prog;
-        ps.scheme = &p->wavelet.scheme;
-        ps.fb = &p->fb;
-        ps.dtype = p->desc.dtype;
-        ps.in = resolve(cw, rp->in, es);
-        ps.out = resolve(cw, rp->out, es);
-        ps.outer = rp->outer;
-        ps.inner = rp->inner;
-        ps.threads = cw->threads;
-        ps.map = NULL;
-        st = lwt_cpu_run_pass(&ps);
-        if (st)
-            return st;
+    const size_t es = lwt_plan_elem_size(cw->plan);
+    if (r->arena_elems > cw->cap) {
+        char *a = realloc(cw->arena, r->arena_elems * es);
+        if (!a)
+            return LWT_ERR_OUT_OF_MEMORY;
+        cw->arena = a;
+        cw->cap = r->arena_elems;
     }
-    for (int i = 0; i < r->ncout; i++)
-        recipe_copy_host(&r->cout[i], resolve(cw, r->cout[i].src, es), resolve(cw, r->cout[i].dst, es), es);
-    return LWT_OK;
+    lwt_status st = run_list(cw, &r->gather, es);
+    if (!st)
+        st = run_list(cw, &r->compute, es);
+    if (!st)
+        st = run_list(cw, &r->scatter, es);
+    return st;
 }
 
 static lwt_status cpu_level(void *state, stream_engine *e, int w, const level_job *job)
 {
     cpu_worker *cw = state;
-    recipe *r = malloc(sizeof *r);
-    if (!r) {
-        engine_failed(e, w, -1, LWT_ERR_OUT_OF_MEMORY);
-        return LWT_ERR_OUT_OF_MEMORY;
-    }
+    recipe r;
+    recipe_init(&r);
     lwt_status st = LWT_OK;
     long c;
     while ((c = engine_next(e, w, 1)) >= 0) {
         double t0 = stream_now();
         st = engine_chunk_begin(e, w, c);
-        if (!st && recipe_build(job, c, 1, r))
+        if (!st && recipe_build(job, c, &r))
             st = LWT_ERR_OUT_OF_MEMORY;
         if (!st)
-            st = run_recipe(cw, r);
+            st = run_recipe(cw, &r);
         if (st) {
             engine_failed(e, w, c, st);
             break;
         }
         engine_done(e, w, c, stream_now() - t0, 1.0, 1.0);
     }
-    free(r);
+    recipe_free(&r);
     return st;
 }
 
@@ -96,8 +92,7 @@ static void cpu_destroy(void *state)
     cpu_worker *cw = state;
     if (!cw)
         return;
-    for (int b = 0; b < RECIPE_BUFS; b++)
-        free(cw->buf[b]);
+    free(cw->arena);
     free(cw);
 }
 

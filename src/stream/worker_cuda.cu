@@ -30,8 +30,8 @@ namespace {
 struct slot {
     cudaStream_t stream;
     cudaEvent_t ev[4];   /* start, after H2D, after kernels, after D2H */
-    void *dbuf[RECIPE_BUFS];
-    size_t dcap[RECIPE_BUFS];  /* bytes */
+    char *arena;
+    size_t acap;               /* bytes */
     double *scratch;
     size_t scap;               /* bytes */
     char *pin_in, *pin_out;
@@ -39,7 +39,7 @@ struct slot {
     /* the chunk in flight */
     int busy;
     long chunk;
-    recipe *r;
+    recipe r;
     int staged_out;            /* D2H went to pin_out: scatter on the host after */
     double t_launch;
 };
@@ -112,12 +112,17 @@ void free_pinned(slot *sl)
     sl->pin_in_cap = sl->pin_out_cap = 0;
 }
 
-char *dev_loc(const slot *sl, rloc l, size_t es)
+void release_device(slot *sl)
 {
-    return (char *)sl->dbuf[l.buf] + l.off * es;
+    cudaFree(sl->arena);
+    sl->arena = NULL;
+    sl->acap = 0;
+    cudaFree(sl->scratch);
+    sl->scratch = NULL;
+    sl->scap = 0;
 }
 
-/* one strided copy between host and device, as 2-D copies */
+/* a copy with both sides resolved to addresses, as 2-D copies */
 cudaError_t copy_2d(const rcopy *c, const char *src, char *dst, size_t es, cudaMemcpyKind kind, cudaStream_t st)
 {
     if (c->n[1] == 1) /* rows of n[2] along axis 0: one 2-D copy */
@@ -131,19 +136,40 @@ cudaError_t copy_2d(const rcopy *c, const char *src, char *dst, size_t es, cudaM
     return cudaSuccess;
 }
 
+size_t copy_elems(const rcopy *c)
+{
+    return c->n[0] * c->n[1] * c->n[2];
+}
+
+/* the same copy seen from a dense staging area: one side packed */
+rcopy packed_side(const rcopy *c, int src_side, size_t at)
+{
+    rcopy d = *c;
+    rloc *l = src_side ? &d.src : &d.dst;
+    size_t *st = src_side ? d.ss : d.ds;
+    l->buf = -1;
+    l->off = at;
+    st[1] = c->n[2];
+    st[0] = c->n[1] * c->n[2];
+    return d;
+}
+
 /* scratch of every pass of a recipe (the line kernel's per-line buffers) */
 size_t recipe_scratch(const cuda_worker *cw, const recipe *r)
 {
     size_t best = 0;
-    for (int i = 0; i < r->npass; i++) {
+    for (int i = 0; i < r->compute.n; i++) {
+        const rop *o = &r->compute.v[i];
+        if (!o->is_pass)
+            continue;
         lwt_pass ps;
         memset(&ps, 0, sizeof ps);
-        ps.prog = &r->pass[i].prog;
+        ps.prog = &o->p.prog;
         ps.scheme = &cw->plan->wavelet.scheme;
         ps.fb = &cw->plan->fb;
         ps.dtype = cw->plan->desc.dtype;
-        ps.outer = r->pass[i].outer;
-        ps.inner = r->pass[i].inner;
+        ps.outer = o->p.outer;
+        ps.inner = o->p.inner;
         size_t n = lwt_cuda_pass_scratch(cw->plan, &ps, cw->naive);
         if (n > best)
             best = n;
@@ -151,46 +177,33 @@ size_t recipe_scratch(const cuda_worker *cw, const recipe *r)
     return best * sizeof(double);
 }
 
-/* device buffers, scratch and staging for a recipe; a memory error means split */
-cudaError_t reserve(cuda_worker *cw, slot *sl, const recipe *r, int stage_in, int stage_out)
+size_t list_elems(const rlist *l)
 {
-    cudaError_t e = cudaSuccess;
-    for (int b = 0; b < RECIPE_BUFS && e == cudaSuccess; b++)
-        if (r->buf_elems[b])
-            e = grow_dev(&sl->dbuf[b], &sl->dcap[b], r->buf_elems[b] * cw->es);
-    if (e == cudaSuccess)
-        e = grow_dev((void **)&sl->scratch, &sl->scap, recipe_scratch(cw, r));
-    if (e == cudaSuccess && stage_in)
-        e = grow_pin(&sl->pin_in, &sl->pin_in_cap, r->buf_elems[0] * cw->es);
-    if (e == cudaSuccess && stage_out && r->ncout)
-        e = grow_pin(&sl->pin_out, &sl->pin_out_cap, r->buf_elems[r->cout[0].src.buf] * cw->es);
-    return e;
-}
-
-void release_device(slot *sl)
-{
-    for (int b = 0; b < RECIPE_BUFS; b++) {
-        cudaFree(sl->dbuf[b]);
-        sl->dbuf[b] = NULL;
-        sl->dcap[b] = 0;
-    }
-    cudaFree(sl->scratch);
-    sl->scratch = NULL;
-    sl->scap = 0;
+    size_t n = 0;
+    for (int i = 0; i < l->n; i++)
+        n += copy_elems(&l->v[i].c);
+    return n;
 }
 
 /* Enqueue a recipe on a slot's stream: H2D, passes, D2H. */
-lwt_status enqueue(cuda_worker *cw, slot *sl, const recipe *r)
+lwt_status enqueue(cuda_worker *cw, slot *sl)
 {
+    const recipe *r = &sl->r;
     const size_t es = cw->es;
     int stage_in = 0, stage_out = 0;
-    for (int i = 0; i < r->ncin; i++)
-        if (!host_pinned(cw, r->cin[i].src.host))
+    for (int i = 0; i < r->gather.n; i++)
+        if (!host_pinned(cw, r->gather.v[i].c.src.host))
             stage_in = 1;
-    for (int i = 0; i < r->ncout; i++)
-        if (!host_pinned(cw, r->cout[i].dst.host))
+    for (int i = 0; i < r->scatter.n; i++)
+        if (!host_pinned(cw, r->scatter.v[i].c.dst.host))
             stage_out = 1;
-    cudaError_t e = reserve(cw, sl, r, stage_in, stage_out);
+    cudaError_t e = grow_dev((void **)&sl->arena, &sl->acap, r->arena_elems * es);
+    if (e == cudaSuccess)
+        e = grow_dev((void **)&sl->scratch, &sl->scap, recipe_scratch(cw, r));
+    if (e == cudaSuccess && stage_in)
+        e = grow_pin(&sl->pin_in, &sl->pin_in_cap, list_elems(&r->gather) * es);
+    if (e == cudaSuccess && stage_out)
+        e = grow_pin(&sl->pin_out, &sl->pin_out_cap, list_elems(&r->scatter) * es);
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError();
         return LWT_ERR_OUT_OF_MEMORY;
@@ -199,49 +212,60 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const recipe *r)
         return cuda_fail(cw, e, "allocating chunk buffers");
     cudaStream_t st = sl->stream;
     e = cudaEventRecord(sl->ev[0], st);
-    /* H2D: the gathered buffer 0, staged as one block or copied piecewise from pinned memory */
-    if (stage_in) {
-        for (int i = 0; i < r->ncin; i++) {
-            rcopy c = r->cin[i];
-            recipe_copy_host(&c, c.src.host + c.src.off * es, sl->pin_in + c.dst.off * es, es);
+    /* H2D: straight from pinned memory, else packed into pinned staging first */
+    size_t at = 0;
+    for (int i = 0; i < r->gather.n && e == cudaSuccess; i++) {
+        const rcopy *c = &r->gather.v[i].c;
+        char *dst = sl->arena + c->dst.off * es;
+        if (stage_in) {
+            rcopy in = packed_side(c, 0, at), out = packed_side(c, 1, at);
+            recipe_copy_host(&in, c->src.host + c->src.off * es, sl->pin_in + at * es, es);
+            e = copy_2d(&out, sl->pin_in + at * es, dst, es, cudaMemcpyHostToDevice, st);
+            at += copy_elems(c);
+        } else {
+            e = copy_2d(c, c->src.host + c->src.off * es, dst, es, cudaMemcpyHostToDevice, st);
         }
-        if (e == cudaSuccess)
-            e = cudaMemcpyAsync(sl->dbuf[0], sl->pin_in, r->buf_elems[0] * es, cudaMemcpyHostToDevice, st);
-    } else {
-        for (int i = 0; i < r->ncin && e == cudaSuccess; i++)
-            e = copy_2d(&r->cin[i], r->cin[i].src.host + r->cin[i].src.off * es, dev_loc(sl, r->cin[i].dst, es), es,
-                        cudaMemcpyHostToDevice, st);
     }
     if (e == cudaSuccess)
         e = cudaEventRecord(sl->ev[1], st);
     if (e != cudaSuccess)
         return cuda_fail(cw, e, "copying a chunk to the device");
-    for (int i = 0; i < r->npass; i++) {
-        const rpass *rp = &r->pass[i];
+    for (int i = 0; i < r->compute.n; i++) {
+        const rop *o = &r->compute.v[i];
+        if (!o->is_pass) {
+            e = copy_2d(&o->c, sl->arena + o->c.src.off * es, sl->arena + o->c.dst.off * es, es,
+                        cudaMemcpyDeviceToDevice, st);
+            if (e != cudaSuccess)
+                return cuda_fail(cw, e, "assembling a window");
+            continue;
+        }
         lwt_pass ps;
         memset(&ps, 0, sizeof ps);
-        ps.prog = &rp->prog;
+        ps.prog = &o->p.prog;
         ps.scheme = &cw->plan->wavelet.scheme;
         ps.fb = &cw->plan->fb;
         ps.dtype = cw->plan->desc.dtype;
-        ps.in = dev_loc(sl, rp->in, es);
-        ps.out = dev_loc(sl, rp->out, es);
-        ps.outer = rp->outer;
-        ps.inner = rp->inner;
+        ps.in = sl->arena + o->p.in.off * es;
+        ps.out = sl->arena + o->p.out.off * es;
+        ps.outer = o->p.outer;
+        ps.inner = o->p.inner;
         lwt_status s = lwt_cuda_run_pass_on(cw->plan, &ps, sl->scratch, st, cw->naive);
         if (s)
             return s;
     }
     e = cudaEventRecord(sl->ev[2], st);
-    /* D2H: straight to pinned destinations, else the whole result buffer to staging */
-    if (stage_out && r->ncout) {
-        const int b = r->cout[0].src.buf;
-        if (e == cudaSuccess)
-            e = cudaMemcpyAsync(sl->pin_out, sl->dbuf[b], r->buf_elems[b] * es, cudaMemcpyDeviceToHost, st);
-    } else {
-        for (int i = 0; i < r->ncout && e == cudaSuccess; i++)
-            e = copy_2d(&r->cout[i], dev_loc(sl, r->cout[i].src, es), r->cout[i].dst.host + r->cout[i].dst.off * es,
-                        es, cudaMemcpyDeviceToHost, st);
+    /* D2H: straight to pinned destinations, else packed into staging (scattered after) */
+    at = 0;
+    for (int i = 0; i < r->scatter.n && e == cudaSuccess; i++) {
+        const rcopy *c = &r->scatter.v[i].c;
+        const char *src = sl->arena + c->src.off * es;
+        if (stage_out) {
+            rcopy out = packed_side(c, 0, at);
+            e = copy_2d(&out, src, sl->pin_out + at * es, es, cudaMemcpyDeviceToHost, st);
+            at += copy_elems(c);
+        } else {
+            e = copy_2d(c, src, c->dst.host + c->dst.off * es, es, cudaMemcpyDeviceToHost, st);
+        }
     }
     if (e == cudaSuccess)
         e = cudaEventRecord(sl->ev[3], st);
@@ -257,16 +281,21 @@ lwt_status complete(cuda_worker *cw, slot *sl, stream_engine *e, int w, int repo
     cudaError_t ce = cudaEventSynchronize(sl->ev[3]);
     if (ce != cudaSuccess)
         return cuda_fail(cw, ce, "running a chunk");
-    const recipe *r = sl->r;
-    if (sl->staged_out)
-        for (int i = 0; i < r->ncout; i++) {
-            rcopy c = r->cout[i];
-            recipe_copy_host(&c, sl->pin_out + c.src.off * cw->es, c.dst.host + c.dst.off * cw->es, cw->es);
+    const recipe *r = &sl->r;
+    const size_t es = cw->es;
+    if (sl->staged_out) {
+        size_t at = 0;
+        for (int i = 0; i < r->scatter.n; i++) {
+            const rcopy *c = &r->scatter.v[i].c;
+            rcopy in = packed_side(c, 1, at);
+            recipe_copy_host(&in, sl->pin_out + at * es, c->dst.host + c->dst.off * es, es);
+            at += copy_elems(c);
         }
+    }
     float t[3] = {0, 0, 0};
     for (int k = 0; k < 3; k++)
         cudaEventElapsedTime(&t[k], sl->ev[k], sl->ev[k + 1]);
-    engine_add_gpu_times(e, 1e-3 * t[0], 1e-3 * t[1], 1e-3 * t[2], r->in_elems * cw->es, r->out_elems * cw->es);
+    engine_add_gpu_times(e, 1e-3 * t[0], 1e-3 * t[1], 1e-3 * t[2], r->in_elems * es, r->out_elems * es);
     if (!cw->pinned_pool)
         free_pinned(sl);
     const double now = stream_now();
@@ -288,9 +317,9 @@ lwt_status run_split(cuda_worker *cw, slot *sl, const level_job *job, long lo, l
     const long mid = lo + (hi - lo) / 2;
     const long part[2][2] = {{lo, mid}, {mid, hi}};
     for (int h = 0; h < 2; h++) {
-        if (recipe_build_range(job, part[h][0], part[h][1], 0, sl->r))
+        if (recipe_build_range(job, part[h][0], part[h][1], &sl->r))
             return LWT_ERR_OUT_OF_MEMORY;
-        lwt_status s = enqueue(cw, sl, sl->r);
+        lwt_status s = enqueue(cw, sl);
         if (s == LWT_ERR_OUT_OF_MEMORY)
             s = run_split(cw, sl, job, part[h][0], part[h][1], e, w);
         else if (s == LWT_OK)
@@ -307,11 +336,11 @@ lwt_status launch(cuda_worker *cw, slot *sl, const level_job *job, long c, strea
     lwt_status s = engine_chunk_begin(e, w, c);
     if (s)
         return s;
-    if (recipe_build(job, c, 0, sl->r))
+    if (recipe_build(job, c, &sl->r))
         return LWT_ERR_OUT_OF_MEMORY;
     sl->chunk = c;
     sl->t_launch = stream_now();
-    s = enqueue(cw, sl, sl->r);
+    s = enqueue(cw, sl);
     if (s == LWT_ERR_OUT_OF_MEMORY) {
         long lo, hi;
         recipe_chunk_range(job, c, &lo, &hi);
@@ -398,7 +427,7 @@ void cuda_destroy(void *state)
                 cudaEventDestroy(sl->ev[i]);
         if (sl->stream)
             cudaStreamDestroy(sl->stream);
-        free(sl->r);
+        recipe_free(&sl->r);
     }
     lwt_plan_destroy(cw->plan);
     free(cw);
@@ -442,11 +471,8 @@ extern "C" lwt_status stream_cuda_worker_create(const lwt_plan *plan, const lwt_
     cudaError_t e = cudaSetDevice(cw->device);
     for (int k = 0; k < cw->nslots && e == cudaSuccess; k++) {
         slot *sl = &cw->s[k];
-        sl->r = (recipe *)malloc(sizeof *sl->r);
-        if (!sl->r)
-            e = cudaErrorMemoryAllocation;
-        if (e == cudaSuccess)
-            e = cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking);
+        recipe_init(&sl->r);
+        e = cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking);
         for (int i = 0; i < 4 && e == cudaSuccess; i++)
             e = cudaEventCreate(&sl->ev[i]);
     }

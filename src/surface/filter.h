@@ -8,6 +8,9 @@
  *   4. one inverse transform per band, each from a copy of the coefficients in which every
  *      other band is zero: form = approximation only, waviness = detail levels B+1..J,
  *      roughness = levels A..B, noise = levels 1..A-1 (bands.h);
+ *      on the CUDA backend steps 3-4 stay on the device (filter_cuda.h: one upload, the band
+ *      copies built on the GPU, downloads overlapped with the next band's transform), with the
+ *      same plan and kernels as lwt_forward / lwt_inverse, hence the same results;
  *   5. the invalid points are set back to NaN in every band.
  * The transform is linear and perfectly reconstructing, so form + waviness + roughness (+ noise)
  * equals the (levelled, filled) input to rounding.
@@ -66,6 +69,14 @@ typedef struct lwt_filter_result {
     lwt_path path;                /* lifting or convolution */
     int max_level;                /* PyWavelets' dwtn_max_level for this shape and wavelet */
     char wavelet[32];             /* canonical name, e.g. "bior4.4" */
+    /* Wall times in ms. ms_fill: plane removal and fill. ms_forward: the forward transform; on
+       CUDA it includes the upload of the filled input (converted to the plan's dtype on the host).
+       ms_inverse[b]: band b complete in host memory as double, NaN restored; on CUDA it includes
+       the band's download and conversion, and the band's own GPU work ran earlier, overlapped
+       with the previous band's download, so ms_inverse[b] runs from the end of the previous step
+       and ms_forward + the sum of ms_inverse is the wall time of the transforms. ms_total: the
+       whole call, including the plan and (CUDA) the device and pinned buffers, which no other
+       field counts. */
     double ms_fill, ms_forward, ms_inverse[LWT_BAND_COUNT], ms_total;
 } lwt_filter_result;
 

@@ -2,7 +2,7 @@
  * Streamed execution (include/lwt_stream.h) on CPU workers is bit-identical
  * to the in-memory transform: every wavelet, every mode, 1-D/2-D/3-D, odd
  * sizes, levels up to past the maximum, chunk sizes down to one row (hundreds
- * of seams), float32 and float64, forward and inverse, several workers under
+ * of seams), one level per pass or several fused, float32 and float64, forward and inverse, several workers under
  * every policy, a failing worker and a slowed one.
  * LWT_QUICK=1 runs a subset (sanitizer builds). Random data from a fixed seed
  * (LWT_SEED overrides; the seed is printed).
@@ -102,6 +102,7 @@ static lwt_stream_desc cpu_desc(int nworkers, size_t chunk_rows, lwt_balance_pol
     d.chunk_rows = chunk_rows;
     d.nworkers = nworkers;
     d.balance = b;
+    d.fuse_levels = (int)(chunk_rows % 3); /* automatic, one level per pass, or two */
     for (int k = 0; k < nworkers; k++) {
         d.workers[k].kind = LWT_WORKER_CPU;
         d.workers[k].threads = 1;
@@ -207,7 +208,7 @@ static void faults(void)
     CHECK(lwt_stream_forward(p, &d, x, y, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "too many workers refused");
     CHECK(lwt_stream_forward(p, NULL, NULL, y, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "NULL input refused");
     size_t sb = 0;
-    CHECK(lwt_stream_scratch_size(p, &sb) == LWT_OK && sb == 33 * 5 * 8, "scratch size %zu (a_1 of 33x5 doubles)",
+    CHECK(lwt_stream_scratch_size(p, &sb) == LWT_OK && sb == 2 * 33 * 5 * 8, "scratch size %zu (two areas of a_1, 33x5 doubles)",
           sb);
     free(x);
     free(y);
