@@ -37,6 +37,9 @@ int cli_parse_common(int argc, char **argv, int *i, cli_transform_opts *o);
 /* Context whose log callback prints errors and warnings to stderr as "lwt: ...". */
 lwt_context *cli_context(void);
 
+/* The warning PyWavelets gives for levels above the maximum useful one. */
+void cli_warn_levels(int levels, int max_level);
+
 /* Parse a non-negative integer; 0 on success. */
 int cli_parse_size(const char *s, size_t *out);
 

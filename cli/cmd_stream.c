@@ -357,6 +357,7 @@ int cmd_transform_stream(int argc, char **argv, int inverse)
         goto done;
     lwt_plan_info info;
     lwt_plan_get_info(plan, &info);
+    cli_warn_levels(o.t.levels, info.max_level);
     const size_t *in_shape = inverse ? info.packed_shape : info.shape;
     if (o.raw) {
         if (lwt_map_raw_read(o.paths[0], pd.dtype, pd.ndim, in_shape, 0, &in, err, sizeof err)) {

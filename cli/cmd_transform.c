@@ -160,10 +160,7 @@ int cmd_transform(int argc, char **argv, int inverse)
             goto done;
         }
     }
-    if (o.levels != LWT_LEVELS_MAX && o.levels > info.max_level)
-        fprintf(stderr, "lwt: warning: level %d is above the maximum useful level %d for this shape and "
-                        "wavelet: all coefficients will experience boundary effects\n",
-                o.levels, info.max_level);
+    cli_warn_levels(o.levels, info.max_level);
     size_t es = in.dtype == LWT_F32 ? 4 : 8;
     size_t nout = inverse ? info.input_count : info.coeff_count;
     out = malloc(nout * es);

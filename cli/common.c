@@ -131,3 +131,11 @@ int cli_parse_common(int argc, char **argv, int *i, cli_transform_opts *o)
 #undef NEEDS_VALUE
     return 0;
 }
+
+void cli_warn_levels(int levels, int max_level)
+{
+    if (levels != LWT_LEVELS_MAX && levels > max_level)
+        fprintf(stderr, "lwt: warning: level %d is above the maximum useful level %d for this shape and "
+                        "wavelet: all coefficients will experience boundary effects\n",
+                levels, max_level);
+}
