@@ -253,8 +253,8 @@ static int finite_all(const lwt_mapped *m, const char *path)
     for (size_t i = 0; i < m->count; i++) {
         double v = m->dtype == LWT_F32 ? ((const float *)m->data)[i] : ((const double *)m->data)[i];
         if (!isfinite(v)) {
-            fprintf(stderr, "lwt: %s: element %zu is %s; lwt transforms finite data\n", path, i,
-                    isnan(v) ? "NaN" : "infinite");
+            fprintf(stderr, "lwt: %s: element %zu is %s; lwt transforms finite data (lwt filter fills invalid points)\n",
+                    path, i, isnan(v) ? "NaN" : "infinite");
             return 0;
         }
     }

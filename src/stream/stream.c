@@ -96,9 +96,10 @@ lwt_status engine_chunk_begin(stream_engine *e, int w, long c)
     pthread_mutex_lock(&e->mu);
     long n = ++e->w[w].started;
     pthread_mutex_unlock(&e->mu);
-    if (e->w[w].cfg.fail_after > 0 && n == e->w[w].cfg.fail_after)
-        return lwt_fail(e->plan->ctx, LWT_ERR_DEVICE, "stream worker %d: injected failure on chunk %ld (test option)",
-                        w, c);
+    if (e->w[w].cfg.fail_after > 0 && n == e->w[w].cfg.fail_after) {
+        lwt_log(e->plan->ctx, LWT_LOG_WARNING, "stream worker %d: injected failure on chunk %ld (test option)", w, c);
+        return LWT_ERR_DEVICE;
+    }
     return LWT_OK;
 }
 
@@ -129,8 +130,9 @@ void engine_failed(stream_engine *e, int w, long c, lwt_status why)
         e->w[w].status = why;
         e->live--;
         e->rep.failed[w] = 1;
-        lwt_log(e->plan->ctx, LWT_LOG_WARNING, "stream worker %d failed (%s)%s; its chunks go to the others", w,
-                lwt_status_string(why), e->live ? "" : " and no worker is left");
+        if (e->live)
+            lwt_log(e->plan->ctx, LWT_LOG_WARNING, "stream worker %d failed (%s); its chunks go to the others", w,
+                    lwt_status_string(why));
         if (c >= 0)
             e->failed_chunks++;
         lwt_sched_failed(e->sched, w, c);
