@@ -159,6 +159,16 @@ static int parse(int argc, char **argv, const char *name, stream_opts *o)
             o->d.overlap = 0;
         } else if (!strcmp(a, "--naive-blocks")) {
             o->d.tuned_blocks = 0;
+        } else if (!strcmp(a, "--no-halo-reuse")) {
+            o->d.halo_reuse = 0;
+        } else if (!strcmp(a, "--fuse-levels")) {
+            size_t n;
+            NEED_VALUE();
+            if (cli_parse_size(argv[++i], &n) || n > 256) {
+                fprintf(stderr, "lwt %s: --fuse-levels needs 0 (automatic) .. 256\n", name);
+                return -1;
+            }
+            o->d.fuse_levels = (int)n;
         } else if (!strcmp(a, "--slow-worker")) { /* test option: I:FACTOR */
             NEED_VALUE();
             if (parse_pair(argv[++i], &o->slow_worker, &o->slowdown) || o->slowdown < 1) {
