@@ -338,11 +338,14 @@ static int multi(lwt_context *ctx, int ngpu, int reps, double big_gib, double sl
                     printf("\n");
                 }
                 /* a CPU worker next to the GPUs */
-                d = gpus(ngpu, 512, LWT_BALANCE_POLICY_QUEUE);
-                d.workers[ngpu].kind = LWT_WORKER_CPU;
-                d.nworkers = ngpu + 1;
-                if (time_stream(&b, &d, 0, reps, &t, &rep) == 0)
-                    print_row("forward GPUs + CPU worker, queue", t, &rep, ceil_s);
+                for (int k = 2; k < 4; k++) {
+                    d = gpus(ngpu, 512, pol[k]);
+                    d.workers[ngpu].kind = LWT_WORKER_CPU;
+                    d.nworkers = ngpu + 1;
+                    snprintf(what, sizeof what, "forward GPUs + CPU worker, %s", lwt_balance_policy_name(pol[k]));
+                    if (time_stream(&b, &d, 0, reps, &t, &rep) == 0)
+                        print_row(what, t, &rep, ceil_s);
+                }
             }
         }
         bufs_free(&b);
