@@ -4,6 +4,7 @@
 #include "surface/filter.h"
 #include "surface/fill.h"
 #include "surface/filter_cuda.h"
+#include "surface/threads.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -57,6 +58,21 @@ void lwt_filter_result_free(lwt_filter_result *r)
         free(r->band[b]);
         r->band[b] = NULL;
     }
+}
+
+/* dst = src (n values) in parallel; returns the number of non-finite values. The first touch of a
+ * fresh copy of a large surface (page faults) and the scan for invalid points are the fill step's
+ * cost when there is nothing to fill: both spread over the threads, in one pass. */
+static size_t copy_count_invalid(double *dst, const double *src, size_t n, int threads)
+{
+    const int nt = lwt__surf_threads(threads);
+    size_t bad = 0;
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(+ : bad)
+    for (long long i = 0; i < (long long)n; i++) {
+        dst[i] = src[i];
+        bad += !isfinite(src[i]);
+    }
+    return bad;
 }
 
 /* band a packed coefficient band (plan level index lev, mask) from src into dst */
@@ -135,7 +151,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
         st = fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for %zu x %zu points", nx, ny);
         goto done;
     }
-    memcpy(k.filled, z, n * sizeof *z);
+    const size_t n_bad = copy_count_invalid(k.filled, z, n, spec->threads);
     if (spec->plane) {
         int r = lwt_plane_fit(z, nx, ny, dx, dy, spec->threads, &out->plane);
         if (r) {
@@ -145,7 +161,8 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
         }
         lwt_plane_subtract(k.filled, nx, ny, dx, dy, &out->plane, spec->threads);
     }
-    int fr = lwt_fill_invalid(k.filled, nx, ny, &out->n_filled);
+    /* nothing to fill (and no plane that could have changed that): skip the fill's own scan */
+    int fr = n_bad || spec->plane ? lwt_fill_invalid(k.filled, nx, ny, &out->n_filled) : 0;
     if (fr) {
         st = fail(err, errlen, fr == -2 ? LWT_ERR_INVALID_ARGUMENT : LWT_ERR_OUT_OF_MEMORY,
                   fr == -2 ? "all points are invalid" : "out of memory filling invalid points");
@@ -202,7 +219,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
         job.filled = k.filled;
         job.z = z;
         job.n = n;
-        job.n_invalid = out->n_filled;
+        job.n_invalid = n_bad; /* non-finite points of z: NaN in every band */
         job.band[LWT_BAND_FORM] = k.filled; /* the form overwrites the filled copy, as below */
         for (int b = 1; b < nbands; b++)
             if (!(job.band[b] = out->band[b] = malloc(n * sizeof(double)))) {

@@ -69,7 +69,7 @@ typedef struct lwt_filter_result {
     lwt_path path;                /* lifting or convolution */
     int max_level;                /* PyWavelets' dwtn_max_level for this shape and wavelet */
     char wavelet[32];             /* canonical name, e.g. "bior4.4" */
-    /* Wall times in ms. ms_fill: plane removal and fill. ms_forward: the forward transform; on
+    /* Wall times in ms. ms_fill: copy, plane removal and fill. ms_forward: the forward transform; on
        CUDA it includes the upload of the filled input (converted to the plan's dtype on the host).
        ms_inverse[b]: band b complete in host memory as double, NaN restored; on CUDA it includes
        the band's download and conversion, and the band's own GPU work ran earlier, overlapped

@@ -164,7 +164,7 @@ static lwt_status enqueue_band(const lwt_filter_cuda_job *job, const gpu *g, con
         return LWT_OK; /* nothing to do on the GPU (no such band, or an empty one) */
     CK(cudaMemsetAsync(g->mask, 0, info->coeff_count * esz, g->comp), "zeroing a band's coefficients");
     for (int lev = 0; lev <= info->levels; lev++) {
-        if (!(job->keep[b] >> lev & 1))
+        if (!((job->keep[b] >> lev) & 1))
             continue;
         for (unsigned m = lev ? 1 : 0; m <= (lev ? 3u : 0u); m++) {
             lwt_band bd;
