@@ -319,22 +319,8 @@ static long pick_steal(lwt_sched *s, int self, int take)
 static int fnn_declines(const lwt_sched *s, int self)
 {
     const wstate *me = &s->w[self];
-    if (!me->measured) {
-        /* No timing of its own in this set yet (the start of every set): its predicted share of
-         * the unstarted chunks, cp_self / sum(cp), is less than one chunk, so the others would
-         * be done before it finished the one it took (a CPU worker next to GPUs). Only while
-         * another live worker is there to take what it declines. */
-        double others = 0.0;
-        int best = self;
-        for (int i = 0; i < s->nw; i++)
-            if (i != self && s->w[i].live) {
-                others += s->w[i].cp;
-                if (s->w[i].cp > s->w[best].cp || (s->w[i].cp == s->w[best].cp && i < best))
-                    best = i;
-            }
-        /* the most capable live worker never declines, so someone takes every chunk */
-        return best != self && me->cp * (double)(s->unstarted - 1) < others;
-    }
+    if (!me->measured)
+        return 0;
     double rate = 0.0, slowest = 0.0;
     for (int i = 0; i < s->nw; i++) {
         const wstate *k = &s->w[i];

@@ -108,15 +108,13 @@ lwt_status stream_cpu_worker_create(const lwt_plan *plan, const lwt_stream_worke
     cw->threads = cfg->threads > 0 ? cfg->threads : (plan->ctx ? plan->ctx->threads : 0);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     double threads = cw->threads > 0 ? cw->threads : (ncpu > 0 ? (double)ncpu : 1.0);
-    /* figures for the weighted and FNN policies, measured rather than peak:
-       a streamed CDF 9/7 chunk (gather, passes, scatter) moved 0.25 GB/s per
-       core on the 2-core development machine and 0.025 on the 32-core GPU
-       host next to busy GPU workers; take 0.05 */
-    caps->gflops = 1.0 * threads;
+    /* rough figures for the weighted and FNN policies: a core streams a few
+       GB/s through the passes and does a few Gflop/s */
+    caps->gflops = 8.0 * threads;
     caps->mem_gib = 8.0;
     caps->parallel = threads;
-    caps->mem_gbs = 0.05 * threads;
-    caps->bus_gbs = 0.05 * threads;
+    caps->mem_gbs = 2.0 * threads;
+    caps->bus_gbs = 2.0 * threads;
     *ops = &cpu_ops;
     *state = cw;
     return LWT_OK;
