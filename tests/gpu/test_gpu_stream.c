@@ -131,6 +131,11 @@ static void run_case(const char *wname, lwt_mode mode, int ndim, const size_t *s
     }
     lwt_stream_desc sd = make_desc(s, chunk_rows);
     lwt_stream_report rep;
+    if (getenv("LWT_TEST_VERBOSE")) {
+        fprintf(stderr, "case %d: %s %s %dD L%d %s chunk %zu\n", cases, setup_name[s], wname, ndim, levels,
+                lwt_mode_name(mode), chunk_rows);
+        fflush(stderr);
+    }
     int ok = lwt_forward(p, x, c1, NULL) == LWT_OK && lwt_inverse(p, c1, y1, NULL) == LWT_OK;
     lwt_status st1 = lwt_stream_forward(p, &sd, x, c2, NULL, &rep);
     const int gpu_chunks = (int)rep.chunks[0];
