@@ -25,7 +25,7 @@ int cmd_bench(int argc, char **argv)
 #include "surface/filter.h"
 #include "surface/synth.h"
 
-int bench_stream(lwt_context *ctx, int reps, double big_gib, double slow, size_t n16); /* bench_stream.c */
+int bench_stream(lwt_context *ctx, int reps, double big_gib, double slow, size_t n16, int resident_only);
 
 static int cmp_float(const void *a, const void *b)
 {
@@ -174,6 +174,7 @@ int cmd_bench(int argc, char **argv)
         }
         else if (i + 1 < argc && !strcmp(argv[i], "--filter")) filter_n = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--stream")) stream = 1;
+        else if (!strcmp(argv[i], "--resident")) stream = 2;
         else if (i + 1 < argc && !strcmp(argv[i], "--stream-reps")) stream_reps = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--stream-size")) stream_n = strtoull(argv[++i], NULL, 10);
         else if (i + 1 < argc && !strcmp(argv[i], "--big")) big_gib = atof(argv[++i]);
@@ -218,7 +219,7 @@ int cmd_bench(int argc, char **argv)
         return LWT_EXIT_RUNTIME;
     }
     if (stream) {
-        int src = bench_stream(ctx, stream_reps < 1 ? 1 : stream_reps, big_gib, slow, stream_n);
+        int src = bench_stream(ctx, stream_reps < 1 ? 1 : stream_reps, big_gib, slow, stream_n, stream == 2);
         lwt_context_destroy(ctx);
         return src;
     }

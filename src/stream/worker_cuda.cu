@@ -79,7 +79,11 @@ int host_pinned(cuda_worker *cw, const void *p)
         if (cw->known[i] == p)
             return cw->known_pinned[i];
     cudaPointerAttributes a;
-    int pinned = cudaPointerGetAttributes(&a, p) == cudaSuccess && a.type == cudaMemoryTypeHost;
+    /* pinned host memory, device memory and managed memory (arrays spread
+       over the GPUs) are copied directly (cudaMemcpyDefault finds the way:
+       DMA, a device copy or NVLink); pageable memory goes through staging */
+    int pinned = cudaPointerGetAttributes(&a, p) == cudaSuccess &&
+                 (a.type == cudaMemoryTypeHost || a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged);
     cudaGetLastError();
     if (cw->nknown < 8) {
         cw->known[cw->nknown] = p;
@@ -210,7 +214,7 @@ cudaError_t gather_run(cuda_worker *cw, const rcopy *c, char *dst, const char *s
     if (e == cudaSuccess && head)
         e = cudaMemcpyAsync(dst, cw->cache + (off - cw->clo) * es, head * es, cudaMemcpyDeviceToDevice, st);
     if (e == cudaSuccess && head < len)
-        e = cudaMemcpyAsync(dst + head * es, src_dev_or_host + head * es, (len - head) * es, cudaMemcpyHostToDevice,
+        e = cudaMemcpyAsync(dst + head * es, src_dev_or_host + head * es, (len - head) * es, cudaMemcpyDefault,
                             st);
     const size_t keep = cw->keep < len ? cw->keep : len;
     if (e == cudaSuccess && keep && keep * es <= cw->cache_cap) {
@@ -276,7 +280,7 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const level_job *job)
             e = copy_2d(&out, sl->pin_in + at * es, dst, es, cudaMemcpyHostToDevice, st);
             at += copy_elems(c);
         } else {
-            e = copy_2d(c, c->src.host + c->src.off * es, dst, es, cudaMemcpyHostToDevice, st);
+            e = copy_2d(c, c->src.host + c->src.off * es, dst, es, cudaMemcpyDefault, st);
         }
     }
     if (e == cudaSuccess)
@@ -317,7 +321,7 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const level_job *job)
             e = copy_2d(&out, src, sl->pin_out + at * es, es, cudaMemcpyDeviceToHost, st);
             at += copy_elems(c);
         } else {
-            e = copy_2d(c, src, c->dst.host + c->dst.off * es, es, cudaMemcpyDeviceToHost, st);
+            e = copy_2d(c, src, c->dst.host + c->dst.off * es, es, cudaMemcpyDefault, st);
         }
     }
     if (e == cudaSuccess)
