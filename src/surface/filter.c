@@ -34,14 +34,14 @@ lwt_filter_spec lwt_filter_spec_default(void)
     return s;
 }
 
-static double now_ms(void)
+double lwt_filter_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static lwt_status fail(char *err, size_t errlen, lwt_status st, const char *fmt, ...)
+lwt_status lwt_filter_fail(char *err, size_t errlen, lwt_status st, const char *fmt, ...)
 {
     if (err && errlen) {
         va_list ap;
@@ -146,17 +146,17 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
                           double dx, double dy, lwt_filter_result *out, char *err, size_t errlen)
 {
     if (!out)
-        return fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "no result");
+        return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "no result");
     memset(out, 0, sizeof *out);
     if (!ctx || !spec || !z || nx == 0 || ny == 0 || !(dx > 0) || !(dy > 0))
-        return fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the filter");
+        return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the filter");
     const lwt_band_split *sp = &spec->split;
     if (sp->levels < 1 || sp->rough_lo != sp->noise_hi + 1 || sp->rough_hi < sp->rough_lo ||
         sp->wavy_lo != sp->rough_hi + 1 || sp->wavy_hi != sp->levels)
-        return fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "band split not resolved (use lwt_bands_resolve)");
+        return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "band split not resolved (use lwt_bands_resolve)");
     if (spec->dtype != LWT_F32 && spec->dtype != LWT_F64)
-        return fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "dtype must be float32 or float64");
-    const double t_start = now_ms();
+        return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "dtype must be float32 or float64");
+    const double t_start = lwt_filter_now_ms();
     const size_t n = nx * ny;
     const int nbands = sp->noise_hi > 0 ? 4 : 3, steps = 2 + nbands;
     const int f32 = spec->dtype == LWT_F32;
@@ -169,14 +169,14 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
     progress(spec, 0, steps, "filling invalid points");
     k.filled = big_alloc(n * sizeof *k.filled);
     if (!k.filled) {
-        st = fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for %zu x %zu points", nx, ny);
+        st = lwt_filter_fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for %zu x %zu points", nx, ny);
         goto done;
     }
     const size_t n_bad = copy_count_invalid(k.filled, z, n, spec->threads);
     if (spec->plane) {
         int r = lwt_plane_fit(z, nx, ny, dx, dy, spec->threads, &out->plane);
         if (r) {
-            st = fail(err, errlen, r == -1 ? LWT_ERR_INVALID_ARGUMENT : LWT_ERR_OUT_OF_MEMORY,
+            st = lwt_filter_fail(err, errlen, r == -1 ? LWT_ERR_INVALID_ARGUMENT : LWT_ERR_OUT_OF_MEMORY,
                       r == -1 ? "all points are invalid" : "out of memory");
             goto done;
         }
@@ -185,16 +185,16 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
     /* nothing to fill (and no plane that could have changed that): skip the fill's own scan */
     int fr = n_bad || spec->plane ? lwt_fill_invalid(k.filled, nx, ny, &out->n_filled) : 0;
     if (fr) {
-        st = fail(err, errlen, fr == -2 ? LWT_ERR_INVALID_ARGUMENT : LWT_ERR_OUT_OF_MEMORY,
+        st = lwt_filter_fail(err, errlen, fr == -2 ? LWT_ERR_INVALID_ARGUMENT : LWT_ERR_OUT_OF_MEMORY,
                   fr == -2 ? "all points are invalid" : "out of memory filling invalid points");
         goto done;
     }
-    out->ms_fill = now_ms() - t_start;
+    out->ms_fill = lwt_filter_now_ms() - t_start;
     progress(spec, 1, steps, "forward transform");
 
     /* 3: plan and forward transform */
     if ((st = lwt_wavelet_create(ctx, spec->wavelet ? spec->wavelet : "cdf97", &k.w)) != LWT_OK) {
-        fail(err, errlen, st, "wavelet '%s': %s", spec->wavelet ? spec->wavelet : "cdf97", lwt_status_string(st));
+        lwt_filter_fail(err, errlen, st, "wavelet '%s': %s", spec->wavelet ? spec->wavelet : "cdf97", lwt_status_string(st));
         goto done;
     }
     lwt_wavelet_info wi;
@@ -211,7 +211,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
     d.backend = spec->backend;
     d.algorithm = spec->algorithm;
     if ((st = lwt_plan_create(ctx, &d, &k.plan)) != LWT_OK) {
-        fail(err, errlen, st, "cannot plan the transform: %s", lwt_status_string(st));
+        lwt_filter_fail(err, errlen, st, "cannot plan the transform: %s", lwt_status_string(st));
         goto done;
     }
     lwt_plan_info info;
@@ -244,7 +244,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
         job.band[LWT_BAND_FORM] = k.filled; /* the form overwrites the filled copy, as below */
         for (int b = 1; b < nbands; b++)
             if (!(job.band[b] = out->band[b] = big_alloc(n * sizeof(double)))) {
-                st = fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for the %s band", BAND_NAMES[b]);
+                st = lwt_filter_fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for the %s band", BAND_NAMES[b]);
                 goto done;
             }
         if ((st = lwt_filter_cuda_bands(&job, &out->ms_forward, out->ms_inverse, err, errlen)) != LWT_OK)
@@ -262,24 +262,24 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
         k.y = malloc(n * sizeof(float));
     }
     if (!k.c || !k.t || (info.workspace_bytes && !k.ws) || (f32 && (!k.x || !k.y))) {
-        st = fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for the coefficients (%zu values)",
+        st = lwt_filter_fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for the coefficients (%zu values)",
                   info.coeff_count);
         goto done;
     }
     for (int b = 1; b < nbands; b++) /* the form reuses the filled copy after the forward */
         if (!(out->band[b] = big_alloc(n * sizeof(double)))) {
-            st = fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for the %s band", BAND_NAMES[b]);
+            st = lwt_filter_fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for the %s band", BAND_NAMES[b]);
             goto done;
         }
     if (f32)
         for (size_t i = 0; i < n; i++)
             ((float *)k.x)[i] = (float)k.filled[i];
-    double t0 = now_ms();
+    double t0 = lwt_filter_now_ms();
     if ((st = lwt_forward(k.plan, f32 ? k.x : (void *)k.filled, k.c, k.ws)) != LWT_OK) {
-        fail(err, errlen, st, "forward transform failed: %s", lwt_status_string(st));
+        lwt_filter_fail(err, errlen, st, "forward transform failed: %s", lwt_status_string(st));
         goto done;
     }
-    out->ms_forward = now_ms() - t0;
+    out->ms_forward = lwt_filter_now_ms() - t0;
     out->band[LWT_BAND_FORM] = k.filled;
     k.filled = NULL;
 
@@ -289,7 +289,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
                                                        "inverse: noise"};
     for (int b = 0; b < nbands; b++) {
         progress(spec, 2 + b, steps, stage[b]);
-        t0 = now_ms();
+        t0 = lwt_filter_now_ms();
         double *o = out->band[b];
         int any = b == LWT_BAND_FORM;
         memset(k.t, 0, info.coeff_count * esz);
@@ -304,7 +304,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
         if (!any) {
             memset(o, 0, n * sizeof *o); /* empty band: exactly zero */
         } else if ((st = lwt_inverse(k.plan, k.t, f32 ? k.y : (void *)o, k.ws)) != LWT_OK) {
-            fail(err, errlen, st, "inverse transform (%s) failed: %s", BAND_NAMES[b], lwt_status_string(st));
+            lwt_filter_fail(err, errlen, st, "inverse transform (%s) failed: %s", BAND_NAMES[b], lwt_status_string(st));
             goto done;
         }
         if (f32 && any)
@@ -313,14 +313,14 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
         for (size_t i = 0; i < n; i++)
             if (!isfinite(z[i]))
                 o[i] = NAN;
-        out->ms_inverse[b] = now_ms() - t0;
+        out->ms_inverse[b] = lwt_filter_now_ms() - t0;
     }
 #ifdef LWT_HAVE_CUDA
 finished:
 #endif
     out->nx = nx;
     out->ny = ny;
-    out->ms_total = now_ms() - t_start;
+    out->ms_total = lwt_filter_now_ms() - t_start;
     st = LWT_OK;
 done:
     if (st != LWT_OK)

@@ -45,31 +45,13 @@
 #define CHUNK_BYTES ((size_t)16 << 20) /* one pinned staging slot: 16 MiB, ~0.3 ms on PCIe 5 */
 #define NSLOTS 4                       /* slots in flight (64 MiB pinned in all) */
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static lwt_status fail(char *err, size_t errlen, lwt_status st, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
-
 /* Every CUDA runtime call goes through CK: on error, a message naming the call and the step,
  * status LWT_ERR_DEVICE, and a jump to the single cleanup path. */
 #define CK(call, what)                                                                                   \
     do {                                                                                                 \
         cudaError_t e_ = (call);                                                                         \
         if (e_ != cudaSuccess) {                                                                         \
-            st = fail(err, errlen, LWT_ERR_DEVICE, "CUDA error %s (%s) %s [%s]", cudaGetErrorName(e_),   \
+            st = lwt_filter_fail(err, errlen, LWT_ERR_DEVICE, "CUDA error %s (%s) %s [%s]", cudaGetErrorName(e_),   \
                       cudaGetErrorString(e_), what, #call);                                              \
             goto done;                                                                                   \
         }                                                                                                \
@@ -170,7 +152,7 @@ static lwt_status enqueue_band(const lwt_filter_cuda_job *job, const gpu *g, con
             lwt_band bd;
             lwt_status bs = lwt_plan_band(job->plan, lev, m, &bd);
             if (bs != LWT_OK)
-                return fail(err, errlen, LWT_ERR_INTERNAL, "no packed band for level %d mask %u: %s", lev, m,
+                return lwt_filter_fail(err, errlen, LWT_ERR_INTERNAL, "no packed band for level %d mask %u: %s", lev, m,
                             lwt_status_string(bs));
             if (!bd.shape[0] || !bd.shape[1])
                 continue;
@@ -181,7 +163,7 @@ static lwt_status enqueue_band(const lwt_filter_cuda_job *job, const gpu *g, con
         }
     }
     if ((st = lwt_inverse_device(job->plan, g->mask, out_buf(g, b), g->ws, g->comp)) != LWT_OK)
-        return fail(err, errlen, st, "inverse transform (%s) failed: %s", lwt_filter_band_name(b),
+        return lwt_filter_fail(err, errlen, st, "inverse transform (%s) failed: %s", lwt_filter_band_name(b),
                     lwt_status_string(st));
     CK(cudaEventRecord(g->inv[b], g->comp), "recording the end of an inverse transform");
 done:
@@ -248,10 +230,10 @@ lwt_status lwt_filter_cuda_bands(const lwt_filter_cuda_job *job, double *ms_forw
         job->nbands > LWT_BAND_COUNT || (job->dtype != LWT_F32 && job->dtype != LWT_F64) ||
         lwt_plan_get_info(job->plan, &info) != LWT_OK || info.backend != LWT_BACKEND_CUDA || info.ndim != 2 ||
         info.input_count != job->n || job->n == 0)
-        return fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "GPU filter: bad job");
+        return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "GPU filter: bad job");
     for (int b = 0; b < job->nbands; b++)
         if (!job->band[b])
-            return fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "GPU filter: no output for the %s band",
+            return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "GPU filter: no output for the %s band",
                         lwt_filter_band_name(b));
     const int f32 = job->dtype == LWT_F32, nt = lwt__surf_threads(job->spec->threads);
     const size_t esz = f32 ? sizeof(float) : sizeof(double);
@@ -259,7 +241,7 @@ lwt_status lwt_filter_cuda_bands(const lwt_filter_cuda_job *job, double *ms_forw
     const size_t in_bytes = job->n * esz, coef_bytes = info.coeff_count * esz;
     size_t ws_bytes = 0;
     if ((st = lwt_plan_device_workspace_size(job->plan, &ws_bytes)) != LWT_OK)
-        return fail(err, errlen, st, "GPU filter: no device workspace size: %s", lwt_status_string(st));
+        return lwt_filter_fail(err, errlen, st, "GPU filter: no device workspace size: %s", lwt_status_string(st));
     if (ws_bytes < 256)
         ws_bytes = 256; /* never a zero-byte (NULL) workspace */
 
@@ -285,7 +267,7 @@ lwt_status lwt_filter_cuda_bands(const lwt_filter_cuda_job *job, double *ms_forw
     CK(cudaHostAlloc(&g.stage, NSLOTS * CHUNK_BYTES, cudaHostAllocDefault), "allocating pinned host memory");
 
     /* ---- upload + forward ---- */
-    double t0 = now_ms();
+    double t0 = lwt_filter_now_ms();
     for (size_t c = 0; c * chunk < job->n; c++) {
         const int s = (int)(c % NSLOTS);
         const size_t i0 = c * chunk, cnt = job->n - i0 < chunk ? job->n - i0 : chunk;
@@ -296,7 +278,7 @@ lwt_status lwt_filter_cuda_bands(const lwt_filter_cuda_job *job, double *ms_forw
         CK(cudaEventRecord(g.slot[s], g.comp), "recording an upload");
     }
     if ((st = lwt_forward_device(job->plan, g.in, g.coef, g.ws, g.comp)) != LWT_OK) {
-        fail(err, errlen, st, "forward transform failed: %s", lwt_status_string(st));
+        lwt_filter_fail(err, errlen, st, "forward transform failed: %s", lwt_status_string(st));
         goto done;
     }
     CK(cudaEventRecord(g.fwd, g.comp), "recording the end of the forward transform");
@@ -306,7 +288,7 @@ lwt_status lwt_filter_cuda_bands(const lwt_filter_cuda_job *job, double *ms_forw
         goto done;
     /* after this wait every upload is complete: job->filled (= band[0] maybe) may be written */
     CK(cudaEventSynchronize(g.fwd), "running the forward transform");
-    double t1 = now_ms();
+    double t1 = lwt_filter_now_ms();
     *ms_forward = t1 - t0;
 
     /* ---- bands: drain b while b + 1 computes; then b + 2 takes b's output buffer ---- */
@@ -316,7 +298,7 @@ lwt_status lwt_filter_cuda_bands(const lwt_filter_cuda_job *job, double *ms_forw
             goto done;
         if ((st = enqueue_band(job, &g, &info, b + 2, err, errlen)) != LWT_OK)
             goto done;
-        double t2 = now_ms();
+        double t2 = lwt_filter_now_ms();
         ms_inverse[b] = t2 - t1;
         t1 = t2;
     }

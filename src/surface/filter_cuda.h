@@ -21,6 +21,14 @@
 extern "C" {
 #endif
 
+/* shared with filter.c (defined there): a monotonic clock in ms, and an error message into
+   err (printf-style) that returns st */
+double lwt_filter_now_ms(void);
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+lwt_status lwt_filter_fail(char *err, size_t errlen, lwt_status st, const char *fmt, ...);
+
 typedef struct lwt_filter_cuda_job {
     const lwt_plan *plan;        /* 2-D, ny x nx, backend LWT_BACKEND_CUDA */
     int device;                  /* the plan's CUDA device (lwt_plan_desc.device) */
