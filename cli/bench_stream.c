@@ -220,16 +220,15 @@ static int table1(lwt_context *ctx, int reps)
     const double fl = bus_floor((int[]){0}, 1, b.in, b.coeffs, b.in_bytes, b.coeff_bytes, reps);
     for (int inv = 0; inv < 2; inv++) {
         const char *dir = inv ? "inverse" : "forward";
-        struct { const char *name; int overlap, pool, tuned, reuse, fuse; } v[] = {
-            {"non-overlapping", 0, 1, 1, 1, 0}, {"overlapping (3 streams)", 1, 1, 1, 1, 0},
-            {"overlapping, no pinned pool", 1, 0, 1, 1, 0}, {"overlapping, naive blocks", 1, 1, 0, 1, 0},
-            {"overlapping, no halo reuse", 1, 1, 1, 0, 0}, {"overlapping, one level per pass", 1, 1, 1, 1, 1}};
-        for (int k = 0; k < 6; k++) {
+        struct { const char *name; int overlap, pool, tuned, fuse; } v[] = {
+            {"non-overlapping", 0, 1, 1, 0}, {"overlapping (3 streams)", 1, 1, 1, 0},
+            {"overlapping, no pinned pool", 1, 0, 1, 0}, {"overlapping, naive blocks", 1, 1, 0, 0},
+            {"overlapping, one level per pass", 1, 1, 1, 1}};
+        for (int k = 0; k < 5; k++) {
             lwt_stream_desc d = gpus(1, 512, LWT_BALANCE_POLICY_QUEUE);
             d.overlap = v[k].overlap;
             d.pinned_pool = v[k].pool;
             d.tuned_blocks = v[k].tuned;
-            d.halo_reuse = v[k].reuse;
             d.fuse_levels = v[k].fuse;
             lwt_stream_report rep;
             double t;
@@ -267,18 +266,16 @@ static int floor16k(lwt_context *ctx, int reps, size_t n)
     printf("\n== host-resident %zu^2 CDF 9/7, 4 levels, float32, 1 GPU, pinned host in/out\n", n);
     printf("bus floor (%.0f MB H2D and %.0f MB D2H at once): %.2f ms (%.1f GB/s)\n", b.in_bytes / 1e6,
            b.coeff_bytes / 1e6, 1e3 * fl, (b.in_bytes + b.coeff_bytes) / fl / 1e9);
-    const size_t rows[] = {256, 512, 1024, 2048, 512};
-    for (int k = 0; k < 5; k++)
+    const size_t rows[] = {256, 512, 1024, 2048};
+    for (int k = 0; k < 4; k++)
         for (int inv = 0; inv < 2; inv++) {
             lwt_stream_desc d = gpus(1, rows[k], LWT_BALANCE_POLICY_QUEUE);
-            d.halo_reuse = k < 4;
             lwt_stream_report rep;
             double t;
             if (time_stream(&b, &d, inv, reps, &t, &rep))
                 return -1;
             char what[64];
-            snprintf(what, sizeof what, "%s chunk %zu rows%s", inv ? "inverse" : "forward", rows[k],
-                     k < 4 ? "" : ", no reuse");
+            snprintf(what, sizeof what, "%s chunk %zu rows", inv ? "inverse" : "forward", rows[k]);
             print_row(what, t, &rep, fl);
         }
     bufs_free(&b);

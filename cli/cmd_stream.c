@@ -159,8 +159,6 @@ static int parse(int argc, char **argv, const char *name, stream_opts *o)
             o->d.overlap = 0;
         } else if (!strcmp(a, "--naive-blocks")) {
             o->d.tuned_blocks = 0;
-        } else if (!strcmp(a, "--no-halo-reuse")) {
-            o->d.halo_reuse = 0;
         } else if (!strcmp(a, "--fuse-levels")) {
             size_t n;
             NEED_VALUE();

@@ -39,7 +39,7 @@ static int wants_stream(int argc, char **argv)
     static const char *const opts[] = {"--stream", "--chunk-rows", "--devices", "--cpu-worker", "--cpu-workers",
                                        "--balance", "--raw", "--scratch-dir", "--slow-worker", "--fail-worker",
                                        "--no-pinned-pool", "--no-overlap", "--naive-blocks", "--report",
-                                       "--no-halo-reuse", "--fuse-levels"};
+                                       "--fuse-levels"};
     for (int i = 1; i < argc; i++)
         for (size_t k = 0; k < sizeof opts / sizeof *opts; k++)
             if (!strcmp(argv[i], opts[k]))

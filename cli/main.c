@@ -52,7 +52,7 @@ static void usage(FILE *f)
             "  --scratch-dir DIR                      file-backed scratch for inputs larger than RAM\n"
             "  --report                               per-worker chunks, busy time and GPU stage times\n"
             "  --no-pinned-pool --no-overlap --naive-blocks   switch off seed 000's optimizations\n"
-            "  --no-halo-reuse --fuse-levels N        GPU halo rows read again; at most N levels per pass\n"
+            "  --fuse-levels N                        at most N levels per pass over the data (0 = auto)\n"
             "  --slow-worker I:F --fail-worker I:N    test options: slow worker I by F, fail it on chunk N\n"
             "\n"
             "modes: zero constant symmetric reflect periodic smooth antisymmetric antireflect periodization\n"

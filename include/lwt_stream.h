@@ -60,8 +60,6 @@ typedef struct lwt_stream_desc {
     int pinned_pool;        /* 1: pinned staging buffers allocated once, reused by every chunk */
     int overlap;            /* 1: H2D, kernels and D2H of different chunks overlap on several streams */
     int streams;            /* streams per GPU worker when overlapping (0 = 3) */
-    int halo_reuse;         /* 1: a GPU worker keeps the rows its next chunk shares with the last one
-                               on the device instead of reading them again (forward) */
     int fuse_levels;        /* levels one pass over the data may cover: 0 = as many as the halos
                                allow (automatic), 1 = one level per pass */
     /* progress: called from worker threads (serialized), fraction in [0, 1] */

@@ -289,12 +289,7 @@ int lwt_map_npy_read(const char *path, lwt_mapped *out, char *err, size_t errlen
         goto bad;
     }
     htext[hlen] = '\0';
-    if (memchr(htext, '\0', hlen)) {
-        fail(err, errlen, path, "malformed header: contains a NUL byte");
-        goto bad;
-    }
-    memset(&hi, 0, sizeof hi);
-    if (lwt__npy_parse_header(htext, &hi, msg, sizeof msg)) {
+    if (lwt__npy_parse_header(htext, hlen, &hi, msg, sizeof msg)) {
         fail(err, errlen, path, "%s", msg);
         goto bad;
     }

@@ -448,9 +448,14 @@ static int eval_shape(span v, header_info *hi, char *msg, size_t msglen, int *ma
 }
 
 /* Parses the header text (NUL-terminated). On error writes the reason into msg. */
-int lwt__npy_parse_header(const char *text, header_info *hi, char *msg, size_t msglen)
+int lwt__npy_parse_header(const char *text, size_t len, header_info *hi, char *msg, size_t msglen)
 {
     hparse h;
+    memset(hi, 0, sizeof *hi);
+    if (memchr(text, '\0', len)) {
+        snprintf(msg, msglen, "malformed header: contains a NUL byte");
+        return -1;
+    }
     span descr = {0, 0}, fortran = {0, 0}, shape = {0, 0};
     int have_descr = 0, have_fortran = 0, have_shape = 0, malformed;
     char shown[64];
@@ -739,12 +744,7 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen)
         goto done;
     }
     htext[hlen] = '\0';
-    if (memchr(htext, '\0', hlen)) {
-        fail(err, errlen, path, "malformed header: contains a NUL byte");
-        goto done;
-    }
-    memset(&hi, 0, sizeof hi);
-    if (lwt__npy_parse_header(htext, &hi, msg, sizeof msg)) {
+    if (lwt__npy_parse_header(htext, hlen, &hi, msg, sizeof msg)) {
         fail(err, errlen, path, "%s", msg);
         goto done;
     }

@@ -47,10 +47,11 @@ int lwt__npy_parse_preamble(unsigned char pre[12], size_t got,
                             const uintmax_t *fsize, size_t *prelen, size_t *hlen, char *msg,
                             size_t msglen);
 
-/* Parses the header dict text (NUL-terminated, padding included). Returns 0,
+/* Parses the header dict text (len bytes, NUL-terminated after them, padding
+   included; a NUL inside is refused). Zeroes *hi first. Returns 0,
    or -1 with the reason in msg (e.g. "unsupported dtype '<i4' (lwt reads
    float32 and float64)", "malformed header: ..."), without the path. */
-int lwt__npy_parse_header(const char *text, npy_header_info *hi, char *msg, size_t msglen);
+int lwt__npy_parse_header(const char *text, size_t len, npy_header_info *hi, char *msg, size_t msglen);
 
 /* Builds the preamble and header npy_write writes ('<f4'/'<f8', C order,
    version 1.0, or 2.0 if the header does not fit in 65535 bytes) into buf.

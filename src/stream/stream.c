@@ -252,7 +252,6 @@ lwt_stream_desc lwt_stream_desc_default(void)
     d.tuned_blocks = 1;
     d.pinned_pool = 1;
     d.overlap = 1;
-    d.halo_reuse = 1;
     return d;
 }
 

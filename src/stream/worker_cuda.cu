@@ -41,7 +41,6 @@ struct slot {
     long chunk;
     recipe r;
     int staged_out;            /* D2H went to pin_out: scatter on the host after */
-    size_t reused;             /* input elements taken from the halo cache */
     double t_launch;
 };
 
@@ -49,16 +48,6 @@ struct cuda_worker {
     lwt_plan *plan;            /* this device's copy of the plan (device tables) */
     const lwt_context *ctx;
     int device, naive, pinned_pool, nslots;
-    /* halo reuse: the last rows of the previous chunk's input window stay on
-       the device, so the next chunk of the same worker copies its leading
-       halo device-to-device instead of over the host bus (forward groups) */
-    char *cache;
-    size_t cache_cap;          /* bytes */
-    const char *cache_src;     /* the group input the rows come from, NULL: empty */
-    size_t clo, chi;           /* element range of cache_src held */
-    cudaEvent_t cache_ev;      /* recorded after the last cache update */
-    size_t keep;               /* elements the next chunk will want (per job) */
-    int halo_reuse;
     slot s[MAX_SLOTS];
     size_t es;
     double last_done;          /* for busy time of overlapped chunks */
@@ -201,35 +190,7 @@ size_t list_elems(const rlist *l)
 }
 
 /* Enqueue a recipe on a slot's stream: H2D, passes, D2H. */
-/* One gather copy of a run of group-input rows, reusing the cached head; the
- * cache then holds this run's tail for the next chunk. Returns elements reused. */
-cudaError_t gather_run(cuda_worker *cw, const rcopy *c, char *dst, const char *src_dev_or_host, cudaStream_t st,
-                       size_t *reused)
-{
-    const size_t es = cw->es, len = c->n[2], off = c->src.off;
-    size_t head = 0;
-    cudaError_t e = cudaStreamWaitEvent(st, cw->cache_ev, 0);
-    if (e == cudaSuccess && cw->cache_src == c->src.host && off >= cw->clo && off < cw->chi)
-        head = (cw->chi < off + len ? cw->chi : off + len) - off;
-    if (e == cudaSuccess && head)
-        e = cudaMemcpyAsync(dst, cw->cache + (off - cw->clo) * es, head * es, cudaMemcpyDeviceToDevice, st);
-    if (e == cudaSuccess && head < len)
-        e = cudaMemcpyAsync(dst + head * es, src_dev_or_host + head * es, (len - head) * es, cudaMemcpyDefault,
-                            st);
-    const size_t keep = cw->keep < len ? cw->keep : len;
-    if (e == cudaSuccess && keep && keep * es <= cw->cache_cap) {
-        e = cudaMemcpyAsync(cw->cache, dst + (len - keep) * es, keep * es, cudaMemcpyDeviceToDevice, st);
-        cw->cache_src = c->src.host;
-        cw->clo = off + len - keep;
-        cw->chi = off + len;
-    }
-    if (e == cudaSuccess)
-        e = cudaEventRecord(cw->cache_ev, st);
-    *reused = head;
-    return e;
-}
-
-lwt_status enqueue(cuda_worker *cw, slot *sl, const level_job *job)
+lwt_status enqueue(cuda_worker *cw, slot *sl)
 {
     const recipe *r = &sl->r;
     const size_t es = cw->es;
@@ -255,25 +216,11 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const level_job *job)
         return cuda_fail(cw, e, "allocating chunk buffers");
     cudaStream_t st = sl->stream;
     e = cudaEventRecord(sl->ev[0], st);
-    /* H2D: straight from pinned memory, else packed into pinned staging first;
-       runs of the forward group's input reuse the rows cached from the last chunk */
+    /* H2D: straight from pinned memory, else packed into pinned staging first */
     size_t at = 0;
-    sl->reused = 0;
     for (int i = 0; i < r->gather.n && e == cudaSuccess; i++) {
         const rcopy *c = &r->gather.v[i].c;
         char *dst = sl->arena + c->dst.off * es;
-        if (!job->inverse && c->src.host == job->src && c->n[0] == 1 && c->n[1] == 1 && cw->cache) {
-            const char *src = c->src.host + c->src.off * es;
-            if (stage_in) {
-                memcpy(sl->pin_in + at * es, src, c->n[2] * es);
-                src = sl->pin_in + at * es;
-                at += c->n[2];
-            }
-            size_t reused = 0;
-            e = gather_run(cw, c, dst, src, st, &reused);
-            sl->reused += reused;
-            continue;
-        }
         if (stage_in) {
             rcopy in = packed_side(c, 0, at), out = packed_side(c, 1, at);
             recipe_copy_host(&in, c->src.host + c->src.off * es, sl->pin_in + at * es, es);
@@ -352,8 +299,7 @@ lwt_status complete(cuda_worker *cw, slot *sl, stream_engine *e, int w, int repo
     float t[3] = {0, 0, 0};
     for (int k = 0; k < 3; k++)
         cudaEventElapsedTime(&t[k], sl->ev[k], sl->ev[k + 1]);
-    engine_add_gpu_times(e, 1e-3 * t[0], 1e-3 * t[1], 1e-3 * t[2], (r->in_elems - sl->reused) * es,
-                         r->out_elems * es);
+    engine_add_gpu_times(e, 1e-3 * t[0], 1e-3 * t[1], 1e-3 * t[2], r->in_elems * es, r->out_elems * es);
     if (!cw->pinned_pool)
         free_pinned(sl);
     const double now = stream_now();
@@ -377,7 +323,7 @@ lwt_status run_split(cuda_worker *cw, slot *sl, const level_job *job, long lo, l
     for (int h = 0; h < 2; h++) {
         if (recipe_build_range(job, part[h][0], part[h][1], &sl->r))
             return LWT_ERR_OUT_OF_MEMORY;
-        lwt_status s = enqueue(cw, sl, job);
+        lwt_status s = enqueue(cw, sl);
         if (s == LWT_ERR_OUT_OF_MEMORY)
             s = run_split(cw, sl, job, part[h][0], part[h][1], e, w);
         else if (s == LWT_OK)
@@ -398,7 +344,7 @@ lwt_status launch(cuda_worker *cw, slot *sl, const level_job *job, long c, strea
         return LWT_ERR_OUT_OF_MEMORY;
     sl->chunk = c;
     sl->t_launch = stream_now();
-    s = enqueue(cw, sl, job);
+    s = enqueue(cw, sl);
     if (s == LWT_ERR_OUT_OF_MEMORY) {
         long lo, hi;
         recipe_chunk_range(job, c, &lo, &hi);
@@ -425,38 +371,6 @@ lwt_status cuda_level(void *state, stream_engine *e, int w, const level_job *job
         return s;
     }
     cw->last_done = 0;
-    /* a new group: its input is another array (or the same scratch area
-       with new contents); the next chunk wants the rows its window shares
-       with this one's, about the window minus the rows the chunk owns */
-    cw->cache_src = NULL;
-    cw->keep = 0;
-    if (!job->inverse && cw->halo_reuse) {
-        const lwt_plan *p = job->plan;
-        size_t rowlen = 1;
-        for (int k = 1; k < p->ndim; k++)
-            rowlen *= p->sizes[job->j0 - 1][k];
-        recipe *probe = &cw->s[0].r;
-        const long mid = job->nchunks / 2;
-        if (recipe_build(job, mid, probe) == 0 && probe->gather.n) {
-            const size_t own = ((size_t)job->per_chunk << (job->j1 - job->j0 + 1)) * rowlen;
-            size_t win = 0;
-            for (int i = 0; i < probe->gather.n; i++)
-                if (probe->gather.v[i].c.n[2] > win)
-                    win = probe->gather.v[i].c.n[2];
-            cw->keep = win > own ? win - own : 0;
-        }
-        if (cw->keep * cw->es > cw->cache_cap) {
-            for (int k = 0; k < cw->nslots; k++)
-                cudaStreamSynchronize(cw->s[k].stream);
-            cudaFree(cw->cache);
-            cw->cache = NULL;
-            cw->cache_cap = 0;
-            if (cudaMalloc((void **)&cw->cache, 2 * cw->keep * cw->es) == cudaSuccess)
-                cw->cache_cap = 2 * cw->keep * cw->es;
-            else
-                cudaGetLastError(); /* no cache: every row over the bus */
-        }
-    }
     lwt_status st = LWT_OK;
     int next_slot = 0;
     for (;;) {
@@ -519,9 +433,6 @@ void cuda_destroy(void *state)
             cudaStreamDestroy(sl->stream);
         recipe_free(&sl->r);
     }
-    cudaFree(cw->cache);
-    if (cw->cache_ev)
-        cudaEventDestroy(cw->cache_ev);
     lwt_plan_destroy(cw->plan);
     free(cw);
 }
@@ -546,7 +457,6 @@ extern "C" lwt_status stream_cuda_worker_create(const lwt_plan *plan, const lwt_
     cw->device = cfg->device;
     cw->naive = !desc->tuned_blocks;
     cw->pinned_pool = desc->pinned_pool;
-    cw->halo_reuse = desc->halo_reuse;
     cw->nslots = desc->overlap ? (desc->streams > 0 ? desc->streams : 3) : 1;
     if (cw->nslots > MAX_SLOTS)
         cw->nslots = MAX_SLOTS;
@@ -570,8 +480,6 @@ extern "C" lwt_status stream_cuda_worker_create(const lwt_plan *plan, const lwt_
         for (int i = 0; i < 4 && e == cudaSuccess; i++)
             e = cudaEventCreate(&sl->ev[i]);
     }
-    if (e == cudaSuccess)
-        e = cudaEventCreateWithFlags(&cw->cache_ev, cudaEventDisableTiming);
     cudaDeviceProp prop;
     if (e == cudaSuccess)
         e = cudaGetDeviceProperties(&prop, cw->device);

@@ -23,37 +23,11 @@
 
 #include "check.h"
 #include "test_dirs.h"
+#include "test_values.h"
 
 /* ------------------------------------------------------------ helpers */
 
-static double val64(size_t i) { return 1.0 / ((double)i + 3.0); }
-static float val32(size_t i) { return (float)(1.0 / ((double)i + 3.0)); }
-
-static size_t prod(int ndim, const size_t *shape)
-{
-    size_t n = 1;
-    for (int k = 0; k < ndim; k++)
-        n *= shape[k];
-    return n;
-}
-
 static size_t esize(lwt_dtype dt) { return dt == LWT_F32 ? 4 : 8; }
-
-/* count reference values, native byte order */
-static void *make_values(lwt_dtype dt, size_t count)
-{
-    unsigned char *b = malloc(count * esize(dt) + 1);
-    for (size_t i = 0; i < count; i++) {
-        if (dt == LWT_F32) {
-            float v = val32(i);
-            memcpy(b + i * 4, &v, 4);
-        } else {
-            double v = val64(i);
-            memcpy(b + i * 8, &v, 8);
-        }
-    }
-    return b;
-}
 
 /* index of the first element of data that differs from the reference, or count */
 static size_t first_diff(lwt_dtype dt, const void *data, size_t count)
@@ -75,23 +49,6 @@ static void put_raw(const char *name, const void *bytes, size_t n)
         exit(1);
     }
     fclose(f);
-}
-
-static unsigned char *slurp(const char *name, size_t *n)
-{
-    FILE *f = fopen(name, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, len = 0, r;
-    unsigned char *b = malloc(cap);
-    while ((r = fread(b + len, 1, cap - len, f)) > 0) {
-        len += r;
-        if (len == cap)
-            b = realloc(b, cap *= 2);
-    }
-    fclose(f);
-    *n = len;
-    return b;
 }
 
 /* magic, version major.0, header length, dict (padded with spaces and '\n'

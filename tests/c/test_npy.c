@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "test_dirs.h"
+#include "test_values.h"
 
 static int failures = 0;
 static int checks = 0;
@@ -49,36 +50,6 @@ static int checks = 0;
     } while (0)
 
 /* ------------------------------------------------------------ test values */
-
-/* Value of the element with C-order linear index i. Divisions are correctly
-   rounded, so numpy computes exactly the same numbers. */
-static double val64(size_t i) { return 1.0 / ((double)i + 3.0); }
-static float val32(size_t i) { return (float)(1.0 / ((double)i + 3.0)); }
-
-static size_t prod(int ndim, const size_t *shape)
-{
-    size_t n = 1;
-    for (int k = 0; k < ndim; k++)
-        n *= shape[k];
-    return n;
-}
-
-/* count values in C order, native byte order */
-static void *make_values(lwt_dtype dt, size_t count)
-{
-    size_t es = dt == LWT_F32 ? 4 : 8;
-    unsigned char *b = malloc(count * es + 1);
-    for (size_t i = 0; i < count; i++) {
-        if (dt == LWT_F32) {
-            float v = val32(i);
-            memcpy(b + i * es, &v, 4);
-        } else {
-            double v = val64(i);
-            memcpy(b + i * es, &v, 8);
-        }
-    }
-    return b;
-}
 
 static int host_le(void)
 {
@@ -177,23 +148,6 @@ static void put_f4(const char *name, const char *dict, size_t count)
     to_order(v, count, 4, '<');
     put_npy(name, 1, 0, dict, 1, v, count * 4);
     free(v);
-}
-
-static unsigned char *slurp(const char *name, size_t *n)
-{
-    FILE *f = fopen(name, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, len = 0, r;
-    unsigned char *b = malloc(cap);
-    while ((r = fread(b + len, 1, cap - len, f)) > 0) {
-        len += r;
-        if (len == cap)
-            b = realloc(b, cap *= 2);
-    }
-    fclose(f);
-    *n = len;
-    return b;
 }
 
 /* ------------------------------------------------------------ read helpers */

@@ -30,9 +30,9 @@ static lwt_context *ctx;
 static int ndev;
 
 typedef enum { SETUP_GPU, SETUP_GPU_CPU, SETUP_ALL_GPUS, SETUP_NO_OVERLAP, SETUP_NO_POOL, SETUP_NAIVE,
-               SETUP_FAIL, SETUP_SLOW, SETUP_NO_REUSE, SETUP_ONE_LEVEL, SETUP_COUNT } setup;
+               SETUP_FAIL, SETUP_SLOW, SETUP_ONE_LEVEL, SETUP_COUNT } setup;
 static const char *setup_name[] = {"1 GPU", "GPU+CPU", "all GPUs", "no overlap", "no pinned pool",
-                                   "naive blocks", "GPU fails", "GPU slowed", "no halo reuse", "one level per pass"};
+                                   "naive blocks", "GPU fails", "GPU slowed", "one level per pass"};
 
 static lwt_stream_desc make_desc(setup s, size_t chunk_rows)
 {
@@ -65,7 +65,6 @@ static lwt_stream_desc make_desc(setup s, size_t chunk_rows)
     case SETUP_NO_OVERLAP: d.overlap = 0; break;
     case SETUP_NO_POOL: d.pinned_pool = 0; break;
     case SETUP_NAIVE: d.tuned_blocks = 0; break;
-    case SETUP_NO_REUSE: d.halo_reuse = 0; break;
     case SETUP_ONE_LEVEL: d.fuse_levels = 1; break;
     default: break;
     }

@@ -62,6 +62,23 @@ def need_bin():
     return path
 
 
+def work_dirs(prefix):
+    """A fresh temporary directory with in/ and out/ below it: (top, in, out)."""
+    import tempfile
+    top = tempfile.mkdtemp(prefix=prefix)
+    dirs = (top, os.path.join(top, "in"), os.path.join(top, "out"))
+    os.makedirs(dirs[1])
+    os.makedirs(dirs[2])
+    return dirs
+
+
+def run_cli(binary, args, env=None, timeout=120):
+    """Runs the CLI: (exit status, stdout, stderr) as text."""
+    import subprocess
+    p = subprocess.run([binary] + [str(a) for a in args], capture_output=True, env=env, timeout=timeout)
+    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+
+
 class Checker:
     """Counts checks, keeps failures, prints a summary and exits."""
 

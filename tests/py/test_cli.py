@@ -21,8 +21,6 @@ BIN = harness.need_bin()
 import os  # noqa: E402
 import re  # noqa: E402
 import shutil  # noqa: E402
-import subprocess  # noqa: E402
-import tempfile  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pywt  # noqa: E402
@@ -42,17 +40,12 @@ QUICK = harness.quick()
 SEED = harness.seed()
 rng = np.random.default_rng(SEED)
 chk = harness.Checker("cli")
-TMP = tempfile.mkdtemp(prefix="lwt_cli_test_")
-IN_DIR = os.path.join(TMP, "in")
-OUT_DIR = os.path.join(TMP, "out")
-os.makedirs(IN_DIR)
-os.makedirs(OUT_DIR)
+TMP, IN_DIR, OUT_DIR = harness.work_dirs("lwt_cli_test_")
 _n = [0]
 
 
 def run(args, timeout=120):
-    p = subprocess.run([BIN] + [str(a) for a in args], capture_output=True, env=ENV, timeout=timeout)
-    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+    return harness.run_cli(BIN, args, ENV, timeout)
 
 
 def cmdline(args):

@@ -32,8 +32,6 @@ if not os.environ.get("LWT_BIN"):
 
 import re  # noqa: E402
 import shutil  # noqa: E402
-import subprocess  # noqa: E402
-import tempfile  # noqa: E402
 import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -50,11 +48,7 @@ SEED = int(os.environ.get("LWT_SEED") or 20240611)
 print("seed: %d (fixed; LWT_SEED=N overrides)" % SEED)
 rng = np.random.default_rng(SEED)
 chk = harness.Checker("stream_cli")
-TMP = tempfile.mkdtemp(prefix="lwt_stream_test_")
-IN_DIR = os.path.join(TMP, "in")
-OUT_DIR = os.path.join(TMP, "out")
-os.makedirs(IN_DIR)
-os.makedirs(OUT_DIR)
+TMP, IN_DIR, OUT_DIR = harness.work_dirs("lwt_stream_test_")
 _n = [0]
 NRUNS = [0]
 
@@ -69,8 +63,7 @@ SHAPES = {1: [(1000,), (997,)], 2: [(150, 37), (149, 38)], 3: [(20, 9, 7), (19, 
 # ------------------------------------------------------------------ helpers
 def run(args, timeout=120):
     NRUNS[0] += 1
-    p = subprocess.run([BIN] + [str(a) for a in args], capture_output=True, env=ENV, timeout=timeout)
-    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+    return harness.run_cli(BIN, args, ENV, timeout)
 
 
 def cmdline(args):
