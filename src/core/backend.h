@@ -83,12 +83,15 @@ typedef struct lwt_backend_ops {
                              const size_t *src_off, void *dst, const size_t *dst_shape, const size_t *dst_off,
                              const size_t *block);
     lwt_status (*zero)(void *bctx, void *dst, size_t bytes);
-    /* Optional (NULL when absent): one whole forward level of a 2-D array
-     * (n0 x n1, C order) in one go, each band written to dst[mask] with its
-     * row stride (mask bit k: axis k is a detail axis). LWT_ERR_UNSUPPORTED
-     * sends the driver back to the separable passes. */
-    lwt_status (*fused2d_forward)(void *bctx, const void *src, size_t n0, size_t n1, void *const dst[4],
-                                  const size_t dst_stride[4]);
+    /* Optional (NULL when absent): one whole level j (1-based) of a 2-D plan
+     * in one go (core/slide.h). Forward: in[0] is the level's input
+     * (sizes[j-1], row stride in_stride[0]) and band mask b (bit k: axis k
+     * is a detail axis) goes to out[b] with row stride out_stride[b].
+     * Inverse: band b is in[b] (sizes[j]) and the level's output (sizes[j-1])
+     * goes to out[0]. LWT_ERR_UNSUPPORTED sends the driver back to the
+     * separable passes. */
+    lwt_status (*fused2d)(void *bctx, int level, int inverse, const void *const in[4], const size_t in_stride[4],
+                          void *const out[4], const size_t out_stride[4]);
 } lwt_backend_ops;
 
 extern const lwt_backend_ops lwt_cpu_ops;

@@ -406,7 +406,7 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
     memcpy(cur_shape, p->shape, sizeof cur_shape);
     int which = 0;
     for (int j = 1; j <= p->levels; j++) {
-        if (p->ndim == 2 && !p->direct && env->ops->fused2d_forward) {
+        if (p->ndim == 2 && !p->direct && env->ops->fused2d) {
             /* the whole level in one pass, bands straight to their places */
             void *dst[4];
             size_t stride[4];
@@ -420,7 +420,9 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
                 dst[mask] = coeffs + (off[0] * p->packed[1] + off[1]) * es;
                 stride[mask] = p->packed[1];
             }
-            lwt_status fs = env->ops->fused2d_forward(env->bctx, cur, cur_shape[0], cur_shape[1], dst, stride);
+            const void *src[4] = {cur, NULL, NULL, NULL};
+            const size_t src_stride[4] = {cur_shape[1], 0, 0, 0};
+            lwt_status fs = env->ops->fused2d(env->bctx, j, 0, src, src_stride, dst, stride);
             if (fs == LWT_OK) {
                 if (j == p->levels)
                     return LWT_OK;
@@ -489,12 +491,38 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
         COPY(coeffs, all, zero, out, all, zero, all);
         return LWT_OK;
     }
-    /* approximation cA_J into buffer 0 */
+    /* the approximation cA_J: read in place by fused levels, else copied to buffer 0 */
     int which = 0;
     char *cur = bufs[which];
-    COPY(coeffs, p->packed, zero, cur, p->sizes[p->levels], zero, p->sizes[p->levels]);
+    const char *approx = coeffs;
+    size_t approx_stride = p->packed[1];
     for (int j = p->levels; j >= 1; j--) {
         const size_t *nc = p->sizes[j];
+        if (p->ndim == 2 && !p->direct && env->ops->fused2d) {
+            const void *src[4] = {approx, NULL, NULL, NULL};
+            size_t src_stride[4] = {approx_stride, p->packed[1], p->packed[1], p->packed[1]};
+            for (unsigned mask = 1; mask < 4; mask++) {
+                size_t off[LWT_MAX_NDIM];
+                band_offset(p, p->levels - j + 1, mask, off);
+                src[mask] = coeffs + (off[0] * p->packed[1] + off[1]) * es;
+            }
+            char *dst = j == 1 ? out : bufs[which ^ 1];
+            void *outs[4] = {dst, NULL, NULL, NULL};
+            const size_t out_stride[4] = {p->sizes[j - 1][1], 0, 0, 0};
+            lwt_status fs = env->ops->fused2d(env->bctx, j, 1, src, src_stride, outs, out_stride);
+            if (fs == LWT_OK) {
+                approx = cur = dst;
+                approx_stride = p->sizes[j - 1][1];
+                which ^= 1;
+                continue;
+            }
+            if (fs != LWT_ERR_UNSUPPORTED)
+                return fs;
+        }
+        if (approx == coeffs) {
+            COPY(coeffs, p->packed, zero, cur, p->sizes[p->levels], zero, p->sizes[p->levels]);
+            approx = cur;
+        }
         size_t shape[LWT_MAX_NDIM] = {1, 1, 1};
         for (int k = 0; k < p->ndim; k++)
             shape[k] = 2 * nc[k];
@@ -579,7 +607,7 @@ static lwt_status execute(const lwt_plan *p, const void *in, void *out, void *wo
             return lwt_fail(p->ctx, LWT_ERR_OUT_OF_MEMORY, "cannot allocate a %zu-byte workspace",
                             2 * p->buf_elems * es);
     }
-    lwt_status st = lwt_driver_run(p, &lwt_cpu_ops, NULL, in, out, ws, inverse);
+    lwt_status st = lwt_driver_run(p, &lwt_cpu_ops, (void *)p, in, out, ws, inverse);
     if (!workspace)
         free(ws);
     return st;

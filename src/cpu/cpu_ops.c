@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "core/backend.h"
+#include "core/plan.h"
+#include "cpu/cpu_slide.h"
 
 static lwt_status cpu_run_pass(void *bctx, const lwt_pass *p)
 {
@@ -33,4 +35,15 @@ static lwt_status cpu_zero(void *bctx, void *dst, size_t bytes)
     return LWT_OK;
 }
 
-const lwt_backend_ops lwt_cpu_ops = {cpu_run_pass, cpu_copy_block, cpu_zero, NULL};
+/* the sliding-window level only when the plan asks for it (LWT_ALGO_LIFTING_LBB):
+   the separable passes stay the CPU's reference */
+static lwt_status cpu_fused2d(void *bctx, int level, int inverse, const void *const in[4], const size_t in_stride[4],
+                              void *const out[4], const size_t out_stride[4])
+{
+    const lwt_plan *p = bctx;
+    if (!p || p->desc.algorithm != LWT_ALGO_LIFTING_LBB)
+        return LWT_ERR_UNSUPPORTED;
+    return lwt_cpu_slide2d(p, level, inverse, in, in_stride, out, out_stride);
+}
+
+const lwt_backend_ops lwt_cpu_ops = {cpu_run_pass, cpu_copy_block, cpu_zero, cpu_fused2d};

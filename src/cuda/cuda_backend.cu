@@ -29,6 +29,9 @@ struct cuda_plan_state {
     lwt_dev_scheme dev;      /* pointers into table */
     void *table;             /* steps, taps and filters in one allocation */
     size_t scratch_elems;    /* doubles of per-pass scratch */
+    /* 2-D lifting plans: the sliding-window level of each level j (index
+       2 (j - 1) + inverse), made at plan creation; NULL where it does not fit */
+    lwt_slide_geom **slide;
 };
 
 struct cuda_call {
@@ -108,6 +111,8 @@ static size_t plan_scratch(const lwt_plan *p, bool f32_in_float)
     return best;
 }
 
+static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st);
+
 extern "C" lwt_status lwt_cuda_plan_init(lwt_plan *p)
 {
     const lwt_context *ctx = p->ctx;
@@ -151,6 +156,48 @@ extern "C" lwt_status lwt_cuda_plan_init(lwt_plan *p)
     st->dev.f32_in_float = p->wavelet.err32_arith <= LWT_ACCEPT_F32 && p->desc.mode != LWT_MODE_SMOOTH &&
                            p->desc.mode != LWT_MODE_ANTIREFLECT && p->levels <= p->max_level;
     st->scratch_elems = plan_scratch(p, st->dev.f32_in_float);
+    return plan_slides(p, st);
+}
+
+/* Which levels take the sliding-window kernel (docs/ALGORITHMS.md): every
+ * 2-D lifting level whose ring fits in 100 KiB of shared memory (two blocks
+ * per SM), unless the plan asks for RC. AUTO leaves out smooth and
+ * antireflect, whose extrapolated halo is computed here before the column
+ * lifting instead of after it as PyWavelets does (same value, other rounding,
+ * amplified far beyond the maximum level). */
+static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
+{
+    const lwt_context *ctx = p->ctx;
+    const lwt_algorithm algo = p->desc.algorithm;
+    if (st->slide)
+        for (int i = 0; i < 2 * p->levels; i++)
+            free(st->slide[i]);
+    free(st->slide);
+    st->slide = NULL;
+    if (p->ndim != 2 || p->direct || algo == LWT_ALGO_LIFTING_RC)
+        return LWT_OK;
+    if (algo != LWT_ALGO_LIFTING_LBB && (p->desc.mode == LWT_MODE_SMOOTH || p->desc.mode == LWT_MODE_ANTIREFLECT))
+        return LWT_OK;
+    int sms = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, p->device));
+    st->slide = (lwt_slide_geom **)calloc((size_t)2 * p->levels, sizeof *st->slide);
+    if (!st->slide)
+        return LWT_ERR_OUT_OF_MEMORY;
+    const size_t es = p->desc.dtype == LWT_F32 && st->dev.f32_in_float ? 4 : 8;
+    const lwt_scheme *s = &p->wavelet.scheme;
+    for (int j = 1; j <= p->levels; j++)
+        for (int inv = 0; inv < 2; inv++) {
+            lwt_slide_geom *g = (lwt_slide_geom *)malloc(sizeof *g);
+            if (!g)
+                return LWT_ERR_OUT_OF_MEMORY;
+            const size_t *in = p->sizes[j - 1], *nc = p->sizes[j];
+            const size_t taps_bytes = (size_t)(s->ntaps_total + 2) * es;
+            if (lwt_slide_plan(g, s, p->desc.mode, p->fb.length, inv, (long)in[0], (long)in[1], (long)nc[0],
+                               (long)nc[1], es, 100 * 1024 - taps_bytes, 8L * sms))
+                st->slide[2 * (j - 1) + inv] = g;
+            else
+                free(g);
+        }
     return LWT_OK;
 }
 
@@ -164,6 +211,10 @@ extern "C" void lwt_cuda_plan_free(lwt_plan *p)
     cudaSetDevice(p->device);
     cudaFree(st->table);
     cudaSetDevice(cur);
+    if (st->slide)
+        for (int i = 0; i < 2 * p->levels; i++)
+            free(st->slide[i]);
+    free(st->slide);
     free(st);
     p->cuda = NULL;
 }
@@ -176,6 +227,7 @@ extern "C" void lwt_cuda_plan_exact_f32(lwt_plan *p)
 {
     cuda_plan_state *st = (cuda_plan_state *)p->cuda;
     st->dev.f32_in_float = 0;
+    plan_slides(p, st); /* rings of doubles now; on failure the levels run separably */
 }
 
 /* doubles of scratch one pass needs (0 on the tiled path; naive: the line
@@ -231,33 +283,22 @@ static lwt_status cuda_zero(void *bctx, void *dst, size_t bytes)
     return LWT_OK;
 }
 
-static lwt_status cuda_fused2d_forward(void *bctx, const void *src, size_t n0, size_t n1, void *const dst[4],
-                                       const size_t dst_stride[4])
+static lwt_status cuda_fused2d(void *bctx, int level, int inverse, const void *const in[4], const size_t in_stride[4],
+                               void *const out[4], const size_t out_stride[4])
 {
     cuda_call *call = (cuda_call *)bctx;
     const lwt_plan *p = call->plan;
     const lwt_context *ctx = p->ctx;
     const cuda_plan_state *st = (const cuda_plan_state *)p->cuda;
-    /* Measured (docs/PERFORMANCE.md, v5): the fused tile wins for schemes of up
-       to 3 steps (Haar, CDF 5/3, D4) and loses beyond, where its halo is
-       recomputed along both axes (CDF 9/7 12.9x vs 9.0x separable). It also
-       computes rows before columns, the reverse of PyWavelets' order, which
-       long schemes amplify past the 1e-12 float64 bound in smooth mode far
-       beyond the maximum level. LWT_ALGO_LIFTING_RC / _LBB force the choice. */
-    const lwt_algorithm algo = p->desc.algorithm;
-    if (algo == LWT_ALGO_LIFTING_RC)
+    const lwt_slide_geom *g = st->slide ? st->slide[2 * (level - 1) + inverse] : NULL;
+    if (!g)
         return LWT_ERR_UNSUPPORTED;
-    if (algo != LWT_ALGO_LIFTING_LBB && p->wavelet.scheme.nsteps > 3)
-        return LWT_ERR_UNSUPPORTED;
-    cudaError_t e = cudaSuccess;
-    if (!lwt_cuda_fused2d_forward(&p->wavelet.scheme, &st->dev, p->desc.dtype, p->desc.mode, p->fb.length, src, n0,
-                                  n1, dst, dst_stride, call->stream, &e))
-        return LWT_ERR_UNSUPPORTED;
-    CK(e);
+    CK(lwt_cuda_slide2d(g, &st->dev, p->wavelet.scheme.ntaps_total, p->desc.dtype, in, in_stride, out, out_stride,
+                        call->stream));
     return LWT_OK;
 }
 
-static const lwt_backend_ops cuda_ops = {cuda_run_pass, cuda_copy_block, cuda_zero, cuda_fused2d_forward};
+static const lwt_backend_ops cuda_ops = {cuda_run_pass, cuda_copy_block, cuda_zero, cuda_fused2d};
 
 /* ----------------------------------------------------------- execution */
 

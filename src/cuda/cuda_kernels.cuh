@@ -6,6 +6,7 @@
 
 extern "C" {
 #include "core/backend.h"
+#include "core/slide.h"
 }
 
 /* The scheme and filters as the kernels see them: pointers into the plan's
@@ -33,11 +34,13 @@ bool lwt_cuda_launch_tiles(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaSt
 /* Whether a pass would take the tiled path (and so needs no scratch). */
 bool lwt_cuda_tiles_apply(const lwt_pass *ps, bool f32_in_float);
 
-/* One fused forward level of a 2-D array (cuda_fused2d.cu); false when the
- * scheme's tile does not fit in shared memory. */
-bool lwt_cuda_fused2d_forward(const lwt_scheme *s, const lwt_dev_scheme *dev, lwt_dtype dtype, lwt_mode mode, int F,
-                              const void *src, size_t n0, size_t n1, void *const dst[4], const size_t dst_stride[4],
-                              cudaStream_t stream, cudaError_t *err);
+/* One sliding-window level of a 2-D array (cuda_slide.cu, core/slide.h):
+ * in/out as the driver's fused2d operation; the shared memory a block of g
+ * takes for a working type of es bytes. */
+cudaError_t lwt_cuda_slide2d(const lwt_slide_geom *g, const lwt_dev_scheme *dev, int ntaps_total, lwt_dtype dtype,
+                             const void *const in[4], const size_t in_stride[4], void *const out[4],
+                             const size_t out_stride[4], cudaStream_t stream);
+size_t lwt_cuda_slide_smem(const lwt_slide_geom *g, int ntaps_total, size_t es);
 
 cudaError_t lwt_cuda_launch_copy_block(size_t es, const void *src, const size_t *sshape, const size_t *soff,
                                        void *dst, const size_t *dshape, const size_t *doff, const size_t *block,

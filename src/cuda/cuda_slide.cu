@@ -1,0 +1,137 @@
+/*
+ * The sliding-window 2-D level on the GPU (seed 000's LBB model, core/slide.h):
+ * one block per strip x segment, the ring of rows in shared memory, the body
+ * shared with the CPU runner (core/slide_body.h). Warps take rows and lanes
+ * take columns, so every global row access is one coalesced segment.
+ */
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "core/extend.h"
+#include "core/slide.h"
+}
+#include "cuda/cuda_kernels.cuh"
+
+namespace {
+
+#define LWT_SLIDE_FN static __device__
+#define LWT_SLIDE_SYNC() __syncthreads()
+
+#define REAL float
+#define WREAL float
+#define FN(name) name##_ff
+#include "core/slide_body.h"
+#undef REAL
+#undef WREAL
+#undef FN
+
+#define REAL float
+#define WREAL double
+#define FN(name) name##_fd
+#include "core/slide_body.h"
+#undef REAL
+#undef WREAL
+#undef FN
+
+#define REAL double
+#define WREAL double
+#define FN(name) name##_dd
+#include "core/slide_body.h"
+#undef REAL
+#undef WREAL
+#undef FN
+
+#define SLIDE_THREADS 256
+
+struct slide_io {
+    const void *in[4];
+    size_t in_stride[4];
+    void *out[4];
+    size_t out_stride[4];
+    double k[4]; /* forward: band scales; inverse: their inverses */
+};
+
+struct slide_scheme {
+    const lwt_step *steps;
+    const double *taps;
+    int ntaps_total, ach;
+    long sa, sd;
+};
+
+#define SLIDE_KERNEL(SUF, REAL_T, WREAL_T)                                                                          \
+    __global__ void __launch_bounds__(SLIDE_THREADS) slide_kernel_##SUF(const lwt_slide_geom G,                   \
+                                                                        const slide_scheme sc, const slide_io io) \
+    {                                                                                                             \
+        extern __shared__ unsigned char smem_raw[];                                                               \
+        WREAL_T *taps = reinterpret_cast<WREAL_T *>(smem_raw);                                                    \
+        WREAL_T *ring = taps + ((sc.ntaps_total + 1) & ~1);                                                       \
+        for (int i = threadIdx.x; i < sc.ntaps_total; i += blockDim.x)                                            \
+            taps[i] = (WREAL_T)sc.taps[i];                                                                        \
+        __syncthreads();                                                                                          \
+        const slide_thr_##SUF th = {(int)(threadIdx.x % 32), 32, (int)(threadIdx.x / 32), (int)(blockDim.x / 32), \
+                                    (int)threadIdx.x, (int)blockDim.x};                                           \
+        const WREAL_T kk[4] = {(WREAL_T)io.k[0], (WREAL_T)io.k[1], (WREAL_T)io.k[2], (WREAL_T)io.k[3]};           \
+        if (G.inverse) {                                                                                          \
+            const REAL_T *const src[4] = {(const REAL_T *)io.in[0], (const REAL_T *)io.in[1],                     \
+                                          (const REAL_T *)io.in[2], (const REAL_T *)io.in[3]};                    \
+            slide_inverse_##SUF(&G, sc.steps, taps, sc.ach, sc.sa, sc.sd, kk, src, io.in_stride,                  \
+                                (REAL_T *)io.out[0], io.out_stride[0], ring, (long)blockIdx.x, &th);              \
+        } else {                                                                                                  \
+            REAL_T *const dst[4] = {(REAL_T *)io.out[0], (REAL_T *)io.out[1], (REAL_T *)io.out[2],                \
+                                    (REAL_T *)io.out[3]};                                                         \
+            slide_forward_##SUF(&G, sc.steps, taps, sc.ach, sc.sa, sc.sd, kk, (const REAL_T *)io.in[0],           \
+                                io.in_stride[0], dst, io.out_stride, ring, (long)blockIdx.x, &th);                \
+        }                                                                                                         \
+    }
+
+SLIDE_KERNEL(ff, float, float)
+SLIDE_KERNEL(fd, float, double)
+SLIDE_KERNEL(dd, double, double)
+
+template <typename K>
+cudaError_t launch(K kernel, const lwt_slide_geom &g, const slide_scheme &sc, const slide_io &io, size_t smem,
+                   cudaStream_t stream)
+{
+    if (smem > 48 * 1024) {
+        cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess)
+            return e;
+    }
+    kernel<<<(unsigned)(g.tiles[0] * g.tiles[1]), SLIDE_THREADS, smem, stream>>>(g, sc, io);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+size_t lwt_cuda_slide_smem(const lwt_slide_geom *g, int ntaps_total, size_t es)
+{
+    return ((size_t)((ntaps_total + 1) & ~1) + (size_t)2 * g->C * g->RW) * es;
+}
+
+cudaError_t lwt_cuda_slide2d(const lwt_slide_geom *g, const lwt_dev_scheme *dev, int ntaps_total, lwt_dtype dtype,
+                             const void *const in[4], const size_t in_stride[4], void *const out[4],
+                             const size_t out_stride[4], cudaStream_t stream)
+{
+    slide_scheme sc;
+    sc.steps = dev->steps;
+    sc.taps = dev->taps;
+    sc.ntaps_total = ntaps_total;
+    sc.ach = dev->ach;
+    sc.sa = dev->sa;
+    sc.sd = dev->sd;
+    slide_io io;
+    for (int b = 0; b < 4; b++) {
+        io.in[b] = in[b];
+        io.in_stride[b] = in_stride[b];
+        io.out[b] = out[b];
+        io.out_stride[b] = out_stride[b];
+        /* forward: {ka, kd} twice (vertical, horizontal); inverse: 1 / band scale */
+        const double kb = ((b & 1) ? dev->kd : dev->ka) * ((b & 2) ? dev->kd : dev->ka);
+        io.k[b] = g->inverse ? 1.0 / kb : (b & 1) ? dev->kd : dev->ka;
+    }
+    if (dtype == LWT_F64)
+        return launch(slide_kernel_dd, *g, sc, io, lwt_cuda_slide_smem(g, ntaps_total, 8), stream);
+    if (dev->f32_in_float)
+        return launch(slide_kernel_ff, *g, sc, io, lwt_cuda_slide_smem(g, ntaps_total, 4), stream);
+    return launch(slide_kernel_fd, *g, sc, io, lwt_cuda_slide_smem(g, ntaps_total, 8), stream);
+}
