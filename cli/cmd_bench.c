@@ -201,7 +201,7 @@ int cmd_bench(int argc, char **argv)
         char *args2[] = {"bench", "-w", "cdf97", "-m", "periodization", "--sizes", "1024,2048,3072,4096,5120",
                          "--algo", "rc"};
         char *args3[] = {"bench", "-w", "haar,d4,d8,d20,cdf53,cdf97", "-m", "periodization", "--sizes", "4096"};
-        printf("== seed experiment 1: LBB (fused tiles) vs RC (row then column kernels), CDF 9/7, 4 levels\n");
+        printf("== seed experiment 1: LBB (sliding window) vs RC (row then column kernels), CDF 9/7, 4 levels\n");
         int r1 = cmd_bench(9, args1);
         int r2 = cmd_bench(9, args2);
         printf("== seed experiment 3: six wavelets at 4096^2, 4 levels\n");

@@ -182,10 +182,11 @@ typedef enum lwt_algorithm {
     LWT_ALGO_AUTO = 0,        /* lifting where it meets the bound, else convolution */
     LWT_ALGO_LIFTING = 1,     /* lifting; fails with LWT_ERR_ACCURACY if it cannot meet the bound */
     LWT_ALGO_CONVOLUTION = 2, /* direct filter bank (Mallat) */
-    /* Lifting with a chosen GPU kernel arrangement (seed 000's comparison);
-       on the CPU both are LWT_ALGO_LIFTING. AUTO and LIFTING pick per scheme. */
+    /* Lifting with a chosen kernel arrangement (seed 000's comparison).
+       AUTO and LIFTING use the separable passes (RC), measured fastest. */
     LWT_ALGO_LIFTING_RC = 3,  /* one pass per axis through global memory (row, then column kernel) */
-    LWT_ALGO_LIFTING_LBB = 4  /* 2-D levels fused in shared-memory tiles wherever the tile fits */
+    LWT_ALGO_LIFTING_LBB = 4  /* 2-D levels in one sliding-window pass (seed 000's LBB model), on
+                                 the GPU and the CPU; other plans run as LIFTING */
 } lwt_algorithm;
 
 #define LWT_LEVELS_MAX (-1)   /* plan_desc.levels: PyWavelets' dwtn_max_level */

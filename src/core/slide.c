@@ -227,9 +227,10 @@ size_t lwt_slide_plan(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode, int
             g->out_hi[c] = sh + T0;
         }
     }
-    /* the ring: the smallest power of two that holds at least half new rows */
+    /* the ring: the smallest power of two (from 32) whose rows are at least
+       three quarters new each iteration: work between barriers */
     size_t best = 0;
-    for (int C = 16; C <= 512; C *= 2) {
+    for (int C = 32; C <= 512; C *= 2) {
         int S = C;
         long need = -1;
         for (; S >= 1; S--) {
@@ -244,7 +245,7 @@ size_t lwt_slide_plan(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode, int
             break;
         best = bytes;
         g->C = C;
-        if (2 * S >= C)
+        if (4 * S >= 3 * C)
             break;
     }
     if (!best)
@@ -255,4 +256,24 @@ size_t lwt_slide_plan(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode, int
             break;
     }
     return best;
+}
+
+void lwt_slide_table(const lwt_slide_geom *g, const lwt_step *steps, int *tab)
+{
+    for (int i = 0; i < g->iters; i++) {
+        int *row = tab + (size_t)i * LWT_SLIDE_TAB(g);
+        const long L = g->m_start + (long)(i + 1) * g->S, Lp = L - g->S;
+        for (int c = 0; c < 2; c++) {
+            long e0, e1;
+            row[2 * c] = (int)lwt_slide_loaded(g, c, Lp);
+            row[2 * c + 1] = (int)lwt_slide_loaded(g, c, L);
+            lwt_slide_emitted(g, steps, c, i, &e0, &e1);
+            row[4 + 2 * c] = (int)e0;
+            row[5 + 2 * c] = (int)e1;
+        }
+        for (int k = 0; k < g->nsteps; k++) {
+            row[8 + 2 * k] = (int)lwt_slide_front(g, k, Lp);
+            row[9 + 2 * k] = (int)lwt_slide_front(g, k, L);
+        }
+    }
 }

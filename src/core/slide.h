@@ -128,6 +128,18 @@ LWT_HD void lwt_slide_emitted(const lwt_slide_geom *g, const lwt_step *steps, in
 }
 
 /*
+ * The schedule of one block as a table (the same for every block, relative
+ * to its tile): per iteration LWT_SLIDE_TAB(g) ints,
+ *   [0..3]  rows loaded this iteration, channel 0 [r0, r1) then channel 1,
+ *   [4..7]  output rows emitted, channel 0 [e0, e1) then channel 1,
+ *   [8 + 2k, 9 + 2k]  rows [f, e) the step at execution position k computes.
+ * Computed once on the host so that the kernel's threads do not each
+ * re-derive it every iteration.
+ */
+#define LWT_SLIDE_TAB(g) (8 + 2 * (g)->nsteps)
+void lwt_slide_table(const lwt_slide_geom *g, const lwt_step *steps, int *tab);
+
+/*
  * Plan one level. Forward: input n0 x n1 samples -> bands of nc0 x nc1
  * (computed, the arguments are ignored); inverse: bands of nc0 x nc1 ->
  * output n0 x n1 samples. es: bytes of the

@@ -14,6 +14,14 @@ typedef struct FN(slide_thr) {
     int lane, nlane, wrow, nwrow, tid, nth;
 } FN(slide_thr);
 
+/* taps a step keeps in registers (longer steps read them from the table) */
+#define SLIDE_MAXT 8
+#if defined(__CUDACC__)
+#define SLIDE_UNROLL _Pragma("unroll")
+#else
+#define SLIDE_UNROLL
+#endif
+
 /* ring slot of vertical channel row m */
 #define SLIDE_ROW(ring, G, c, m) \
     ((ring) + ((size_t)(c) * (size_t)(G)->C + (size_t)(((m) - (G)->m_start) & ((G)->C - 1))) * (size_t)(G)->RW)
@@ -50,6 +58,25 @@ LWT_SLIDE_FN void FN(slide_vstep)(WREAL *ring, const lwt_slide_geom *G, const lw
                 const WREAL acc = t0 * s0[col] + t1 * s1[col];
                 dp[col] = inverse ? dp[col] - acc : dp[col] + acc;
             }
+        } else if (nt <= SLIDE_MAXT) {
+            /* the source rows' offsets and the taps in registers (unrolled) */
+            const WREAL *ub = SLIDE_ROW(ring, G, u, G->m_start); /* channel u, slot 0 */
+            int ro[SLIDE_MAXT];
+            WREAL tv[SLIDE_MAXT];
+            const int slot0 = (int)(m + st->off - G->m_start);
+SLIDE_UNROLL
+            for (int q = 0; q < SLIDE_MAXT; q++) {
+                ro[q] = q < nt ? ((slot0 + q) & (G->C - 1)) * RW : 0;
+                tv[q] = q < nt ? tq[q] : (WREAL)0;
+            }
+            for (int col = th->lane; col < RW; col += th->nlane) {
+                WREAL acc = 0;
+SLIDE_UNROLL
+                for (int q = 0; q < SLIDE_MAXT; q++)
+                    if (q < nt)
+                        acc += tv[q] * ub[ro[q] + col];
+                dp[col] = inverse ? dp[col] - acc : dp[col] + acc;
+            }
         } else {
             for (int col = th->lane; col < RW; col += th->nlane) {
                 WREAL acc = 0;
@@ -84,6 +111,10 @@ LWT_SLIDE_FN void FN(slide_hsteps)(WREAL *ring, const lwt_slide_geom *G, const l
         const int dbase = (t ? ax->len[0] : 0) + (int)(ax->step_lo[si] - ax->lo[t]);
         const int sbase = (u ? ax->len[0] : 0) + (int)(ax->step_lo[si] + st.off - ax->lo[u]);
         const WREAL *tq = taps + st.first;
+        WREAL tv[SLIDE_MAXT];
+SLIDE_UNROLL
+        for (int q = 0; q < SLIDE_MAXT; q++)
+            tv[q] = q < nt ? tq[q] : (WREAL)0;
         for (long r = th->wrow; r < nrows; r += th->nwrow) {
             int c;
             WREAL *row = FN(slide_list_row)(ring, G, r, a0, a1, b0, &c);
@@ -91,7 +122,13 @@ LWT_SLIDE_FN void FN(slide_hsteps)(WREAL *ring, const lwt_slide_geom *G, const l
                 const WREAL *sp = row + sbase + m;
                 WREAL acc;
                 if (nt == 2) {
-                    acc = tq[0] * sp[0] + tq[1] * sp[1];
+                    acc = tv[0] * sp[0] + tv[1] * sp[1];
+                } else if (nt <= SLIDE_MAXT) {
+                    acc = 0;
+SLIDE_UNROLL
+                    for (int q = 0; q < SLIDE_MAXT; q++)
+                        if (q < nt)
+                            acc += tv[q] * sp[q];
                 } else {
                     acc = 0;
                     for (int q = 0; q < nt; q++)
@@ -112,8 +149,8 @@ LWT_SLIDE_FN void FN(slide_hsteps)(WREAL *ring, const lwt_slide_geom *G, const l
  */
 LWT_SLIDE_FN void FN(slide_forward)(const lwt_slide_geom *G, const lwt_step *steps, const WREAL *taps, int ach,
                                     long sa, long sd, const WREAL *kk, const REAL *src, size_t src_stride,
-                                    REAL *const *dst, const size_t *dst_stride, WREAL *ring, long blk,
-                                    const FN(slide_thr) *th)
+                                    REAL *const *dst, const size_t *dst_stride, WREAL *ring, const int *tab,
+                                    long blk, const FN(slide_thr) *th)
 {
     const lwt_slide_axis *ay = &G->ax[0], *ax = &G->ax[1];
     const long sy = (blk / G->tiles[1]) * ay->T, sx = (blk % G->tiles[1]) * ax->T;
@@ -127,39 +164,51 @@ LWT_SLIDE_FN void FN(slide_forward)(const lwt_slide_geom *G, const lwt_step *ste
     const int acol = (a ? ax->len[0] : 0) + (int)(sa - ax->lo[a]); /* approximation of output column 0 */
     const int dcol = (d ? ax->len[0] : 0) + (int)(sd - ax->lo[d]);
     const int ncols = (int)(ax->nc - sx < ax->T ? ax->nc - sx : ax->T);
+    /* column j of the strip (sample xlo + j): channel (j + xodd) & 1, at
+       index (j + d) / 2 of it, d = d0 (even) or d1 (odd) */
+    const int len0 = ax->len[0], len1 = ax->len[1];
+    const int xodd = (int)(xlo & 1);
+    const int d0 = (int)(xlo - 2 * lox[0]), d1 = (int)(xlo - 2 * lox[1] - 1);
 
+    const int TW = LWT_SLIDE_TAB(G);
     for (int i = 0; i < G->iters; i++) {
-        const long L = G->m_start + (long)(i + 1) * G->S, Lp = L - G->S;
-        /* 1. load the new sample rows of both channels, split into column channels */
+        const int *ti = tab + i * TW;
+        /* 1. load the new sample rows of both channels, split into column channels;
+           a row of the strip is read in order (coalesced), 32-bit offsets inside it */
         for (int c = 0; c < 2; c++) {
-            const long r0 = lwt_slide_loaded(G, c, Lp), r1 = lwt_slide_loaded(G, c, L);
+            const long r0 = ti[2 * c], r1 = ti[2 * c + 1];
             for (long r = r0 + th->wrow; r < r1; r += th->nwrow) {
                 const long yy = 2 * (r + sy) + c + ay->delta;
                 WREAL *row = SLIDE_ROW(ring, G, c, r);
-                const bool inside = x_inside && yy >= 0 && yy < ay->n;
-                const REAL *g = src + (inside ? (size_t)yy * src_stride : 0);
+                if (x_inside && yy >= 0 && yy < ay->n) {
+                    const REAL *g = src + (size_t)yy * src_stride + (xlo + ax->delta);
+                    for (int j = th->lane; j < NX; j += th->nlane) {
+                        const int odd = (j + xodd) & 1;
+                        const int mx = (j + (odd ? d1 : d0)) >> 1;
+                        if (mx >= 0 && mx < (odd ? len1 : len0))
+                            row[odd ? len0 + mx : mx] = (WREAL)g[j];
+                    }
+                    continue;
+                }
                 for (int j = th->lane; j < NX; j += th->nlane) {
-                    const long n = xlo + j;
-                    const int cx = (int)(n & 1);
-                    const int mx = (int)((n - cx) / 2 - lox[cx]);
-                    if (mx < 0 || mx >= ax->len[cx])
+                    const int odd = (j + xodd) & 1;
+                    const int mx = (j + (odd ? d1 : d0)) >> 1;
+                    if (mx < 0 || mx >= (odd ? len1 : len0))
                         continue;
-                    const long xx = n + ax->delta;
+                    const long xx = xlo + j + ax->delta;
                     WREAL v;
-                    if (inside)
-                        v = (WREAL)g[xx];
-                    else if (G->late_ext && (xx < 0 || xx >= ax->n))
+                    if (G->late_ext && (xx < 0 || xx >= ax->n))
                         v = 0; /* extended after the vertical steps */
                     else
                         v = FN(slide_load2d)(src, src_stride, ay, ax, yy, xx);
-                    row[(cx ? ax->len[0] : 0) + mx] = v;
+                    row[odd ? len0 + mx : mx] = v;
                 }
             }
         }
         LWT_SLIDE_SYNC();
         /* 2. vertical steps as far as the loaded rows allow */
         for (int k = 0; k < G->nsteps; k++) {
-            const long f = lwt_slide_front(G, k, Lp), e = lwt_slide_front(G, k, L);
+            const long f = ti[8 + 2 * k], e = ti[9 + 2 * k];
             if (e <= f)
                 continue; /* the same for every thread: no barrier needed */
             const lwt_step st = steps[lwt_slide_step_index(G, k)];
@@ -167,9 +216,7 @@ LWT_SLIDE_FN void FN(slide_forward)(const lwt_slide_geom *G, const lwt_step *ste
             LWT_SLIDE_SYNC();
         }
         /* 3. rows no vertical step needs any more: along the row, then out */
-        long e0[2], e1[2];
-        lwt_slide_emitted(G, steps, 0, i, &e0[0], &e1[0]);
-        lwt_slide_emitted(G, steps, 1, i, &e0[1], &e1[1]);
+        const long e0[2] = {ti[4], ti[6]}, e1[2] = {ti[5], ti[7]};
         const long nrows = (e1[0] - e0[0]) + (e1[1] - e0[1]);
         if (nrows == 0)
             continue;
@@ -241,8 +288,8 @@ LWT_SLIDE_FN void FN(slide_forward)(const lwt_slide_geom *G, const lwt_step *ste
  */
 LWT_SLIDE_FN void FN(slide_inverse)(const lwt_slide_geom *G, const lwt_step *steps, const WREAL *taps, int ach,
                                     long sa, long sd, const WREAL *kinv, const REAL *const *src,
-                                    const size_t *src_stride, REAL *dst, size_t dst_stride, WREAL *ring, long blk,
-                                    const FN(slide_thr) *th)
+                                    const size_t *src_stride, REAL *dst, size_t dst_stride, WREAL *ring,
+                                    const int *tab, long blk, const FN(slide_thr) *th)
 {
     const lwt_slide_axis *ay = &G->ax[0], *ax = &G->ax[1];
     const long sy = (blk / G->tiles[1]) * ay->T, sx = (blk % G->tiles[1]) * ax->T;
@@ -250,14 +297,19 @@ LWT_SLIDE_FN void FN(slide_inverse)(const lwt_slide_geom *G, const lwt_step *ste
     const bool periodic = ay->mode == LWT_MODE_PERIODIZATION;
     const long x0 = 2 * sx; /* first output column */
     const int ncols = (int)(ax->n - x0 < 2L * ax->T ? ax->n - x0 : 2L * ax->T);
+    /* output column x0 + j is y[x0 + j - delta]: channel (j + yodd) & 1, at
+       index (j + q) / 2 of it, q = q0 (even) or q1 (odd) */
+    const int len0 = ax->len[0];
+    const long yx0 = x0 - ax->delta;
+    const int yodd = (int)(yx0 & 1);
+    const int q0 = (int)(yx0 - 2 * (ax->lo[0] + sx)), q1 = (int)(yx0 - 1 - 2 * (ax->lo[1] + sx));
 
+    const int TW = LWT_SLIDE_TAB(G);
     for (int i = 0; i < G->iters; i++) {
-        const long L = G->m_start + (long)(i + 1) * G->S, Lp = L - G->S;
+        const int *ti = tab + i * TW;
         /* 1. load the new coefficient rows: channel c row m is band row m - shift */
-        long r0[2], r1[2];
+        const long r0[2] = {ti[0], ti[2]}, r1[2] = {ti[1], ti[3]};
         for (int c = 0; c < 2; c++) {
-            r0[c] = lwt_slide_loaded(G, c, Lp);
-            r1[c] = lwt_slide_loaded(G, c, L);
             const int vb = c == a ? 0 : 1;
             const long vsh = c == a ? sa : sd;
             for (long r = r0[c] + th->wrow; r < r1[c]; r += th->nwrow) {
@@ -268,12 +320,19 @@ LWT_SLIDE_FN void FN(slide_inverse)(const lwt_slide_geom *G, const lwt_step *ste
                 const bool zero_row = ky < 0 || ky >= ay->nc;
                 for (int cx = 0; cx < 2; cx++) {
                     const int b = vb | (cx == a ? 0 : 2);
-                    const long hsh = cx == a ? sa : sd;
+                    const long k0 = ax->lo[cx] + sx - (cx == a ? sa : sd); /* band column of mx = 0 */
+                    const int len = ax->len[cx];
                     const REAL *g = src[b] + (zero_row ? 0 : (size_t)ky * src_stride[b]);
                     const WREAL sc = kinv[b];
                     WREAL *out = row + (cx ? ax->len[0] : 0);
-                    for (int mx = th->lane; mx < ax->len[cx]; mx += th->nlane) {
-                        long kx = ax->lo[cx] + sx + mx - hsh;
+                    if (!zero_row && k0 >= 0 && k0 + len <= ax->nc) {
+                        const REAL *gk = g + k0; /* the whole run inside the band */
+                        for (int mx = th->lane; mx < len; mx += th->nlane)
+                            out[mx] = (WREAL)gk[mx] * sc;
+                        continue;
+                    }
+                    for (int mx = th->lane; mx < len; mx += th->nlane) {
+                        long kx = k0 + mx;
                         if (periodic)
                             kx = lwt_mod(kx, ax->nc);
                         out[mx] = zero_row || kx < 0 || kx >= ax->nc ? (WREAL)0 : (WREAL)g[kx] * sc;
@@ -286,7 +345,7 @@ LWT_SLIDE_FN void FN(slide_inverse)(const lwt_slide_geom *G, const lwt_step *ste
         if (r1[0] > r0[0] || r1[1] > r0[1])
             FN(slide_hsteps)(ring, G, steps, taps, r0[0], r1[0], r0[1], r1[1], th);
         for (int k = 0; k < G->nsteps; k++) {
-            const long f = lwt_slide_front(G, k, Lp), e = lwt_slide_front(G, k, L);
+            const long f = ti[8 + 2 * k], e = ti[9 + 2 * k];
             if (e <= f)
                 continue;
             const lwt_step st = steps[lwt_slide_step_index(G, k)];
@@ -294,9 +353,7 @@ LWT_SLIDE_FN void FN(slide_inverse)(const lwt_slide_geom *G, const lwt_step *ste
             LWT_SLIDE_SYNC();
         }
         /* 4. finished sample rows out, columns back in order */
-        long e0[2], e1[2];
-        lwt_slide_emitted(G, steps, 0, i, &e0[0], &e1[0]);
-        lwt_slide_emitted(G, steps, 1, i, &e0[1], &e1[1]);
+        const long e0[2] = {ti[4], ti[6]}, e1[2] = {ti[5], ti[7]};
         const long nrows = (e1[0] - e0[0]) + (e1[1] - e0[1]);
         if (nrows == 0)
             continue;
@@ -309,9 +366,8 @@ LWT_SLIDE_FN void FN(slide_inverse)(const lwt_slide_geom *G, const lwt_step *ste
                 continue;
             REAL *o = dst + (size_t)y * dst_stride + x0;
             for (int j = th->lane; j < ncols; j += th->nlane) {
-                const long yx = x0 + j - ax->delta;
-                const int cx = (int)(yx & 1);
-                o[j] = (REAL)row[(cx ? ax->len[0] : 0) + (int)((yx - cx) / 2 - ax->lo[cx] - sx)];
+                const int odd = (j + yodd) & 1;
+                o[j] = (REAL)row[odd ? len0 + ((j + q1) >> 1) : (j + q0) >> 1];
             }
         }
         LWT_SLIDE_SYNC();
@@ -319,3 +375,5 @@ LWT_SLIDE_FN void FN(slide_inverse)(const lwt_slide_geom *G, const lwt_step *ste
 }
 
 #undef SLIDE_ROW
+#undef SLIDE_MAXT
+#undef SLIDE_UNROLL

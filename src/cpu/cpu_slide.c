@@ -57,6 +57,12 @@ lwt_status lwt_cpu_slide2d(const lwt_plan *p, int level, int inverse, const void
         const double kb = ((b & 1) ? s->kd : s->ka) * ((b & 2) ? s->kd : s->ka);
         k[b] = inverse ? 1.0 / kb : (b & 1) ? s->kd : s->ka;
     }
+    int *tab = malloc(sizeof(int) * (size_t)g->iters * LWT_SLIDE_TAB(g));
+    if (!tab) {
+        free(g);
+        return LWT_ERR_OUT_OF_MEMORY;
+    }
+    lwt_slide_table(g, s->steps, tab);
     const long blocks = g->tiles[0] * g->tiles[1];
     const size_t ring_elems = (size_t)2 * (size_t)g->C * (size_t)g->RW;
     int nthreads = p->ctx && p->ctx->threads > 0 ? p->ctx->threads : 1;
@@ -81,21 +87,22 @@ lwt_status lwt_cpu_slide2d(const lwt_plan *p, int level, int inverse, const void
             if (p->desc.dtype == LWT_F64) {
                 if (inverse)
                     slide_inverse_f64(g, s->steps, taps, s->ach, s->sa, s->sd, k, (const double *const *)in,
-                                      in_stride, (double *)out[0], out_stride[0], ring, b, &th64);
+                                      in_stride, (double *)out[0], out_stride[0], ring, tab, b, &th64);
                 else
                     slide_forward_f64(g, s->steps, taps, s->ach, s->sa, s->sd, k, (const double *)in[0],
-                                      in_stride[0], (double *const *)out, out_stride, ring, b, &th64);
+                                      in_stride[0], (double *const *)out, out_stride, ring, tab, b, &th64);
             } else {
                 if (inverse)
                     slide_inverse_f32(g, s->steps, taps, s->ach, s->sa, s->sd, k, (const float *const *)in,
-                                      in_stride, (float *)out[0], out_stride[0], ring, b, &th32);
+                                      in_stride, (float *)out[0], out_stride[0], ring, tab, b, &th32);
                 else
                     slide_forward_f32(g, s->steps, taps, s->ach, s->sa, s->sd, k, (const float *)in[0],
-                                      in_stride[0], (float *const *)out, out_stride, ring, b, &th32);
+                                      in_stride[0], (float *const *)out, out_stride, ring, tab, b, &th32);
             }
         }
         free(ring);
     }
+    free(tab);
     free(g);
     return failed ? LWT_ERR_OUT_OF_MEMORY : LWT_OK;
 }

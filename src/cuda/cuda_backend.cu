@@ -32,6 +32,7 @@ struct cuda_plan_state {
     /* 2-D lifting plans: the sliding-window level of each level j (index
        2 (j - 1) + inverse), made at plan creation; NULL where it does not fit */
     lwt_slide_geom **slide;
+    int **slide_tab;         /* their schedules (lwt_slide_table), device memory */
 };
 
 struct cuda_call {
@@ -159,29 +160,23 @@ extern "C" lwt_status lwt_cuda_plan_init(lwt_plan *p)
     return plan_slides(p, st);
 }
 
-/* Which levels take the sliding-window kernel (docs/ALGORITHMS.md): every
- * 2-D lifting level whose ring fits in 100 KiB of shared memory (two blocks
- * per SM), unless the plan asks for RC. AUTO leaves out smooth and
- * antireflect, whose extrapolated halo is computed here before the column
- * lifting instead of after it as PyWavelets does (same value, other rounding,
- * amplified far beyond the maximum level). */
+/* The sliding-window kernel (LBB) runs the 2-D levels of plans that ask for
+ * LWT_ALGO_LIFTING_LBB, wherever its ring fits in 100 KiB of shared memory.
+ * AUTO keeps the separable passes: measured on the H200 (docs/PERFORMANCE.md,
+ * version 9) they are as fast for Haar and faster for longer schemes
+ * (CDF 9/7 16384^2, 4 levels: 4.7 vs 6.2 ms). */
 static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
 {
     const lwt_context *ctx = p->ctx;
     const lwt_algorithm algo = p->desc.algorithm;
-    if (st->slide)
-        for (int i = 0; i < 2 * p->levels; i++)
-            free(st->slide[i]);
-    free(st->slide);
-    st->slide = NULL;
-    if (p->ndim != 2 || p->direct || algo == LWT_ALGO_LIFTING_RC)
-        return LWT_OK;
-    if (algo != LWT_ALGO_LIFTING_LBB && (p->desc.mode == LWT_MODE_SMOOTH || p->desc.mode == LWT_MODE_ANTIREFLECT))
+    free_slides(p, st);
+    if (p->ndim != 2 || p->direct || algo != LWT_ALGO_LIFTING_LBB)
         return LWT_OK;
     int sms = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, p->device));
     st->slide = (lwt_slide_geom **)calloc((size_t)2 * p->levels, sizeof *st->slide);
-    if (!st->slide)
+    st->slide_tab = (int **)calloc((size_t)2 * p->levels, sizeof *st->slide_tab);
+    if (!st->slide || !st->slide_tab)
         return LWT_ERR_OUT_OF_MEMORY;
     const size_t es = p->desc.dtype == LWT_F32 && st->dev.f32_in_float ? 4 : 8;
     const lwt_scheme *s = &p->wavelet.scheme;
@@ -191,12 +186,25 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
             if (!g)
                 return LWT_ERR_OUT_OF_MEMORY;
             const size_t *in = p->sizes[j - 1], *nc = p->sizes[j];
-            const size_t taps_bytes = (size_t)(s->ntaps_total + 2) * es;
-            if (lwt_slide_plan(g, s, p->desc.mode, p->fb.length, inv, (long)in[0], (long)in[1], (long)nc[0],
-                               (long)nc[1], es, 100 * 1024 - taps_bytes, 8L * sms))
-                st->slide[2 * (j - 1) + inv] = g;
-            else
+            const size_t taps_bytes = (size_t)(s->ntaps_total + 2) * es + 4096; /* + the schedule */
+            if (!lwt_slide_plan(g, s, p->desc.mode, p->fb.length, inv, (long)in[0], (long)in[1], (long)nc[0],
+                                (long)nc[1], es, 100 * 1024 - taps_bytes, 8L * sms)) {
                 free(g);
+                continue;
+            }
+            const size_t tab_bytes = sizeof(int) * (size_t)g->iters * LWT_SLIDE_TAB(g);
+            int *tab = (int *)malloc(tab_bytes);
+            if (!tab) {
+                free(g);
+                return LWT_ERR_OUT_OF_MEMORY;
+            }
+            lwt_slide_table(g, s->steps, tab);
+            st->slide[2 * (j - 1) + inv] = g;
+            cudaError_t e = cudaMalloc(&st->slide_tab[2 * (j - 1) + inv], tab_bytes);
+            if (e == cudaSuccess)
+                e = cudaMemcpy(st->slide_tab[2 * (j - 1) + inv], tab, tab_bytes, cudaMemcpyHostToDevice);
+            free(tab);
+            CK(e);
         }
     return LWT_OK;
 }
@@ -210,11 +218,8 @@ extern "C" void lwt_cuda_plan_free(lwt_plan *p)
     cudaGetDevice(&cur);
     cudaSetDevice(p->device);
     cudaFree(st->table);
+    free_slides(p, st);
     cudaSetDevice(cur);
-    if (st->slide)
-        for (int i = 0; i < 2 * p->levels; i++)
-            free(st->slide[i]);
-    free(st->slide);
     free(st);
     p->cuda = NULL;
 }
@@ -293,7 +298,7 @@ static lwt_status cuda_fused2d(void *bctx, int level, int inverse, const void *c
     const lwt_slide_geom *g = st->slide ? st->slide[2 * (level - 1) + inverse] : NULL;
     if (!g)
         return LWT_ERR_UNSUPPORTED;
-    CK(lwt_cuda_slide2d(g, &st->dev, p->wavelet.scheme.ntaps_total, p->desc.dtype, in, in_stride, out, out_stride,
+    CK(lwt_cuda_slide2d(g, st->slide_tab[2 * (level - 1) + inverse], &st->dev, p->wavelet.scheme.ntaps_total, p->desc.dtype, in, in_stride, out, out_stride,
                         call->stream));
     return LWT_OK;
 }

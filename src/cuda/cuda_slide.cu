@@ -54,19 +54,23 @@ struct slide_io {
 struct slide_scheme {
     const lwt_step *steps;
     const double *taps;
+    const int *tab; /* the block schedule (lwt_slide_table), device memory */
     int ntaps_total, ach;
     long sa, sd;
 };
 
 #define SLIDE_KERNEL(SUF, REAL_T, WREAL_T)                                                                          \
-    __global__ void __launch_bounds__(SLIDE_THREADS) slide_kernel_##SUF(const lwt_slide_geom G,                   \
-                                                                        const slide_scheme sc, const slide_io io) \
+    __global__ void __launch_bounds__(SLIDE_THREADS, 4) slide_kernel_##SUF(const __grid_constant__ lwt_slide_geom G,  \
+                                              const __grid_constant__ slide_scheme sc, const __grid_constant__ slide_io io) \
     {                                                                                                             \
         extern __shared__ unsigned char smem_raw[];                                                               \
         WREAL_T *taps = reinterpret_cast<WREAL_T *>(smem_raw);                                                    \
         WREAL_T *ring = taps + ((sc.ntaps_total + 1) & ~1);                                                       \
+        int *tab = reinterpret_cast<int *>(ring + (size_t)2 * G.C * G.RW);                                        \
         for (int i = threadIdx.x; i < sc.ntaps_total; i += blockDim.x)                                            \
             taps[i] = (WREAL_T)sc.taps[i];                                                                        \
+        for (int i = threadIdx.x; i < G.iters * LWT_SLIDE_TAB(&G); i += blockDim.x)                               \
+            tab[i] = sc.tab[i];                                                                                   \
         __syncthreads();                                                                                          \
         const slide_thr_##SUF th = {(int)(threadIdx.x % 32), 32, (int)(threadIdx.x / 32), (int)(blockDim.x / 32), \
                                     (int)threadIdx.x, (int)blockDim.x};                                           \
@@ -75,12 +79,12 @@ struct slide_scheme {
             const REAL_T *const src[4] = {(const REAL_T *)io.in[0], (const REAL_T *)io.in[1],                     \
                                           (const REAL_T *)io.in[2], (const REAL_T *)io.in[3]};                    \
             slide_inverse_##SUF(&G, sc.steps, taps, sc.ach, sc.sa, sc.sd, kk, src, io.in_stride,                  \
-                                (REAL_T *)io.out[0], io.out_stride[0], ring, (long)blockIdx.x, &th);              \
+                                (REAL_T *)io.out[0], io.out_stride[0], ring, tab, (long)blockIdx.x, &th);              \
         } else {                                                                                                  \
             REAL_T *const dst[4] = {(REAL_T *)io.out[0], (REAL_T *)io.out[1], (REAL_T *)io.out[2],                \
                                     (REAL_T *)io.out[3]};                                                         \
             slide_forward_##SUF(&G, sc.steps, taps, sc.ach, sc.sa, sc.sd, kk, (const REAL_T *)io.in[0],           \
-                                io.in_stride[0], dst, io.out_stride, ring, (long)blockIdx.x, &th);                \
+                                io.in_stride[0], dst, io.out_stride, ring, tab, (long)blockIdx.x, &th);                \
         }                                                                                                         \
     }
 
@@ -105,16 +109,18 @@ cudaError_t launch(K kernel, const lwt_slide_geom &g, const slide_scheme &sc, co
 
 size_t lwt_cuda_slide_smem(const lwt_slide_geom *g, int ntaps_total, size_t es)
 {
-    return ((size_t)((ntaps_total + 1) & ~1) + (size_t)2 * g->C * g->RW) * es;
+    return ((size_t)((ntaps_total + 1) & ~1) + (size_t)2 * g->C * g->RW) * es +
+           sizeof(int) * (size_t)g->iters * LWT_SLIDE_TAB(g);
 }
 
-cudaError_t lwt_cuda_slide2d(const lwt_slide_geom *g, const lwt_dev_scheme *dev, int ntaps_total, lwt_dtype dtype,
-                             const void *const in[4], const size_t in_stride[4], void *const out[4],
+cudaError_t lwt_cuda_slide2d(const lwt_slide_geom *g, const int *d_tab, const lwt_dev_scheme *dev, int ntaps_total,
+                             lwt_dtype dtype, const void *const in[4], const size_t in_stride[4], void *const out[4],
                              const size_t out_stride[4], cudaStream_t stream)
 {
     slide_scheme sc;
     sc.steps = dev->steps;
     sc.taps = dev->taps;
+    sc.tab = d_tab;
     sc.ntaps_total = ntaps_total;
     sc.ach = dev->ach;
     sc.sa = dev->sa;
