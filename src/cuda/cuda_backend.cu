@@ -165,6 +165,20 @@ extern "C" lwt_status lwt_cuda_plan_init(lwt_plan *p)
  * AUTO keeps the separable passes: measured on the H200 (docs/PERFORMANCE.md,
  * version 9) they are as fast for Haar and faster for longer schemes
  * (CDF 9/7 16384^2, 4 levels: 4.7 vs 6.2 ms). */
+static void free_slides(const lwt_plan *p, cuda_plan_state *st)
+{
+    for (int i = 0; i < 2 * p->levels; i++) {
+        if (st->slide)
+            free(st->slide[i]);
+        if (st->slide_tab)
+            cudaFree(st->slide_tab[i]);
+    }
+    free(st->slide);
+    free(st->slide_tab);
+    st->slide = NULL;
+    st->slide_tab = NULL;
+}
+
 static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
 {
     const lwt_context *ctx = p->ctx;
