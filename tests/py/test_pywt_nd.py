@@ -255,7 +255,40 @@ def test_unaligned():
                                                                           shape, inv), cs + " inverse", "unaligned")
 
 
+def test_sliding_window():
+    """2-D plans with LWT_ALGO_LIFTING_LBB (the sliding-window level, the block body the CUDA
+    kernel runs, executed on the CPU) against PyWavelets with the same bounds."""
+    cases = [(w, mode, shape) for w in WAVELETS if w != "dmey" for mode in R.modes()
+             for shape in [(13, 8), (31, 17), (64, 40), (300, 71)]]
+    if QUICK:
+        cases = cases[::7]
+    for w, mode, shape in cases:
+        x = f32r(rng.standard_normal(shape))
+        lmax = R.max_level(shape, w)
+        for level in sorted(set([1, max(1, lmax), lmax + 1])):
+            if R.raises(shape, w, mode, level):
+                continue
+            ref, slices = R.ref_forward(x, w, mode, level)
+            inv = R.ref_inverse(f32r(ref), slices, w, mode, shape)
+            for dt in DTYPES:
+                cs = case_str("sliding window", w, mode, shape, level, lmax, dt)
+                try:
+                    p = lw.Plan(ctx, w, shape, level, mode, dt, algorithm=lw.LWT_ALGO_LIFTING_LBB)
+                except lw.LwtError as e:
+                    # no lifting scheme within the bound for this dtype: the convolution path, not ours
+                    chk.check(e.status == lw.LWT_ERR_ACCURACY, "%s: %s" % (cs, e))
+                    continue
+                with p:
+                    key = "lbb/%s/%s" % (w, np.dtype(dt).name)
+                    chk.error_within(R.rel_err(p.forward(x.astype(dt)), ref, x),
+                                     R.forward_bound(w, dt, x, mode, level, ref), cs + " forward", key)
+                    chk.error_within(R.rel_err(p.inverse(f32r(ref).astype(dt)), inv, f32r(ref)),
+                                     R.inverse_bound(w, dt, f32r(ref), slices, mode, shape, inv),
+                                     cs + " inverse", key)
+
+
 chk.run("wavelets x modes x shapes x levels", sweep)
+chk.run("sliding-window 2-D levels (LWT_ALGO_LIFTING_LBB)", test_sliding_window)
 chk.run("unaligned buffers", test_unaligned)
 chk.run("batch items == single plans", test_batch_consistency)
 chk.run("larger arrays", test_larger)
