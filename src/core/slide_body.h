@@ -88,6 +88,20 @@ SLIDE_UNROLL
     }
 }
 
+/* every vertical step's rows of one iteration (ti: its schedule row) */
+LWT_SLIDE_FN void FN(slide_vsteps)(WREAL *ring, const lwt_slide_geom *G, const lwt_step *steps, const WREAL *taps,
+                                   const int *ti, const FN(slide_thr) *th)
+{
+    for (int k = 0; k < G->nsteps; k++) {
+        const long f = ti[8 + 2 * k], e = ti[9 + 2 * k];
+        if (e <= f)
+            continue; /* the same for every thread: no barrier needed */
+        const lwt_step st = steps[lwt_slide_step_index(G, k)];
+        FN(slide_vstep)(ring, G, &st, taps + st.first, f, e, G->inverse, th);
+        LWT_SLIDE_SYNC();
+    }
+}
+
 /* row r of a list of rows: [a0, a1) of channel 0, then [b0, b1) of channel 1 */
 LWT_SLIDE_FN WREAL *FN(slide_list_row)(WREAL *ring, const lwt_slide_geom *G, long r, long a0, long a1, long b0,
                                        int *c)
@@ -207,14 +221,7 @@ LWT_SLIDE_FN void FN(slide_forward)(const lwt_slide_geom *G, const lwt_step *ste
         }
         LWT_SLIDE_SYNC();
         /* 2. vertical steps as far as the loaded rows allow */
-        for (int k = 0; k < G->nsteps; k++) {
-            const long f = ti[8 + 2 * k], e = ti[9 + 2 * k];
-            if (e <= f)
-                continue; /* the same for every thread: no barrier needed */
-            const lwt_step st = steps[lwt_slide_step_index(G, k)];
-            FN(slide_vstep)(ring, G, &st, taps + st.first, f, e, 0, th);
-            LWT_SLIDE_SYNC();
-        }
+        FN(slide_vsteps)(ring, G, steps, taps, ti, th);
         /* 3. rows no vertical step needs any more: along the row, then out */
         const long e0[2] = {ti[4], ti[6]}, e1[2] = {ti[5], ti[7]};
         const long nrows = (e1[0] - e0[0]) + (e1[1] - e0[1]);
@@ -344,14 +351,7 @@ LWT_SLIDE_FN void FN(slide_inverse)(const lwt_slide_geom *G, const lwt_step *ste
         /* 2. along the new rows (inverse), then 3. the vertical inverse steps */
         if (r1[0] > r0[0] || r1[1] > r0[1])
             FN(slide_hsteps)(ring, G, steps, taps, r0[0], r1[0], r0[1], r1[1], th);
-        for (int k = 0; k < G->nsteps; k++) {
-            const long f = ti[8 + 2 * k], e = ti[9 + 2 * k];
-            if (e <= f)
-                continue;
-            const lwt_step st = steps[lwt_slide_step_index(G, k)];
-            FN(slide_vstep)(ring, G, &st, taps + st.first, f, e, 1, th);
-            LWT_SLIDE_SYNC();
-        }
+        FN(slide_vsteps)(ring, G, steps, taps, ti, th);
         /* 4. finished sample rows out, columns back in order */
         const long e0[2] = {ti[4], ti[6]}, e1[2] = {ti[5], ti[7]};
         const long nrows = (e1[0] - e0[0]) + (e1[1] - e0[1]);
