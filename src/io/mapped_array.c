@@ -19,7 +19,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,25 +44,6 @@
 static const double empty_data[1];
 
 /* ------------------------------------------------------------ small helpers */
-
-static int fail(char *err, size_t errlen, const char *path, const char *fmt, ...)
-{
-    if (err && errlen > 0) {
-        int n = snprintf(err, errlen, "%s: ", path ? path : "(null)");
-        if (n < 0)
-            n = 0;
-        if ((size_t)n < errlen) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-            va_end(ap);
-        }
-        for (char *c = err; *c; c++) /* one line, whatever the path holds */
-            if (*c == '\n' || *c == '\r')
-                *c = ' ';
-    }
-    return -1;
-}
 
 static int host_is_little_endian(void)
 {
@@ -156,7 +136,7 @@ static int check_space(int fd, uintmax_t bytes, const char *path, const char *wh
     uintmax_t frsize = (uintmax_t)vs.f_frsize;
     avail = avail > UINTMAX_MAX / frsize ? UINTMAX_MAX : avail * frsize;
     if (bytes > avail)
-        return fail(err, errlen, path,
+        return lwt__npy_fail(err, errlen, path,
                     "not enough disk space for %s: needs %ju bytes, the file system has %ju free",
                     what, bytes, avail);
     return 0;
@@ -169,19 +149,19 @@ static int open_regular(const char *path, int *fdout, uintmax_t *size, char *err
     /* O_NONBLOCK: a FIFO must not block the open; it is refused below. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return fail(err, errlen, path, "cannot open: %s", strerror(errno));
+        return lwt__npy_fail(err, errlen, path, "cannot open: %s", strerror(errno));
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
-        return fail(err, errlen, path, "cannot stat: %s", strerror(e));
+        return lwt__npy_fail(err, errlen, path, "cannot stat: %s", strerror(e));
     }
     if (S_ISDIR(st.st_mode)) {
         close(fd);
-        return fail(err, errlen, path, "is a directory, not an array file");
+        return lwt__npy_fail(err, errlen, path, "is a directory, not an array file");
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return fail(err, errlen, path,
+        return lwt__npy_fail(err, errlen, path,
                     "not a regular file (a pipe or device cannot be memory-mapped; drop --stream)");
     }
     *fdout = fd;
@@ -199,12 +179,12 @@ static int map_data_read(int fd, const char *path, uintmax_t data_off, lwt_dtype
     out->path = dup_string(path);
     if (!out->path) {
         close(fd);
-        return fail(err, errlen, path, "out of memory");
+        return lwt__npy_fail(err, errlen, path, "out of memory");
     }
     out->fd = fd;
     if (nbytes > 0 && data_off % elsize != 0) {
         lwt_map_close(out);
-        return fail(err, errlen, path,
+        return lwt__npy_fail(err, errlen, path,
                     "data starts at byte %ju, not a multiple of the %zu-byte element size, so it "
                     "cannot be used in place: rewrite the file (numpy.save aligns it) or drop "
                     "--stream",
@@ -215,13 +195,13 @@ static int map_data_read(int fd, const char *path, uintmax_t data_off, lwt_dtype
         size_t lead = (size_t)(data_off - start);
         if (nbytes > SIZE_MAX - lead) {
             lwt_map_close(out);
-            return fail(err, errlen, path, "array too large to map (%zu bytes)", nbytes);
+            return lwt__npy_fail(err, errlen, path, "array too large to map (%zu bytes)", nbytes);
         }
         void *p = mmap(NULL, lead + nbytes, PROT_READ, MAP_SHARED, fd, (off_t)start);
         if (p == MAP_FAILED) {
             int e = errno;
             lwt_map_close(out);
-            return fail(err, errlen, path, "cannot map %zu bytes: %s", lead + nbytes, strerror(e));
+            return lwt__npy_fail(err, errlen, path, "cannot map %zu bytes: %s", lead + nbytes, strerror(e));
         }
         out->map = p;
         out->map_len = lead + nbytes;
@@ -256,41 +236,41 @@ int lwt_map_npy_read(const char *path, lwt_mapped *out, char *err, size_t errlen
     if (err && errlen > 0)
         err[0] = '\0';
     if (!path || !out)
-        return fail(err, errlen, path, "lwt_map_npy_read: invalid argument");
+        return lwt__npy_fail(err, errlen, path, "lwt_map_npy_read: invalid argument");
     if (open_regular(path, &fd, &fsize, err, errlen))
         return -1;
 
     /* preamble: the same checks and messages as npy_read */
     got = pread_fully(fd, pre, sizeof pre, 0);
     if (got < 0) {
-        fail(err, errlen, path, "read error: %s", strerror(errno));
+        lwt__npy_fail(err, errlen, path, "read error: %s", strerror(errno));
         goto bad;
     }
     if (lwt__npy_parse_preamble(pre, (size_t)got, NULL, NULL, &fsize, &prelen, &hlen, msg,
                                 sizeof msg)) {
-        fail(err, errlen, path, "%s", msg);
+        lwt__npy_fail(err, errlen, path, "%s", msg);
         goto bad;
     }
 
     /* header dict */
     htext = malloc(hlen + 1);
     if (!htext) {
-        fail(err, errlen, path, "out of memory reading the header");
+        lwt__npy_fail(err, errlen, path, "out of memory reading the header");
         goto bad;
     }
     got = pread_fully(fd, htext, hlen, (off_t)prelen);
     if (got < 0) {
-        fail(err, errlen, path, "read error: %s", strerror(errno));
+        lwt__npy_fail(err, errlen, path, "read error: %s", strerror(errno));
         goto bad;
     }
     if ((size_t)got < hlen) { /* shrank since fstat */
-        fail(err, errlen, path, "truncated header: header length is %zu bytes, file has %zd",
+        lwt__npy_fail(err, errlen, path, "truncated header: header length is %zu bytes, file has %zd",
              hlen, got);
         goto bad;
     }
     htext[hlen] = '\0';
     if (lwt__npy_parse_header(htext, hlen, &hi, msg, sizeof msg)) {
-        fail(err, errlen, path, "%s", msg);
+        lwt__npy_fail(err, errlen, path, "%s", msg);
         goto bad;
     }
     free(htext);
@@ -299,7 +279,7 @@ int lwt_map_npy_read(const char *path, lwt_mapped *out, char *err, size_t errlen
     /* only what can be used in place */
     if (hi.swap) {
         int big = host_is_little_endian();
-        fail(err, errlen, path,
+        lwt__npy_fail(err, errlen, path,
              "data is stored %s-endian; --stream maps the data in place and needs this "
              "machine's byte order: convert it (numpy: np.save(path, a.astype('%c%s'))) or "
              "drop --stream",
@@ -312,14 +292,14 @@ int lwt_map_npy_read(const char *path, lwt_mapped *out, char *err, size_t errlen
     if (lwt__npy_shape_count(hi.ndim, hi.shape, &count) || count > SIZE_MAX / elsize) {
         char shown[NPY_MAX_DIMS * 22 + 4];
         lwt__npy_format_shape(shown, sizeof shown, hi.ndim, hi.shape);
-        fail(err, errlen, path, "array size overflows: shape %s of %s is more than %zu bytes",
+        lwt__npy_fail(err, errlen, path, "array size overflows: shape %s of %s is more than %zu bytes",
              shown, dtype_name(hi.dtype), SIZE_MAX);
         goto bad;
     }
     /* Fortran order with at most one axis longer than 1 (and empty arrays)
        is laid out exactly like C order. */
     if (hi.fortran && sq >= 2 && count > 0) {
-        fail(err, errlen, path,
+        lwt__npy_fail(err, errlen, path,
              "stored in Fortran order; --stream maps the data in place and needs C order: "
              "convert it (numpy: np.save(path, np.ascontiguousarray(a))) or drop --stream");
         goto bad;
@@ -327,7 +307,7 @@ int lwt_map_npy_read(const char *path, lwt_mapped *out, char *err, size_t errlen
     {
         uintmax_t avail = fsize - prelen - hlen, nbytes = (uintmax_t)count * elsize;
         if (avail < nbytes) {
-            fail(err, errlen, path, "truncated: header says %ju bytes of data, file has %ju",
+            lwt__npy_fail(err, errlen, path, "truncated: header says %ju bytes of data, file has %ju",
                  nbytes, avail);
             goto bad;
         }
@@ -353,24 +333,24 @@ int lwt_map_raw_read(const char *path, lwt_dtype dtype, int ndim, const size_t *
     if (err && errlen > 0)
         err[0] = '\0';
     if (!path || !out)
-        return fail(err, errlen, path, "lwt_map_raw_read: invalid argument");
+        return lwt__npy_fail(err, errlen, path, "lwt_map_raw_read: invalid argument");
     if (dtype != LWT_F32 && dtype != LWT_F64)
-        return fail(err, errlen, path, "lwt_map_raw_read: invalid dtype %d", (int)dtype);
+        return lwt__npy_fail(err, errlen, path, "lwt_map_raw_read: invalid dtype %d", (int)dtype);
     if (ndim < 0 || ndim > NPY_MAX_DIMS)
-        return fail(err, errlen, path, "lwt_map_raw_read: invalid ndim %d (0..%d)", ndim,
+        return lwt__npy_fail(err, errlen, path, "lwt_map_raw_read: invalid ndim %d (0..%d)", ndim,
                     NPY_MAX_DIMS);
     if (ndim > 0 && !shape)
-        return fail(err, errlen, path, "lwt_map_raw_read: shape is NULL");
+        return lwt__npy_fail(err, errlen, path, "lwt_map_raw_read: shape is NULL");
     elsize = dtype == LWT_F32 ? 4 : 8;
     lwt__npy_format_shape(shown, sizeof shown, ndim, shape);
     if (lwt__npy_shape_count(ndim, shape, &count) || count > SIZE_MAX / elsize)
-        return fail(err, errlen, path, "array size overflows: shape %s of %s is more than %zu bytes",
+        return lwt__npy_fail(err, errlen, path, "array size overflows: shape %s of %s is more than %zu bytes",
                     shown, dtype_name(dtype), SIZE_MAX);
     if (open_regular(path, &fd, &fsize, err, errlen))
         return -1;
     if (fsize < (uintmax_t)offset_bytes) {
         close(fd);
-        return fail(err, errlen, path,
+        return lwt__npy_fail(err, errlen, path,
                     "size mismatch: the offset of %zu bytes is past the end of the file (%ju "
                     "bytes); shape %s of %s needs %ju bytes after it",
                     offset_bytes, fsize, shown, dtype_name(dtype), (uintmax_t)count * elsize);
@@ -379,11 +359,11 @@ int lwt_map_raw_read(const char *path, lwt_dtype dtype, int ndim, const size_t *
     if (avail != (uintmax_t)count * elsize) {
         close(fd);
         if (offset_bytes)
-            return fail(err, errlen, path,
+            return lwt__npy_fail(err, errlen, path,
                         "size mismatch: shape %s of %s needs %ju bytes after the %zu-byte offset, "
                         "the file has %ju",
                         shown, dtype_name(dtype), (uintmax_t)count * elsize, offset_bytes, avail);
-        return fail(err, errlen, path, "size mismatch: shape %s of %s needs %ju bytes, the file has %ju",
+        return lwt__npy_fail(err, errlen, path, "size mismatch: shape %s of %s needs %ju bytes, the file has %ju",
                     shown, dtype_name(dtype), (uintmax_t)count * elsize, avail);
     }
     return map_data_read(fd, path, offset_bytes, dtype, ndim, shape, count, out, err, errlen);
@@ -405,62 +385,62 @@ int lwt_map_npy_create(const char *path, lwt_dtype dtype, int ndim, const size_t
     if (err && errlen > 0)
         err[0] = '\0';
     if (!path || !*path || !out)
-        return fail(err, errlen, path, "lwt_map_npy_create: invalid argument");
+        return lwt__npy_fail(err, errlen, path, "lwt_map_npy_create: invalid argument");
     if (dtype != LWT_F32 && dtype != LWT_F64)
-        return fail(err, errlen, path, "lwt_map_npy_create: invalid dtype %d", (int)dtype);
+        return lwt__npy_fail(err, errlen, path, "lwt_map_npy_create: invalid dtype %d", (int)dtype);
     if (ndim < 0 || ndim > NPY_MAX_DIMS)
-        return fail(err, errlen, path, "lwt_map_npy_create: invalid ndim %d (0..%d)", ndim,
+        return lwt__npy_fail(err, errlen, path, "lwt_map_npy_create: invalid ndim %d (0..%d)", ndim,
                     NPY_MAX_DIMS);
     if (ndim > 0 && !shape)
-        return fail(err, errlen, path, "lwt_map_npy_create: shape is NULL");
+        return lwt__npy_fail(err, errlen, path, "lwt_map_npy_create: shape is NULL");
     if (!host_is_little_endian())
-        return fail(err, errlen, path,
+        return lwt__npy_fail(err, errlen, path,
                     "a memory-mapped .npy output needs a little-endian machine; drop --stream");
     elsize = dtype == LWT_F32 ? 4 : 8;
     hdr = lwt__npy_build_header(header, sizeof header, dtype, ndim, shape);
     if (hdr == 0)
-        return fail(err, errlen, path, "lwt_map_npy_create: header too large");
+        return lwt__npy_fail(err, errlen, path, "lwt_map_npy_create: header too large");
     if (lwt__npy_shape_count(ndim, shape, &count) || count > (SIZE_MAX - hdr) / elsize ||
         (uintmax_t)(hdr + count * elsize) > off_max())
-        return fail(err, errlen, path, "array size overflows");
+        return lwt__npy_fail(err, errlen, path, "array size overflows");
     nbytes = count * elsize;
     total = hdr + nbytes;
 
     /* temporary sibling: <path>.tmp-<pid>-<n>, created exclusively */
     tmp = malloc(strlen(path) + 48);
     if (!tmp)
-        return fail(err, errlen, path, "out of memory");
+        return lwt__npy_fail(err, errlen, path, "out of memory");
     for (unsigned i = 0;; i++) {
         sprintf(tmp, "%s.tmp-%ld-%u", path, (long)getpid(), i);
         fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0)
             break;
         if (errno != EEXIST || i == 999) {
-            fail(err, errlen, path, "cannot create temporary file %s: %s", tmp,
+            lwt__npy_fail(err, errlen, path, "cannot create temporary file %s: %s", tmp,
                  errno == EEXIST ? "too many exist" : strerror(errno));
             free(tmp);
             return -1;
         }
     }
     if (pwrite_fully(fd, header, hdr, 0) != 0) {
-        fail(err, errlen, path, "cannot write the header of %s: %s", tmp, strerror(errno));
+        lwt__npy_fail(err, errlen, path, "cannot write the header of %s: %s", tmp, strerror(errno));
         goto bad;
     }
     if (check_space(fd, nbytes, path, "the output", err, errlen))
         goto bad;
     if (ftruncate(fd, (off_t)total) != 0) {
-        fail(err, errlen, path, "cannot extend %s to %zu bytes: %s", tmp, total, strerror(errno));
+        lwt__npy_fail(err, errlen, path, "cannot extend %s to %zu bytes: %s", tmp, total, strerror(errno));
         goto bad;
     }
     p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
-        fail(err, errlen, path, "cannot map %s (%zu bytes): %s", tmp, total, strerror(errno));
+        lwt__npy_fail(err, errlen, path, "cannot map %s (%zu bytes): %s", tmp, total, strerror(errno));
         goto bad;
     }
     out->path = dup_string(path);
     if (!out->path) {
         munmap(p, total);
-        fail(err, errlen, path, "out of memory");
+        lwt__npy_fail(err, errlen, path, "out of memory");
         goto bad;
     }
     out->dtype = dtype;
@@ -491,7 +471,7 @@ int lwt_map_commit(lwt_mapped *m, char *err, size_t errlen)
         err[0] = '\0';
     if (!m || !m->writable || !m->tmp_path || !m->path) {
         const char *p = m && m->path ? m->path : "(mapping)";
-        return fail(err, errlen, p, "lwt_map_commit: not an uncommitted lwt_map_npy_create mapping");
+        return lwt__npy_fail(err, errlen, p, "lwt_map_commit: not an uncommitted lwt_map_npy_create mapping");
     }
     if (m->map && msync(m->map, m->map_len, MS_SYNC) != 0) {
         what = "cannot write back";
@@ -517,7 +497,7 @@ int lwt_map_commit(lwt_mapped *m, char *err, size_t errlen)
         e = errno;
     }
     if (what) {
-        fail(err, errlen, m->path, "%s %s: %s", what, m->tmp_path, strerror(e));
+        lwt__npy_fail(err, errlen, m->path, "%s %s: %s", what, m->tmp_path, strerror(e));
         lwt_map_close(m); /* removes the temporary */
         return -1;
     }
@@ -556,14 +536,14 @@ int lwt_map_scratch(size_t bytes, const char *dir, lwt_mapped *out, char *err, s
     if (err && errlen > 0)
         err[0] = '\0';
     if (!out)
-        return fail(err, errlen, dir ? dir : "scratch", "lwt_map_scratch: invalid argument");
+        return lwt__npy_fail(err, errlen, dir ? dir : "scratch", "lwt_map_scratch: invalid argument");
     if (bytes == 0) {
         out->data = (void *)empty_data;
     } else if (!dir) {
         p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                  -1, 0);
         if (p == MAP_FAILED)
-            return fail(err, errlen, "scratch", "cannot map %zu bytes of memory: %s", bytes,
+            return lwt__npy_fail(err, errlen, "scratch", "cannot map %zu bytes of memory: %s", bytes,
                         strerror(errno));
         out->map = p;
         out->map_len = bytes;
@@ -572,14 +552,14 @@ int lwt_map_scratch(size_t bytes, const char *dir, lwt_mapped *out, char *err, s
         char *name;
         int fd;
         if ((uintmax_t)bytes > off_max())
-            return fail(err, errlen, dir, "scratch of %zu bytes is too large for a file", bytes);
+            return lwt__npy_fail(err, errlen, dir, "scratch of %zu bytes is too large for a file", bytes);
         name = malloc(strlen(dir) + sizeof "/.lwt-scratch-XXXXXX");
         if (!name)
-            return fail(err, errlen, dir, "out of memory");
+            return lwt__npy_fail(err, errlen, dir, "out of memory");
         sprintf(name, "%s/.lwt-scratch-XXXXXX", dir);
         fd = mkstemp(name);
         if (fd < 0) {
-            fail(err, errlen, dir, "cannot create a scratch file: %s", strerror(errno));
+            lwt__npy_fail(err, errlen, dir, "cannot create a scratch file: %s", strerror(errno));
             free(name);
             return -1;
         }
@@ -594,7 +574,7 @@ int lwt_map_scratch(size_t bytes, const char *dir, lwt_mapped *out, char *err, s
         if (ftruncate(fd, (off_t)bytes) != 0) {
             int e = errno;
             close(fd);
-            return fail(err, errlen, dir, "cannot extend a scratch file to %zu bytes: %s", bytes,
+            return lwt__npy_fail(err, errlen, dir, "cannot extend a scratch file to %zu bytes: %s", bytes,
                         strerror(e));
         }
         /* MAP_SHARED: dirty pages go back to the file, not to RAM or swap */
@@ -603,7 +583,7 @@ int lwt_map_scratch(size_t bytes, const char *dir, lwt_mapped *out, char *err, s
             int e = errno;
             close(fd); /* the mapping keeps the file alive */
             if (p == MAP_FAILED)
-                return fail(err, errlen, dir, "cannot map a scratch file of %zu bytes: %s", bytes,
+                return lwt__npy_fail(err, errlen, dir, "cannot map a scratch file of %zu bytes: %s", bytes,
                             strerror(e));
         }
         out->map = p;

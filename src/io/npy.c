@@ -49,7 +49,7 @@ static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
 /* ------------------------------------------------------------ small helpers */
 
-static int fail(char *err, size_t errlen, const char *path, const char *fmt, ...)
+int lwt__npy_fail(char *err, size_t errlen, const char *path, const char *fmt, ...)
 {
     if (err && errlen > 0) {
         int n = snprintf(err, errlen, "%s: ", path ? path : "(null)");
@@ -698,17 +698,17 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen)
     if (err && errlen > 0)
         err[0] = '\0';
     if (!path || !out)
-        return fail(err, errlen, path, "npy_read: invalid argument");
+        return lwt__npy_fail(err, errlen, path, "npy_read: invalid argument");
 
     f = fopen(path, "rb");
     if (!f)
-        return fail(err, errlen, path, "cannot open: %s", strerror(errno));
+        return lwt__npy_fail(err, errlen, path, "cannot open: %s", strerror(errno));
     if (fstat(fileno(f), &st) != 0) {
-        fail(err, errlen, path, "cannot stat: %s", strerror(errno));
+        lwt__npy_fail(err, errlen, path, "cannot stat: %s", strerror(errno));
         goto done;
     }
     if (S_ISDIR(st.st_mode)) {
-        fail(err, errlen, path, "is a directory, not a .npy file");
+        lwt__npy_fail(err, errlen, path, "is a directory, not a .npy file");
         goto done;
     }
     regular = S_ISREG(st.st_mode);
@@ -718,34 +718,34 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen)
     /* preamble */
     got = read_fully(f, pre, 10);
     if (ferror(f)) {
-        fail(err, errlen, path, "read error: %s", strerror(errno));
+        lwt__npy_fail(err, errlen, path, "read error: %s", strerror(errno));
         goto done;
     }
     if (lwt__npy_parse_preamble(pre, got, read_more_preamble, f, regular ? &fsize : NULL,
                                 &prelen, &hlen, msg, sizeof msg)) {
-        fail(err, errlen, path, "%s", msg);
+        lwt__npy_fail(err, errlen, path, "%s", msg);
         goto done;
     }
 
     /* header */
     htext = malloc(hlen + 1);
     if (!htext) {
-        fail(err, errlen, path, "out of memory reading the header");
+        lwt__npy_fail(err, errlen, path, "out of memory reading the header");
         goto done;
     }
     got = read_fully(f, htext, hlen);
     if (ferror(f)) {
-        fail(err, errlen, path, "read error: %s", strerror(errno));
+        lwt__npy_fail(err, errlen, path, "read error: %s", strerror(errno));
         goto done;
     }
     if (got < hlen) {
-        fail(err, errlen, path, "truncated header: header length is %zu bytes, file has %zu",
+        lwt__npy_fail(err, errlen, path, "truncated header: header length is %zu bytes, file has %zu",
              hlen, got);
         goto done;
     }
     htext[hlen] = '\0';
     if (lwt__npy_parse_header(htext, hlen, &hi, msg, sizeof msg)) {
-        fail(err, errlen, path, "%s", msg);
+        lwt__npy_fail(err, errlen, path, "%s", msg);
         goto done;
     }
 
@@ -754,7 +754,7 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen)
     if (lwt__npy_shape_count(hi.ndim, hi.shape, &count) || count > SIZE_MAX / elsize) {
         char shown[NPY_MAX_DIMS * 22 + 4];
         lwt__npy_format_shape(shown, sizeof shown, hi.ndim, hi.shape);
-        fail(err, errlen, path, "array size overflows: shape %s of %s is more than %zu bytes",
+        lwt__npy_fail(err, errlen, path, "array size overflows: shape %s of %s is more than %zu bytes",
              shown, elsize == 4 ? "float32" : "float64", SIZE_MAX);
         goto done;
     }
@@ -764,20 +764,20 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen)
     if (regular) {
         uintmax_t avail = fsize - prelen - hlen;
         if (avail < nbytes) {
-            fail(err, errlen, path, "truncated: header says %zu bytes of data, file has %ju",
+            lwt__npy_fail(err, errlen, path, "truncated: header says %zu bytes of data, file has %ju",
                  nbytes, avail);
             goto done;
         }
         data = malloc(nbytes ? nbytes : 1);
         if (!data) {
-            fail(err, errlen, path, "out of memory: cannot allocate %zu bytes", nbytes);
+            lwt__npy_fail(err, errlen, path, "out of memory: cannot allocate %zu bytes", nbytes);
             goto done;
         }
         if (transpose) {
             int oom;
             got = read_fortran(f, data, elsize, sqdim, sq, hi.swap, &oom);
             if (oom) {
-                fail(err, errlen, path, "out of memory: cannot allocate a transpose buffer");
+                lwt__npy_fail(err, errlen, path, "out of memory: cannot allocate a transpose buffer");
                 goto done;
             }
         } else {
@@ -805,16 +805,16 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen)
             cap = ncap;
         }
         if (!data) {
-            fail(err, errlen, path, "out of memory: cannot allocate %zu bytes", nbytes);
+            lwt__npy_fail(err, errlen, path, "out of memory: cannot allocate %zu bytes", nbytes);
             goto done;
         }
     }
     if (ferror(f)) {
-        fail(err, errlen, path, "read error: %s", strerror(errno));
+        lwt__npy_fail(err, errlen, path, "read error: %s", strerror(errno));
         goto done;
     }
     if (got < nbytes) {
-        fail(err, errlen, path, "truncated: header says %zu bytes of data, file has %zu", nbytes,
+        lwt__npy_fail(err, errlen, path, "truncated: header says %zu bytes of data, file has %zu", nbytes,
              got);
         goto done;
     }
@@ -826,7 +826,7 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen)
         if (transpose) {
             void *c = malloc(nbytes);
             if (!c) {
-                fail(err, errlen, path,
+                lwt__npy_fail(err, errlen, path,
                      "out of memory: cannot allocate %zu bytes for the transpose", nbytes);
                 goto done;
             }
@@ -962,31 +962,31 @@ int npy_write(const char *path, lwt_dtype dtype, int ndim, const size_t *shape,
     if (err && errlen > 0)
         err[0] = '\0';
     if (!path || !*path)
-        return fail(err, errlen, path, "npy_write: empty path");
+        return lwt__npy_fail(err, errlen, path, "npy_write: empty path");
     if (dtype != LWT_F32 && dtype != LWT_F64)
-        return fail(err, errlen, path, "npy_write: invalid dtype %d", (int)dtype);
+        return lwt__npy_fail(err, errlen, path, "npy_write: invalid dtype %d", (int)dtype);
     if (ndim < 0 || ndim > NPY_MAX_DIMS)
-        return fail(err, errlen, path, "npy_write: invalid ndim %d (0..%d)", ndim, NPY_MAX_DIMS);
+        return lwt__npy_fail(err, errlen, path, "npy_write: invalid ndim %d (0..%d)", ndim, NPY_MAX_DIMS);
     if (ndim > 0 && !shape)
-        return fail(err, errlen, path, "npy_write: shape is NULL");
+        return lwt__npy_fail(err, errlen, path, "npy_write: shape is NULL");
     elsize = dtype == LWT_F32 ? 4 : 8;
     if (lwt__npy_shape_count(ndim, shape, &count) || count > SIZE_MAX / elsize)
-        return fail(err, errlen, path, "npy_write: array size overflows");
+        return lwt__npy_fail(err, errlen, path, "npy_write: array size overflows");
     nbytes = count * elsize;
     if (count > 0 && !data)
-        return fail(err, errlen, path, "npy_write: data is NULL");
+        return lwt__npy_fail(err, errlen, path, "npy_write: data is NULL");
     hdr = lwt__npy_build_header(header, sizeof header, dtype, ndim, shape);
     if (hdr == 0)
-        return fail(err, errlen, path, "npy_write: header too large");
+        return lwt__npy_fail(err, errlen, path, "npy_write: header too large");
 
     tmp = malloc(strlen(path) + sizeof ".tmp.XXXXXX");
     if (!tmp)
-        return fail(err, errlen, path, "out of memory");
+        return lwt__npy_fail(err, errlen, path, "out of memory");
     strcpy(tmp, path);
     strcat(tmp, ".tmp.XXXXXX");
     fd = mkstemp(tmp);
     if (fd < 0) {
-        fail(err, errlen, path, "cannot create temporary file %s: %s", tmp, strerror(errno));
+        lwt__npy_fail(err, errlen, path, "cannot create temporary file %s: %s", tmp, strerror(errno));
         free(tmp);
         return -1;
     }
@@ -995,7 +995,7 @@ int npy_write(const char *path, lwt_dtype dtype, int ndim, const size_t *shape,
     (void)fchmod(fd, 0666 & ~current_umask());
     f = fdopen(fd, "wb");
     if (!f) {
-        fail(err, errlen, path, "cannot open %s: %s", tmp, strerror(errno));
+        lwt__npy_fail(err, errlen, path, "cannot open %s: %s", tmp, strerror(errno));
         goto done;
     }
     fd = -1; /* owned by f now */
@@ -1010,7 +1010,7 @@ int npy_write(const char *path, lwt_dtype dtype, int ndim, const size_t *shape,
         size_t chunk = (size_t)1 << 20, off;
         unsigned char *scratch = malloc(chunk);
         if (!scratch) {
-            fail(err, errlen, path, "out of memory");
+            lwt__npy_fail(err, errlen, path, "out of memory");
             goto done;
         }
         for (off = 0; off < nbytes; off += chunk) {
@@ -1027,7 +1027,7 @@ int npy_write(const char *path, lwt_dtype dtype, int ndim, const size_t *shape,
     if (fflush(f) != 0)
         goto write_error;
     if (fsync(fileno(f)) != 0) {
-        fail(err, errlen, path, "cannot sync %s: %s", tmp, strerror(errno));
+        lwt__npy_fail(err, errlen, path, "cannot sync %s: %s", tmp, strerror(errno));
         goto done;
     }
     {
@@ -1037,7 +1037,7 @@ int npy_write(const char *path, lwt_dtype dtype, int ndim, const size_t *shape,
             goto write_error;
     }
     if (rename(tmp, path) != 0) {
-        fail(err, errlen, path, "cannot rename %s into place: %s", tmp, strerror(errno));
+        lwt__npy_fail(err, errlen, path, "cannot rename %s into place: %s", tmp, strerror(errno));
         goto done;
     }
     lwt__npy_fsync_parent_dir(path);
@@ -1045,7 +1045,7 @@ int npy_write(const char *path, lwt_dtype dtype, int ndim, const size_t *shape,
     goto done;
 
 write_error:
-    fail(err, errlen, path, "write error on %s: %s", tmp, strerror(errno ? errno : EIO));
+    lwt__npy_fail(err, errlen, path, "write error on %s: %s", tmp, strerror(errno ? errno : EIO));
 done:
     if (f)
         fclose(f);

@@ -23,6 +23,10 @@ extern "C" {
 /* Large enough for any header lwt__npy_build_header makes (NPY_MAX_DIMS dims). */
 #define NPY_HEADER_BUF (NPY_MAX_DIMS * 24 + 128 + 128)
 
+/* Writes "path: message" (one line) into err and returns -1: the error
+   reporting of npy.c and mapped_array.c. */
+int lwt__npy_fail(char *err, size_t errlen, const char *path, const char *fmt, ...);
+
 /* What a header dict says. */
 typedef struct npy_header_info {
     lwt_dtype dtype;             /* LWT_F32 or LWT_F64 */
