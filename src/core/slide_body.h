@@ -102,13 +102,15 @@ LWT_SLIDE_FN void FN(slide_vsteps)(WREAL *ring, const lwt_slide_geom *G, const l
     }
 }
 
-/* row r of a list of rows: [a0, a1) of channel 0, then [b0, b1) of channel 1 */
+/* row r of a list of rows: [a0, a1) of channel 0, then [b0, b1) of channel 1;
+ * its channel in *c and its row index in *m */
 LWT_SLIDE_FN WREAL *FN(slide_list_row)(WREAL *ring, const lwt_slide_geom *G, long r, long a0, long a1, long b0,
-                                       int *c)
+                                       int *c, long *m)
 {
     const long na = a1 - a0;
     *c = r < na ? 0 : 1;
-    return SLIDE_ROW(ring, G, *c, r < na ? a0 + r : b0 + (r - na));
+    *m = r < na ? a0 + r : b0 + (r - na);
+    return SLIDE_ROW(ring, G, *c, *m);
 }
 
 /* every lifting step along the columns of a list of ring rows */
@@ -131,7 +133,8 @@ SLIDE_UNROLL
             tv[q] = q < nt ? tq[q] : (WREAL)0;
         for (long r = th->wrow; r < nrows; r += th->nwrow) {
             int c;
-            WREAL *row = FN(slide_list_row)(ring, G, r, a0, a1, b0, &c);
+            long mr;
+            WREAL *row = FN(slide_list_row)(ring, G, r, a0, a1, b0, &c, &mr);
             for (int m = th->lane; m < len; m += th->nlane) {
                 const WREAL *sp = row + sbase + m;
                 WREAL acc;
@@ -230,7 +233,8 @@ LWT_SLIDE_FN void FN(slide_forward)(const lwt_slide_geom *G, const lwt_step *ste
         /* the vertical scale first, as the separable passes do (f64: the same bits) */
         for (long r = th->wrow; r < nrows; r += th->nwrow) {
             int c;
-            WREAL *row = FN(slide_list_row)(ring, G, r, e0[0], e1[0], e0[1], &c);
+            long m;
+            WREAL *row = FN(slide_list_row)(ring, G, r, e0[0], e1[0], e0[1], &c, &m);
             const WREAL kv = kk[c == a ? 0 : 1];
             for (int col = th->lane; col < G->RW; col += th->nlane)
                 row[col] = kv * row[col];
@@ -240,7 +244,8 @@ LWT_SLIDE_FN void FN(slide_forward)(const lwt_slide_geom *G, const lwt_step *ste
             /* the columns outside the array, extended from the finished rows */
             for (long r = th->wrow; r < nrows; r += th->nwrow) {
                 int c;
-                WREAL *row = FN(slide_list_row)(ring, G, r, e0[0], e1[0], e0[1], &c);
+                long m;
+                WREAL *row = FN(slide_list_row)(ring, G, r, e0[0], e1[0], e0[1], &c, &m);
                 for (int j = th->lane; j < NX; j += th->nlane) {
                     const long n = xlo + j, xx = n + ax->delta;
                     const int cx = (int)(n & 1);
@@ -270,8 +275,8 @@ LWT_SLIDE_FN void FN(slide_forward)(const lwt_slide_geom *G, const lwt_step *ste
         FN(slide_hsteps)(ring, G, steps, taps, e0[0], e1[0], e0[1], e1[1], th);
         for (long r = th->wrow; r < nrows; r += th->nwrow) {
             int c;
-            const WREAL *row = FN(slide_list_row)(ring, G, r, e0[0], e1[0], e0[1], &c);
-            const long m = r < e1[0] - e0[0] ? e0[0] + r : e0[1] + (r - (e1[0] - e0[0]));
+            long m;
+            const WREAL *row = FN(slide_list_row)(ring, G, r, e0[0], e1[0], e0[1], &c, &m);
             const long ky = m - (c == a ? sa : sd) + sy;
             if (ky >= ay->nc)
                 continue;
@@ -359,8 +364,8 @@ LWT_SLIDE_FN void FN(slide_inverse)(const lwt_slide_geom *G, const lwt_step *ste
             continue;
         for (long r = th->wrow; r < nrows; r += th->nwrow) {
             int c;
-            const WREAL *row = FN(slide_list_row)(ring, G, r, e0[0], e1[0], e0[1], &c);
-            const long m = r < e1[0] - e0[0] ? e0[0] + r : e0[1] + (r - (e1[0] - e0[0]));
+            long m;
+            const WREAL *row = FN(slide_list_row)(ring, G, r, e0[0], e1[0], e0[1], &c, &m);
             const long y = 2 * (m + sy) + c + ay->delta; /* output row: x[m] = y[m - delta] */
             if (y < 0 || y >= ay->n)
                 continue;

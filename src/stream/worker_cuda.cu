@@ -158,6 +158,18 @@ rcopy packed_side(const rcopy *c, int src_side, size_t at)
     return d;
 }
 
+/* the pass a recipe op runs, its buffers left unset */
+static void pass_of(const cuda_worker *cw, const rop *o, lwt_pass *ps)
+{
+    memset(ps, 0, sizeof *ps);
+    ps->prog = &o->p.prog;
+    ps->scheme = &cw->plan->wavelet.scheme;
+    ps->fb = &cw->plan->fb;
+    ps->dtype = cw->plan->desc.dtype;
+    ps->outer = o->p.outer;
+    ps->inner = o->p.inner;
+}
+
 /* scratch of every pass of a recipe (the line kernel's per-line buffers) */
 size_t recipe_scratch(const cuda_worker *cw, const recipe *r)
 {
@@ -167,13 +179,7 @@ size_t recipe_scratch(const cuda_worker *cw, const recipe *r)
         if (!o->is_pass)
             continue;
         lwt_pass ps;
-        memset(&ps, 0, sizeof ps);
-        ps.prog = &o->p.prog;
-        ps.scheme = &cw->plan->wavelet.scheme;
-        ps.fb = &cw->plan->fb;
-        ps.dtype = cw->plan->desc.dtype;
-        ps.outer = o->p.outer;
-        ps.inner = o->p.inner;
+        pass_of(cw, o, &ps);
         size_t n = lwt_cuda_pass_scratch(cw->plan, &ps, cw->naive);
         if (n > best)
             best = n;
@@ -244,15 +250,9 @@ lwt_status enqueue(cuda_worker *cw, slot *sl)
             continue;
         }
         lwt_pass ps;
-        memset(&ps, 0, sizeof ps);
-        ps.prog = &o->p.prog;
-        ps.scheme = &cw->plan->wavelet.scheme;
-        ps.fb = &cw->plan->fb;
-        ps.dtype = cw->plan->desc.dtype;
+        pass_of(cw, o, &ps);
         ps.in = sl->arena + o->p.in.off * es;
         ps.out = sl->arena + o->p.out.off * es;
-        ps.outer = o->p.outer;
-        ps.inner = o->p.inner;
         lwt_status s = lwt_cuda_run_pass_on(cw->plan, &ps, sl->scratch, st, cw->naive);
         if (s)
             return s;
