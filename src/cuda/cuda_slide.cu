@@ -107,7 +107,8 @@ cudaError_t launch(K kernel, const lwt_slide_geom &g, const slide_scheme &sc, co
 
 } // namespace
 
-size_t lwt_cuda_slide_smem(const lwt_slide_geom *g, int ntaps_total, size_t es)
+/* shared memory of one block: taps, the ring, the schedule */
+static size_t slide_smem(const lwt_slide_geom *g, int ntaps_total, size_t es)
 {
     return ((size_t)((ntaps_total + 1) & ~1) + (size_t)2 * g->C * g->RW) * es +
            sizeof(int) * (size_t)g->iters * LWT_SLIDE_TAB(g);
@@ -136,8 +137,8 @@ cudaError_t lwt_cuda_slide2d(const lwt_slide_geom *g, const int *d_tab, const lw
         io.k[b] = g->inverse ? 1.0 / kb : (b & 1) ? dev->kd : dev->ka;
     }
     if (dtype == LWT_F64)
-        return launch(slide_kernel_dd, *g, sc, io, lwt_cuda_slide_smem(g, ntaps_total, 8), stream);
+        return launch(slide_kernel_dd, *g, sc, io, slide_smem(g, ntaps_total, 8), stream);
     if (dev->f32_in_float)
-        return launch(slide_kernel_ff, *g, sc, io, lwt_cuda_slide_smem(g, ntaps_total, 4), stream);
-    return launch(slide_kernel_fd, *g, sc, io, lwt_cuda_slide_smem(g, ntaps_total, 8), stream);
+        return launch(slide_kernel_ff, *g, sc, io, slide_smem(g, ntaps_total, 4), stream);
+    return launch(slide_kernel_fd, *g, sc, io, slide_smem(g, ntaps_total, 8), stream);
 }

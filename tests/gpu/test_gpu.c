@@ -200,8 +200,8 @@ int main(int argc, char **argv)
         size_t v[3] = {small ? 5 : 67, 130, 129};
         run_case(ctx, big[i], 3, v, 2, LWT_MODE_SYMMETRIC, LWT_F32, 1);
     }
-    /* the fused 2-D kernel forced on longer schemes (AUTO keeps it to <= 3 steps), and the
-       row/column kernels forced on short ones, in every mode, within the maximum level */
+    /* the sliding-window 2-D kernel (LBB; AUTO runs the separable passes) and the row/column
+       kernels (RC) forced, in every mode, within the maximum level */
     const char *lbb[] = {"cdf97", "db4", "sym5", "coif2", "bior3.5", "haar"};
     for (int i = 0; i < 6; i++)
         for (int mode = 0; mode < LWT_MODE_COUNT; mode++) {
