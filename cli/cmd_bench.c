@@ -1,8 +1,10 @@
 /*
  * lwt bench: GPU timing table. For each wavelet x mode x size x levels x
- * direction: median of --reps warm runs timed with CUDA events on device
- * buffers, Gpixel/s, and the ratio to a device-to-device copy of the same
- * input array measured in the same run (the floor: one read and one write).
+ * direction (x sliding-window threads and strip width when swept): median of
+ * --reps warm runs timed with CUDA events on device buffers, Gpixel/s, and
+ * the ratio to a device-to-device copy of the same input array measured in
+ * the same run (the floor: one read and one write). --ndim 3 times N^3
+ * volumes, --ndim 1 N rows of N samples (a batch of 1-D transforms).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,7 +151,8 @@ static int split(char *s, char **out, int max)
 int cmd_bench(int argc, char **argv)
 {
     char wl[512] = "haar,db2,cdf53,cdf97,db10", ml[256] = "periodization,symmetric", sl[256] = "4096,16384";
-    int levels = 4, reps = 20, f64 = 0, seed = 0;
+    char tl[128] = "0", cl[128] = "0";
+    int levels = 4, reps = 20, f64 = 0, seed = 0, ndim = 2;
     lwt_algorithm algo = LWT_ALGO_AUTO;
     size_t filter_n = 0, stream_n = 16384;
     int stream = 0, stream_reps = 5;
@@ -161,6 +164,9 @@ int cmd_bench(int argc, char **argv)
         else if (i + 1 < argc && !strcmp(argv[i], "-l")) levels = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--reps")) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--f64")) f64 = 1;
+        else if (i + 1 < argc && !strcmp(argv[i], "--ndim")) ndim = atoi(argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "--lbb-threads")) snprintf(tl, sizeof tl, "%s", argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "--lbb-cols")) snprintf(cl, sizeof cl, "%s", argv[++i]);
         else if (!strcmp(argv[i], "--seed-experiments")) seed = 1;
         else if (i + 1 < argc && !strcmp(argv[i], "--algo")) {
             const char *a = argv[++i];
@@ -182,20 +188,22 @@ int cmd_bench(int argc, char **argv)
         else {
             fprintf(stderr, "lwt bench: unknown option '%s'\n"
                             "usage: lwt bench [-w W1,W2] [-m M1,M2] [--sizes N1,N2] [-l LEVELS] [--reps N] [--f64] "
-                            "[--filter N] [--algo auto|rc|lbb] [--seed-experiments]\n"
+                            "[--ndim 1|2|3] [--algo auto|rc|lbb] [--lbb-threads T1,T2] [--lbb-cols C1,C2]\n"
+                            "       lwt bench --filter N | --seed-experiments\n"
                             "       lwt bench --stream [--stream-reps N] [--stream-size N] [--big GIB] [--slow F]\n",
                     argv[i]);
             return LWT_EXIT_USAGE;
         }
     }
-    if (reps < 20 || levels < 0) {
-        fprintf(stderr, "lwt bench: --reps must be >= 20 and -l >= 0\n");
+    if (reps < 20 || levels < 0 || ndim < 1 || ndim > 3) {
+        fprintf(stderr, "lwt bench: --reps must be >= 20, -l >= 0 and --ndim 1, 2 or 3\n");
         return LWT_EXIT_USAGE;
     }
     if (seed) {
         /* seed 000's experiments with our kernels: 1) LBB vs RC for 4-level CDF 9/7 over
-           1024..5120; 3) the six wavelets at 4096^2 (2, improved vs classic lifting, and the
-           block-size sweep are not reproduced: one barrier per step, 256 threads, fixed) */
+           1024..5120; 3) the six wavelets at 4096^2; Fig. 12, threads per block of the LBB
+           kernel at 4096^2, and its strip width (2, improved vs classic lifting, is not
+           reproduced: the kernels have no eq. 16 variant) */
         char *args1[] = {"bench", "-w", "cdf97", "-m", "periodization", "--sizes", "1024,2048,3072,4096,5120",
                          "--algo", "lbb"};
         char *args2[] = {"bench", "-w", "cdf97", "-m", "periodization", "--sizes", "1024,2048,3072,4096,5120",
@@ -206,10 +214,15 @@ int cmd_bench(int argc, char **argv)
         int r2 = cmd_bench(9, args2);
         printf("== seed experiment 3: six wavelets at 4096^2, 4 levels\n");
         int r3 = cmd_bench(7, args3);
-        return r1 ? r1 : r2 ? r2 : r3;
+        char *args4[] = {"bench", "-w", "cdf97", "-m", "periodization", "--sizes", "4096", "--algo", "lbb",
+                         "--lbb-threads", "32,64,128,256,512,1024", "--lbb-cols", "64,128,256"};
+        printf("== seed Fig. 12: threads per block (and strip width) of the LBB kernel, CDF 9/7, 4 levels, 4096^2\n");
+        int r4 = cmd_bench(13, args4);
+        return r1 ? r1 : r2 ? r2 : r3 ? r3 : r4;
     }
-    char *wv[32], *mv[16], *sv[16];
-    int nw = split(wl, wv, 32), nm = split(ml, mv, 16), ns = split(sl, sv, 16);
+    char *wv[32], *mv[16], *sv[16], *tv[16], *cv[16];
+    int nw = split(wl, wv, 32), nm = split(ml, mv, 16), ns = split(sl, sv, 16), nth = split(tl, tv, 16),
+        ncl = split(cl, cv, 16);
     lwt_context *ctx = cli_context();
     if (!ctx)
         return LWT_EXIT_RUNTIME;
@@ -230,70 +243,79 @@ int cmd_bench(int argc, char **argv)
     }
     struct cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
-    printf("lwt bench on %s, %s, algorithm %s, median of %d runs (CUDA events), ratio = time / device copy time\n",
-           prop.name, f64 ? "float64" : "float32",
+    printf("lwt bench on %s, %s, %d-D%s, algorithm %s, median of %d runs (CUDA events), ratio = time / device copy "
+           "time; thr/cols: LBB threads per block and ring width (0: the planner's)\n",
+           prop.name, f64 ? "float64" : "float32", ndim, ndim == 1 ? " (N rows of N)" : "",
            algo == LWT_ALGO_LIFTING_RC ? "rc" : algo == LWT_ALGO_LIFTING_LBB ? "lbb" : "auto", reps);
-    printf("%-8s %-13s %6s %3s %-8s %10s %10s %9s %7s\n", "wavelet", "mode", "size", "L", "dir", "ms", "copy_ms",
-           "Gpix/s", "ratio");
+    printf("%-8s %-13s %6s %3s %-8s %5s %5s %10s %10s %9s %7s\n", "wavelet", "mode", "size", "L", "dir", "thr", "cols",
+           "ms", "copy_ms", "Gpix/s", "ratio");
     int rc = LWT_EXIT_OK;
     for (int si = 0; si < ns; si++)
         for (int wi = 0; wi < nw; wi++)
-            for (int mi = 0; mi < nm; mi++) {
-                size_t n = strtoull(sv[si], NULL, 10);
-                lwt_mode mode;
-                lwt_wavelet *w = NULL;
-                lwt_plan *p = NULL;
-                void *a = NULL, *b = NULL, *ws = NULL;
-                cudaStream_t s = NULL;
-                if (lwt_mode_from_name(mv[mi], &mode) || lwt_wavelet_create(ctx, wv[wi], &w)) {
-                    rc = LWT_EXIT_USAGE;
-                    continue;
-                }
-                lwt_plan_desc d = lwt_plan_desc_default();
-                d.wavelet = w;
-                d.ndim = 2;
-                d.shape[0] = n;
-                d.shape[1] = n;
-                d.levels = levels;
-                d.mode = mode;
-                d.dtype = f64 ? LWT_F64 : LWT_F32;
-                d.backend = LWT_BACKEND_CUDA;
-                d.algorithm = algo;
-                if (lwt_plan_create(ctx, &d, &p)) {
+            for (int mi = 0; mi < nm; mi++)
+                for (int tci = 0; tci < nth * ncl; tci++) {
+                    size_t n = strtoull(sv[si], NULL, 10);
+                    const int lbb_threads = atoi(tv[tci / ncl]), lbb_cols = atoi(cv[tci % ncl]);
+                    lwt_mode mode;
+                    lwt_wavelet *w = NULL;
+                    lwt_plan *p = NULL;
+                    void *a = NULL, *b = NULL, *ws = NULL;
+                    cudaStream_t s = NULL;
+                    if (lwt_mode_from_name(mv[mi], &mode) || lwt_wavelet_create(ctx, wv[wi], &w)) {
+                        rc = LWT_EXIT_USAGE;
+                        continue;
+                    }
+                    lwt_plan_desc d = lwt_plan_desc_default();
+                    d.wavelet = w;
+                    d.ndim = ndim == 1 ? 1 : ndim;
+                    for (int k = 0; k < d.ndim; k++)
+                        d.shape[k] = n;
+                    d.batch = ndim == 1 ? n : 1;
+                    d.lbb_threads = lbb_threads;
+                    d.lbb_cols = lbb_cols;
+                    d.levels = levels;
+                    d.mode = mode;
+                    d.dtype = f64 ? LWT_F64 : LWT_F32;
+                    d.backend = LWT_BACKEND_CUDA;
+                    d.algorithm = algo;
+                    if (lwt_plan_create(ctx, &d, &p)) {
+                        rc = LWT_EXIT_RUNTIME;
+                        lwt_wavelet_destroy(w);
+                        continue;
+                    }
+                    lwt_plan_info info;
+                    lwt_plan_get_info(p, &info);
+                    size_t es = f64 ? 8 : 4, wsb = 0;
+                    lwt_plan_device_workspace_size(p, &wsb);
+                    float tc = 0, tf = 0, ti = 0;
+                    CUDA_OK(cudaStreamCreate(&s));
+                    const size_t items = d.batch; /* lwt_plan_info counts one batch item */
+                    CUDA_OK(cudaMalloc(&a, items * info.input_count * es));
+                    CUDA_OK(cudaMalloc(&b, items * info.coeff_count * es));
+                    CUDA_OK(cudaMalloc(&ws, wsb));
+                    CUDA_OK(cudaMemset(a, 0x3c, items * info.input_count * es)); /* non-zero data */
+                    if (time_op(0, p, a, b, items * info.input_count * es, ws, reps, s, &tc) ||
+                        time_op(1, p, a, b, 0, ws, reps, s, &tf) || time_op(2, p, a, b, 0, ws, reps, s, &ti))
+                        goto fail;
+                    for (int dir = 0; dir < 2; dir++) {
+                        float t = dir ? ti : tf;
+                        const double pix = (double)items * (double)info.input_count;
+                        printf("%-8s %-13s %6zu %3d %-8s %5d %5d %10.3f %10.3f %9.2f %7.2f\n", wv[wi], mv[mi], n,
+                               info.levels, dir ? "inverse" : "forward", lbb_threads, lbb_cols, t, tc,
+                               pix / (t * 1e-3) / 1e9, t / tc);
+                    }
+                    fflush(stdout);
+                    goto next;
+                fail:
                     rc = LWT_EXIT_RUNTIME;
+                next:
+                    cudaFree(a);
+                    cudaFree(b);
+                    cudaFree(ws);
+                    if (s) cudaStreamDestroy(s);
+                    lwt_plan_destroy(p);
                     lwt_wavelet_destroy(w);
-                    continue;
                 }
-                lwt_plan_info info;
-                lwt_plan_get_info(p, &info);
-                size_t es = f64 ? 8 : 4, wsb = 0;
-                lwt_plan_device_workspace_size(p, &wsb);
-                float tc = 0, tf = 0, ti = 0;
-                CUDA_OK(cudaStreamCreate(&s));
-                CUDA_OK(cudaMalloc(&a, info.input_count * es));
-                CUDA_OK(cudaMalloc(&b, info.coeff_count * es));
-                CUDA_OK(cudaMalloc(&ws, wsb));
-                CUDA_OK(cudaMemset(a, 0x3c, info.input_count * es)); /* non-zero data */
-                if (time_op(0, p, a, b, info.input_count * es, ws, reps, s, &tc) ||
-                    time_op(1, p, a, b, 0, ws, reps, s, &tf) || time_op(2, p, a, b, 0, ws, reps, s, &ti))
-                    goto fail;
-                for (int dir = 0; dir < 2; dir++) {
-                    float t = dir ? ti : tf;
-                    printf("%-8s %-13s %6zu %3d %-8s %10.3f %10.3f %9.2f %7.2f\n", wv[wi], mv[mi], n, info.levels,
-                           dir ? "inverse" : "forward", t, tc, (double)n * n / (t * 1e-3) / 1e9, t / tc);
-                }
-                fflush(stdout);
-                goto next;
-            fail:
-                rc = LWT_EXIT_RUNTIME;
-            next:
-                cudaFree(a);
-                cudaFree(b);
-                cudaFree(ws);
-                if (s) cudaStreamDestroy(s);
-                lwt_plan_destroy(p);
-                lwt_wavelet_destroy(w);
-            }
     lwt_context_destroy(ctx);
     return rc;
 }

@@ -203,6 +203,12 @@ typedef struct lwt_plan_desc {
     int device;                   /* CUDA device ordinal */
     lwt_algorithm algorithm;
     size_t batch;                 /* independent arrays, stored one after another; >= 1 */
+    /* Tuning of the sliding-window 2-D kernel (LWT_ALGO_LIFTING_LBB), for benchmarks such as
+       seed 000's block-size sweep; 0 = the planner's choice. Results do not depend on them.
+       lbb_threads: CUDA threads per block, a multiple of 32 in 32..1024 (default 256);
+       lbb_cols: ring row width in elements, the strip's columns with their halo, 16..1024
+       (default 128 for float32, 64 for float64 work; widened where the halo needs it). */
+    int lbb_threads, lbb_cols;
 } lwt_plan_desc;
 
 /** A desc with defaults: ndim 1, levels max, symmetric, f64, auto, batch 1. */

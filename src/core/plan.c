@@ -81,6 +81,11 @@ lwt_status lwt_plan_create(lwt_context *ctx, const lwt_plan_desc *d, lwt_plan **
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "dtype must be LWT_F32 or LWT_F64");
     if (d->batch < 1)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "batch must be >= 1");
+    if (d->lbb_threads && (d->lbb_threads < 32 || d->lbb_threads > 1024 || d->lbb_threads % 32))
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lbb_threads must be 0 or a multiple of 32 in 32..1024 (got %d)",
+                        d->lbb_threads);
+    if (d->lbb_cols && (d->lbb_cols < 16 || d->lbb_cols > 1024))
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lbb_cols must be 0 or 16..1024 (got %d)", d->lbb_cols);
     if (d->levels < 0 && d->levels != LWT_LEVELS_MAX)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "levels must be >= 0 (got %d)", d->levels);
     if (d->levels > LWT_LEVELS_LIMIT)

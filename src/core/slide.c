@@ -167,7 +167,7 @@ static int late_ext_fits(const lwt_slide_geom *g, const lwt_scheme *s, lwt_mode 
 }
 
 size_t lwt_slide_plan(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode, int F, int inverse, long n0, long n1,
-                      long nc0, long nc1, size_t es, size_t smem_limit, long min_blocks)
+                      long nc0, long nc1, size_t es, size_t smem_limit, long min_blocks, int cols)
 {
     if (s->nsteps > LWT_SLIDE_MAX_STEPS || s->nsteps < 1)
         return 0;
@@ -181,7 +181,7 @@ size_t lwt_slide_plan(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode, int
     /* strips: rows of 128 (float) or 64 (double) ring elements, the halo included */
     fill_axis(&g->ax[1], p, s, mode, F, inverse, n1, nc1, 64);
     const int halo = g->ax[1].len[0] + g->ax[1].len[1] - 128;
-    const int target = es <= 4 ? 128 : 64;
+    const int target = cols > 0 ? cols : es <= 4 ? 128 : 64;
     long out1 = inverse ? (n1 + 1) / 2 : g->ax[1].nc; /* coefficients (pairs of samples) across */
     int T1 = (target - halo) / 2;
     if (T1 < 8)

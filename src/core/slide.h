@@ -145,10 +145,11 @@ void lwt_slide_table(const lwt_slide_geom *g, const lwt_step *steps, int *tab);
  * output n0 x n1 samples. es: bytes of the
  * working type; smem_limit: bytes a block may use (0: no limit);
  * min_blocks: shorten segments until there are this many blocks (or they
- * reach 16 rows). Returns the ring bytes, or 0 when the scheme does not fit
+ * reach 16 rows); cols: ring row width to aim for (0: 128 elements of 4
+ * bytes, 64 of 8). Returns the ring bytes, or 0 when the scheme does not fit
  * (too many steps, or a ring over the limit).
  */
 size_t lwt_slide_plan(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode, int F, int inverse, long n0, long n1,
-                      long nc0, long nc1, size_t es, size_t smem_limit, long min_blocks);
+                      long nc0, long nc1, size_t es, size_t smem_limit, long min_blocks, int cols);
 
 #endif

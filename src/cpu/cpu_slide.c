@@ -45,7 +45,7 @@ lwt_status lwt_cpu_slide2d(const lwt_plan *p, int level, int inverse, const void
     if (!g)
         return LWT_ERR_OUT_OF_MEMORY;
     if (!lwt_slide_plan(g, s, p->desc.mode, p->fb.length, inverse, (long)shape[0], (long)shape[1], (long)nc[0],
-                        (long)nc[1], sizeof(double), 0, 64)) {
+                        (long)nc[1], sizeof(double), 0, 64, p->desc.lbb_cols)) {
         free(g);
         return LWT_ERR_UNSUPPORTED;
     }

@@ -202,7 +202,7 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
             const size_t *in = p->sizes[j - 1], *nc = p->sizes[j];
             const size_t taps_bytes = (size_t)(s->ntaps_total + 2) * es + 4096; /* + the schedule */
             if (!lwt_slide_plan(g, s, p->desc.mode, p->fb.length, inv, (long)in[0], (long)in[1], (long)nc[0],
-                                (long)nc[1], es, 100 * 1024 - taps_bytes, 8L * sms)) {
+                                (long)nc[1], es, 100 * 1024 - taps_bytes, 8L * sms, p->desc.lbb_cols)) {
                 free(g);
                 continue;
             }
@@ -312,7 +312,8 @@ static lwt_status cuda_fused2d(void *bctx, int level, int inverse, const void *c
     const lwt_slide_geom *g = st->slide ? st->slide[2 * (level - 1) + inverse] : NULL;
     if (!g)
         return LWT_ERR_UNSUPPORTED;
-    CK(lwt_cuda_slide2d(g, st->slide_tab[2 * (level - 1) + inverse], &st->dev, p->wavelet.scheme.ntaps_total, p->desc.dtype, in, in_stride, out, out_stride,
+    CK(lwt_cuda_slide2d(g, st->slide_tab[2 * (level - 1) + inverse], &st->dev, p->wavelet.scheme.ntaps_total,
+                        p->desc.lbb_threads, p->desc.dtype, in, in_stride, out, out_stride,
                         call->stream));
     return LWT_OK;
 }

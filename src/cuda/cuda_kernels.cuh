@@ -36,9 +36,9 @@ bool lwt_cuda_tiles_apply(const lwt_pass *ps, bool f32_in_float);
 
 /* One sliding-window level of a 2-D array (cuda_slide.cu, core/slide.h):
  * in/out as the driver's fused2d operation, d_tab its lwt_slide_table in
- * device memory. */
+ * device memory, threads per block 0 (256) or a multiple of 32 up to 1024. */
 cudaError_t lwt_cuda_slide2d(const lwt_slide_geom *g, const int *d_tab, const lwt_dev_scheme *dev, int ntaps_total,
-                             lwt_dtype dtype, const void *const in[4], const size_t in_stride[4], void *const out[4],
+                             int threads, lwt_dtype dtype, const void *const in[4], const size_t in_stride[4], void *const out[4],
                              const size_t out_stride[4], cudaStream_t stream);
 
 cudaError_t lwt_cuda_launch_copy_block(size_t es, const void *src, const size_t *sshape, const size_t *soff,

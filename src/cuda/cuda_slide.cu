@@ -41,7 +41,8 @@ namespace {
 #undef WREAL
 #undef FN
 
-#define SLIDE_THREADS 256
+#define SLIDE_THREADS 256       /* default threads per block */
+#define SLIDE_MAX_THREADS 1024  /* lwt_plan_desc.lbb_threads may ask for up to this */
 
 struct slide_io {
     const void *in[4];
@@ -60,7 +61,7 @@ struct slide_scheme {
 };
 
 #define SLIDE_KERNEL(SUF, REAL_T, WREAL_T)                                                                          \
-    __global__ void __launch_bounds__(SLIDE_THREADS, 4) slide_kernel_##SUF(const __grid_constant__ lwt_slide_geom G,  \
+    __global__ void __launch_bounds__(SLIDE_MAX_THREADS, 1) slide_kernel_##SUF(const __grid_constant__ lwt_slide_geom G,  \
                                               const __grid_constant__ slide_scheme sc, const __grid_constant__ slide_io io) \
     {                                                                                                             \
         extern __shared__ unsigned char smem_raw[];                                                               \
@@ -94,14 +95,14 @@ SLIDE_KERNEL(dd, double, double)
 
 template <typename K>
 cudaError_t launch(K kernel, const lwt_slide_geom &g, const slide_scheme &sc, const slide_io &io, size_t smem,
-                   cudaStream_t stream)
+                   int threads, cudaStream_t stream)
 {
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess)
             return e;
     }
-    kernel<<<(unsigned)(g.tiles[0] * g.tiles[1]), SLIDE_THREADS, smem, stream>>>(g, sc, io);
+    kernel<<<(unsigned)(g.tiles[0] * g.tiles[1]), (unsigned)threads, smem, stream>>>(g, sc, io);
     return cudaGetLastError();
 }
 
@@ -115,7 +116,7 @@ static size_t slide_smem(const lwt_slide_geom *g, int ntaps_total, size_t es)
 }
 
 cudaError_t lwt_cuda_slide2d(const lwt_slide_geom *g, const int *d_tab, const lwt_dev_scheme *dev, int ntaps_total,
-                             lwt_dtype dtype, const void *const in[4], const size_t in_stride[4], void *const out[4],
+                             int threads, lwt_dtype dtype, const void *const in[4], const size_t in_stride[4], void *const out[4],
                              const size_t out_stride[4], cudaStream_t stream)
 {
     slide_scheme sc;
@@ -136,9 +137,10 @@ cudaError_t lwt_cuda_slide2d(const lwt_slide_geom *g, const int *d_tab, const lw
         const double kb = ((b & 1) ? dev->kd : dev->ka) * ((b & 2) ? dev->kd : dev->ka);
         io.k[b] = g->inverse ? 1.0 / kb : (b & 1) ? dev->kd : dev->ka;
     }
+    const int nth = threads > 0 ? threads : SLIDE_THREADS;
     if (dtype == LWT_F64)
-        return launch(slide_kernel_dd, *g, sc, io, slide_smem(g, ntaps_total, 8), stream);
+        return launch(slide_kernel_dd, *g, sc, io, slide_smem(g, ntaps_total, 8), nth, stream);
     if (dev->f32_in_float)
-        return launch(slide_kernel_ff, *g, sc, io, slide_smem(g, ntaps_total, 4), stream);
-    return launch(slide_kernel_fd, *g, sc, io, slide_smem(g, ntaps_total, 8), stream);
+        return launch(slide_kernel_ff, *g, sc, io, slide_smem(g, ntaps_total, 4), nth, stream);
+    return launch(slide_kernel_fd, *g, sc, io, slide_smem(g, ntaps_total, 8), nth, stream);
 }

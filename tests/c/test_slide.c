@@ -47,6 +47,7 @@ static double rel_err(const void *a, lwt_dtype dta, const double *b, size_t n, c
 
 static int cases, skipped;
 static double worst;
+static int tune_cols; /* lwt_plan_desc.lbb_cols of the sliding plans (0: the planner's choice) */
 
 /* every level of plan p plans a sliding window, and its schedule is sane */
 static int all_levels_slide(const lwt_plan *p)
@@ -56,7 +57,8 @@ static int all_levels_slide(const lwt_plan *p)
         for (int inv = 0; inv < 2; inv++) {
             const size_t *in = p->sizes[j - 1], *nc = p->sizes[j];
             size_t bytes = lwt_slide_plan(&g, &p->wavelet.scheme, p->desc.mode, p->fb.length, inv, (long)in[0],
-                                          (long)in[1], (long)nc[0], (long)nc[1], sizeof(double), 0, 64);
+                                          (long)in[1], (long)nc[0], (long)nc[1], sizeof(double), 0, 64,
+                                          p->desc.lbb_cols);
             if (!bytes)
                 return 0;
             CHECK((g.C & (g.C - 1)) == 0 && g.S >= 1 && g.S <= g.C && g.iters >= 1, "schedule C %d S %d iters %d",
@@ -88,7 +90,9 @@ static void run_case(lwt_context *ctx, const char *name, size_t n0, size_t n1, i
     lwt_status s1 = lwt_plan_create(ctx, &d, &ps);
     d.dtype = dt;
     d.algorithm = LWT_ALGO_LIFTING_LBB;
+    d.lbb_cols = tune_cols;
     lwt_status s2 = lwt_plan_create(ctx, &d, &pl);
+    d.lbb_cols = 0;
     if (s1 != LWT_OK || s2 != LWT_OK) {
         /* no lifting scheme within the bound (the convolution path, not ours) */
         CHECK(s2 != LWT_OK && (s1 != LWT_OK || dt == LWT_F32), "%s %s: plan status separable %d sliding %d", name,
@@ -188,7 +192,7 @@ static void check_lags(lwt_context *ctx, const char *name)
         for (int inv = 0; inv < 2; inv++) {
             lwt_slide_geom g;
             CHECK(lwt_slide_plan(&g, s, d.mode, p->fb.length, inv, 300, 300, (long)p->sizes[1][0],
-                                 (long)p->sizes[1][1], 8, 0, 1),
+                                 (long)p->sizes[1][1], 8, 0, 1, 0),
                   "%s: no plan", name);
             int wl[2] = {0, 0};
             for (int k = 0; k < g.nsteps; k++) {
@@ -232,6 +236,42 @@ int main(int argc, char **argv)
     for (int i = 0; i < 8; i++)
         for (int mode = 0; mode < LWT_MODE_COUNT; mode++)
             run_case(ctx, big[i], 1037, 263 + (size_t)mode, 4, (lwt_mode)mode, mode % 2 ? LWT_F32 : LWT_F64);
+    /* other strip widths (lwt_plan_desc.lbb_cols, the block-size sweep's knob): the same results */
+    const int widths[] = {16, 32, 256, 1024};
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 8; k++) {
+            if (quick && k % 3)
+                continue;
+            tune_cols = widths[i];
+            run_case(ctx, big[k], 70 + (size_t)k, 301 + (size_t)(13 * i), 3, (lwt_mode)((k + i) % LWT_MODE_COUNT),
+                     (k + i) % 2 ? LWT_F32 : LWT_F64);
+        }
+    tune_cols = 0;
+    /* the tuning fields are checked */
+    {
+        lwt_wavelet *w;
+        lwt_plan *p = NULL;
+        lwt_wavelet_create(ctx, "cdf97", &w);
+        lwt_plan_desc d = lwt_plan_desc_default();
+        d.wavelet = w;
+        d.ndim = 2;
+        d.shape[0] = d.shape[1] = 64;
+        const int bad_threads[] = {-32, 16, 48, 2048}, bad_cols[] = {-1, 8, 15, 1025};
+        for (int i = 0; i < 4; i++) {
+            d.lbb_threads = bad_threads[i];
+            CHECK(lwt_plan_create(ctx, &d, &p) == LWT_ERR_INVALID_ARGUMENT && !p, "lbb_threads %d accepted",
+                  bad_threads[i]);
+            d.lbb_threads = 0;
+            d.lbb_cols = bad_cols[i];
+            CHECK(lwt_plan_create(ctx, &d, &p) == LWT_ERR_INVALID_ARGUMENT && !p, "lbb_cols %d accepted", bad_cols[i]);
+            d.lbb_cols = 0;
+        }
+        d.lbb_threads = 1024;
+        d.lbb_cols = 16;
+        CHECK(lwt_plan_create(ctx, &d, &p) == LWT_OK, "lbb_threads 1024, lbb_cols 16 refused");
+        lwt_plan_destroy(p);
+        lwt_wavelet_destroy(w);
+    }
     lwt_context_destroy(ctx);
     printf("test_slide: %d cases (%d without a lifting scheme skipped), worst error/bound %.3g\n", cases, skipped,
            worst);

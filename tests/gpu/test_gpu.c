@@ -41,6 +41,7 @@ static double rel_err(const void *a, const void *b, size_t n, lwt_dtype dt)
 }
 
 static lwt_algorithm gpu_algo = LWT_ALGO_AUTO; /* algorithm of the CUDA plan (the CPU plan uses AUTO) */
+static int gpu_threads, gpu_cols;              /* its lbb_threads and lbb_cols (0: the planner's) */
 
 static void run_case(lwt_context *ctx, const char *wname, int ndim, const size_t *shape, int levels, lwt_mode mode,
                      lwt_dtype dt, size_t batch)
@@ -64,6 +65,8 @@ static void run_case(lwt_context *ctx, const char *wname, int ndim, const size_t
     lwt_status sc = lwt_plan_create(ctx, &d, &pc);
     d.backend = LWT_BACKEND_CUDA;
     d.algorithm = gpu_algo;
+    d.lbb_threads = gpu_threads;
+    d.lbb_cols = gpu_cols;
     lwt_status sg = lwt_plan_create(ctx, &d, &pg);
     if (sc != sg) {
         fprintf(stderr, "FAIL %s %s: plan status cpu %d cuda %d\n", wname, lwt_mode_name(mode), sc, sg);
@@ -211,6 +214,19 @@ int main(int argc, char **argv)
             gpu_algo = LWT_ALGO_LIFTING_RC;
             run_case(ctx, lbb[i], 2, s2, 2, (lwt_mode)mode, mode % 2 ? LWT_F64 : LWT_F32, 1);
         }
+    /* the block-size sweep's knobs (lwt-bench --lbb-threads / --lbb-cols): every thread count
+       from one warp to 1024 and strips from the narrowest to wider than the array */
+    const int th[] = {32, 64, 512, 1024}, co[] = {16, 64, 256, 1024};
+    gpu_algo = LWT_ALGO_LIFTING_LBB;
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 3; k++) {
+            size_t s2[2] = {small ? 37 : 263, 300 + (size_t)(17 * i)};
+            gpu_threads = th[i];
+            gpu_cols = co[(i + k) % 4];
+            run_case(ctx, lbb[2 * k], 2, s2, 3, (lwt_mode)((i + 3 * k) % LWT_MODE_COUNT), (i + k) % 2 ? LWT_F64 : LWT_F32,
+                     1);
+        }
+    gpu_threads = gpu_cols = 0;
     gpu_algo = LWT_ALGO_AUTO;
 #ifdef LWT_HAVE_CUDA
     test_device_api(ctx);
