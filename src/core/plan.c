@@ -193,6 +193,14 @@ lwt_status lwt_plan_create(lwt_context *ctx, const lwt_plan_desc *d, lwt_plan **
         for (int k = p->ndim; k < LWT_MAX_NDIM; k++)
             p->sizes[j][k] = 1;
     }
+    /* a batch of 1-D signals runs as one array of rows (batch_rows below): buffers for all of them */
+    if (p->ndim == 1 && d->batch > 1) {
+        if (buf > (size_t)-1 / d->batch) {
+            lwt_plan_destroy(p);
+            return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "array too large");
+        }
+        buf *= d->batch;
+    }
     p->buf_elems = buf;
     for (int k = 0; k < LWT_MAX_NDIM; k++) {
         size_t s = p->sizes[levels][k];
@@ -579,12 +587,83 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
     return LWT_OK;
 }
 
+/* The bands of a batch of 1-D signals at level j: row b's approximation at
+ * approx + b * approx_stride, its detail in its own packed array. */
+static void rows_map(const lwt_plan *p, int j, char *coeffs, char *approx, size_t approx_stride, lwt_dest_map *m)
+{
+    size_t off[LWT_MAX_NDIM];
+    band_offset(p, p->levels - j + 1, 1, off);
+    memset(m, 0, sizeof *m);
+    m->nouter = 1;
+    m->half[0] = (long)p->desc.batch; /* every row in region 0: no split along the batch */
+    m->extent1 = 1;
+    m->dst[0][0] = approx;
+    m->s0[0][0] = approx_stride;
+    m->dst[0][1] = coeffs + off[0] * lwt_plan_elem_size(p);
+    m->s0[0][1] = p->coeff_count;
+}
+
+/*
+ * A batch of 1-D signals as one B x n array transformed along its rows: one
+ * pass per level for all of them, each writing its bands straight into its
+ * own packed array (item b at b * coeff_count), instead of B transforms of
+ * one row each (a kernel launch per row and level on the GPU). The same
+ * passes per row, hence the same results. LWT_ERR_UNSUPPORTED when a pass
+ * cannot write through a map: the caller then runs the items one by one.
+ */
+static lwt_status batch_rows(const lwt_plan *p, const exec_env *env, const char *in, char *out, char *bufs[2],
+                             int inverse)
+{
+    const size_t B = p->desc.batch;
+    int which = 0;
+    lwt_dest_map map;
+    if (!inverse) {
+        if (!p->tight) {
+            lwt_status zs = env->ops->zero(env->bctx, out, B * p->coeff_count * lwt_plan_elem_size(p));
+            if (zs)
+                return zs;
+        }
+        const char *cur = in;
+        for (int j = 1; j <= p->levels; j++) {
+            const int last = j == p->levels;
+            char *approx = last ? out : bufs[which];
+            rows_map(p, j, out, approx, last ? p->coeff_count : p->sizes[j][0], &map);
+            size_t shape[LWT_MAX_NDIM] = {B, p->sizes[j - 1][0], 1}, next[LWT_MAX_NDIM];
+            lwt_status st = run_axis(p, env, 1, 0, shape, 0, cur, approx, next, &map);
+            if (st)
+                return st;
+            cur = approx;
+            which ^= 1;
+        }
+        return LWT_OK;
+    }
+    const char *approx = in; /* cA_J read in place */
+    size_t approx_stride = p->coeff_count;
+    for (int j = p->levels; j >= 1; j--) {
+        char *dst = j == 1 ? out : bufs[which];
+        rows_map(p, j, (char *)in, (char *)approx, approx_stride, &map);
+        size_t shape[LWT_MAX_NDIM] = {B, 2 * p->sizes[j][0], 1}, next[LWT_MAX_NDIM];
+        lwt_status st = run_axis(p, env, 1, 1, shape, (long)p->sizes[j - 1][0], approx, dst, next, &map);
+        if (st)
+            return st;
+        approx = dst;
+        approx_stride = p->sizes[j - 1][0];
+        which ^= 1;
+    }
+    return LWT_OK;
+}
+
 lwt_status lwt_driver_run(const lwt_plan *p, const lwt_backend_ops *ops, void *bctx, const void *in, void *out,
                           void *workspace, int inverse)
 {
     const size_t es = lwt_plan_elem_size(p);
     exec_env env = {ops, bctx};
     char *bufs[2] = {(char *)workspace, (char *)workspace + p->buf_elems * es};
+    if (p->ndim == 1 && p->desc.batch > 1 && p->levels > 0) {
+        lwt_status bs = batch_rows(p, &env, (const char *)in, (char *)out, bufs, inverse);
+        if (bs != LWT_ERR_UNSUPPORTED)
+            return bs;
+    }
     const size_t in_stride = (inverse ? p->coeff_count : p->input_count) * es;
     const size_t out_stride = (inverse ? p->input_count : p->coeff_count) * es;
     lwt_status st = LWT_OK;

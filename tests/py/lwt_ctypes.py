@@ -103,6 +103,8 @@ class PlanDesc(C.Structure):
         ("device", C.c_int),
         ("algorithm", C.c_int),
         ("batch", size_t),
+        ("lbb_threads", C.c_int),
+        ("lbb_cols", C.c_int),
     ]
 
 
