@@ -80,6 +80,16 @@ static void set_closed(lwt_mapped *m)
     m->fd = -1;
 }
 
+/* every entry point starts the same way: out closed and err empty, so that a
+ * failure leaves nothing half-set */
+static void begin(lwt_mapped *out, char *err, size_t errlen)
+{
+    if (out)
+        set_closed(out);
+    if (err && errlen > 0)
+        err[0] = '\0';
+}
+
 /* pread until n bytes or end of file; returns the count, or -1 with errno. */
 static ssize_t pread_fully(int fd, void *buf, size_t n, off_t off)
 {
@@ -231,10 +241,7 @@ int lwt_map_npy_read(const char *path, lwt_mapped *out, char *err, size_t errlen
     ssize_t got;
     int fd;
 
-    if (out)
-        set_closed(out);
-    if (err && errlen > 0)
-        err[0] = '\0';
+    begin(out, err, errlen);
     if (!path || !out)
         return lwt__npy_fail(err, errlen, path, "lwt_map_npy_read: invalid argument");
     if (open_regular(path, &fd, &fsize, err, errlen))
@@ -328,10 +335,7 @@ int lwt_map_raw_read(const char *path, lwt_dtype dtype, int ndim, const size_t *
     char shown[NPY_MAX_DIMS * 22 + 4];
     int fd;
 
-    if (out)
-        set_closed(out);
-    if (err && errlen > 0)
-        err[0] = '\0';
+    begin(out, err, errlen);
     if (!path || !out)
         return lwt__npy_fail(err, errlen, path, "lwt_map_raw_read: invalid argument");
     if (dtype != LWT_F32 && dtype != LWT_F64)
@@ -380,10 +384,7 @@ int lwt_map_npy_create(const char *path, lwt_dtype dtype, int ndim, const size_t
     int fd = -1;
     void *p;
 
-    if (out)
-        set_closed(out);
-    if (err && errlen > 0)
-        err[0] = '\0';
+    begin(out, err, errlen);
     if (!path || !*path || !out)
         return lwt__npy_fail(err, errlen, path, "lwt_map_npy_create: invalid argument");
     if (dtype != LWT_F32 && dtype != LWT_F64)
@@ -531,10 +532,7 @@ int lwt_map_scratch(size_t bytes, const char *dir, lwt_mapped *out, char *err, s
 {
     void *p;
 
-    if (out)
-        set_closed(out);
-    if (err && errlen > 0)
-        err[0] = '\0';
+    begin(out, err, errlen);
     if (!out)
         return lwt__npy_fail(err, errlen, dir ? dir : "scratch", "lwt_map_scratch: invalid argument");
     if (bytes == 0) {
