@@ -97,6 +97,18 @@ LWT_HD long lwt_slide_front(const lwt_slide_geom *g, int k, long L)
     return lwt_slide_clamp(L - g->lag[k], lo, lo + g->ax[0].step_len[si]);
 }
 
+/* Forward: the strip whose first coefficient column is sx reads the samples
+ * *xlo .. *xlo + NX - 1 (before the shift delta) of every row; returns NX,
+ * the same for every strip. */
+LWT_HD int lwt_slide_strip(const lwt_slide_geom *g, long sx, long *xlo)
+{
+    const lwt_slide_axis *ax = &g->ax[1];
+    const long lox0 = ax->lo[0] + sx, lox1 = ax->lo[1] + sx;
+    *xlo = lox0 * 2 < lox1 * 2 + 1 ? 2 * lox0 : 2 * lox1 + 1;
+    const long xe0 = 2 * (lox0 + ax->len[0]) - 1, xe1 = 2 * (lox1 + ax->len[1]);
+    return (int)((xe0 > xe1 ? xe0 : xe1) - *xlo);
+}
+
 /*
  * Rows of vertical channel c below the returned index are final once L rows
  * are in: every step writing c is done with them and, in the forward (which

@@ -172,10 +172,8 @@ LWT_SLIDE_FN void FN(slide_forward)(const lwt_slide_geom *G, const lwt_step *ste
     const lwt_slide_axis *ay = &G->ax[0], *ax = &G->ax[1];
     const long sy = (blk / G->tiles[1]) * ay->T, sx = (blk % G->tiles[1]) * ax->T;
     const long lox[2] = {ax->lo[0] + sx, ax->lo[1] + sx};
-    /* input columns of the strip: samples xlo .. xhi - 1 before the shift delta */
-    const long xlo = lox[0] * 2 < lox[1] * 2 + 1 ? 2 * lox[0] : 2 * lox[1] + 1;
-    const long xe0 = 2 * (lox[0] + ax->len[0]) - 1, xe1 = 2 * (lox[1] + ax->len[1]);
-    const int NX = (int)((xe0 > xe1 ? xe0 : xe1) - xlo);
+    long xlo; /* input columns of the strip: samples xlo .. xlo + NX - 1 before the shift delta */
+    const int NX = lwt_slide_strip(G, sx, &xlo);
     const bool x_inside = xlo + ax->delta >= 0 && xlo + NX + ax->delta <= ax->n;
     const int a = ach, d = 1 - ach;
     const int acol = (a ? ax->len[0] : 0) + (int)(sa - ax->lo[a]); /* approximation of output column 0 */

@@ -15,6 +15,7 @@ extern "C" {
 #include "core/plan.h"
 }
 #include "cuda/cuda_kernels.cuh"
+#include "cuda/cuda_slide_regs.cuh"
 #include "lwt_cuda.h"
 
 #define CK(call)                                                                                       \
@@ -33,6 +34,7 @@ struct cuda_plan_state {
        2 (j - 1) + inverse), made at plan creation; NULL where it does not fit */
     lwt_slide_geom **slide;
     int **slide_tab;         /* their schedules (lwt_slide_table), device memory */
+    int *slide_regs;         /* the register kernel's shape for each, or -1: the generic kernel */
 };
 
 struct cuda_call {
@@ -175,8 +177,48 @@ static void free_slides(const lwt_plan *p, cuda_plan_state *st)
     }
     free(st->slide);
     free(st->slide_tab);
+    free(st->slide_regs);
     st->slide = NULL;
     st->slide_tab = NULL;
+    st->slide_regs = NULL;
+}
+
+/*
+ * The register kernel's level (cuda_slide_regs.cu), or NULL where it does not
+ * apply: strips as wide as one thread per column allows (forward: the strip's
+ * samples, inverse: its output columns), no tuning asked for, the working type
+ * the element type, and not the forward of smooth and antireflect (whose
+ * columns outside the array are extended after the vertical steps).
+ */
+static lwt_slide_geom *plan_regs(const lwt_plan *p, const cuda_plan_state *st, int inv, size_t in0, size_t in1,
+                                 size_t nc0, size_t nc1, long min_blocks)
+{
+    const lwt_scheme *s = &p->wavelet.scheme;
+    const lwt_mode mode = p->desc.mode;
+    if (p->desc.lbb_threads || p->desc.lbb_cols || lwt_cuda_slide_regs_shape(s) < 0)
+        return NULL;
+    if (p->desc.dtype == LWT_F32 && !st->dev.f32_in_float)
+        return NULL;
+    if (!inv && (mode == LWT_MODE_SMOOTH || mode == LWT_MODE_ANTIREFLECT))
+        return NULL;
+    lwt_slide_geom *g = (lwt_slide_geom *)malloc(sizeof *g);
+    if (!g)
+        return NULL;
+    const size_t es = lwt_plan_elem_size(p);
+    const int threads = lwt_cuda_slide_regs_threads();
+    /* ring rows of `threads` elements; the inverse's hold its halo besides
+       2 T = threads output columns (its width measured by a first plan) */
+    int cols = threads;
+    if (inv && lwt_slide_plan(g, s, mode, p->fb.length, inv, (long)in0, (long)in1, (long)nc0, (long)nc1, es, 0,
+                              min_blocks, cols))
+        cols += g->RW - 2 * g->ax[1].T;
+    for (int attempt = 0; attempt < 8 && cols >= 32; attempt++, cols -= 2)
+        if (lwt_slide_plan(g, s, mode, p->fb.length, inv, (long)in0, (long)in1, (long)nc0, (long)nc1, es, 0,
+                           min_blocks, cols) &&
+            lwt_cuda_slide_regs_fits(g))
+            return g;
+    free(g);
+    return NULL;
 }
 
 static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
@@ -190,16 +232,27 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, p->device));
     st->slide = (lwt_slide_geom **)calloc((size_t)2 * p->levels, sizeof *st->slide);
     st->slide_tab = (int **)calloc((size_t)2 * p->levels, sizeof *st->slide_tab);
-    if (!st->slide || !st->slide_tab)
+    st->slide_regs = (int *)malloc(sizeof(int) * 2 * (size_t)p->levels);
+    if (!st->slide || !st->slide_tab || !st->slide_regs)
         return LWT_ERR_OUT_OF_MEMORY;
     const size_t es = p->desc.dtype == LWT_F32 && st->dev.f32_in_float ? 4 : 8;
     const lwt_scheme *s = &p->wavelet.scheme;
     for (int j = 1; j <= p->levels; j++)
         for (int inv = 0; inv < 2; inv++) {
-            lwt_slide_geom *g = (lwt_slide_geom *)malloc(sizeof *g);
+            const int idx = 2 * (j - 1) + inv;
+            const size_t *in = p->sizes[j - 1], *nc = p->sizes[j];
+            st->slide_regs[idx] = -1;
+            lwt_slide_geom *g = plan_regs(p, st, inv, in[0], in[1], nc[0], nc[1], 8L * sms);
+            if (g) {
+                st->slide[idx] = g;
+                st->slide_regs[idx] = lwt_cuda_slide_regs_shape(s);
+                lwt_log(ctx, LWT_LOG_DEBUG, "level %d %s: sliding window, register pipeline (shape %d)", j,
+                        inv ? "inverse" : "forward", st->slide_regs[idx]);
+                continue;
+            }
+            g = (lwt_slide_geom *)malloc(sizeof *g);
             if (!g)
                 return LWT_ERR_OUT_OF_MEMORY;
-            const size_t *in = p->sizes[j - 1], *nc = p->sizes[j];
             const size_t taps_bytes = (size_t)(s->ntaps_total + 2) * es + 4096; /* + the schedule */
             if (!lwt_slide_plan(g, s, p->desc.mode, p->fb.length, inv, (long)in[0], (long)in[1], (long)nc[0],
                                 (long)nc[1], es, 100 * 1024 - taps_bytes, 8L * sms, p->desc.lbb_cols)) {
@@ -213,10 +266,11 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
                 return LWT_ERR_OUT_OF_MEMORY;
             }
             lwt_slide_table(g, s->steps, tab);
-            st->slide[2 * (j - 1) + inv] = g;
-            cudaError_t e = cudaMalloc(&st->slide_tab[2 * (j - 1) + inv], tab_bytes);
+            st->slide[idx] = g;
+            lwt_log(ctx, LWT_LOG_DEBUG, "level %d %s: sliding window, generic kernel", j, inv ? "inverse" : "forward");
+            cudaError_t e = cudaMalloc(&st->slide_tab[idx], tab_bytes);
             if (e == cudaSuccess)
-                e = cudaMemcpy(st->slide_tab[2 * (j - 1) + inv], tab, tab_bytes, cudaMemcpyHostToDevice);
+                e = cudaMemcpy(st->slide_tab[idx], tab, tab_bytes, cudaMemcpyHostToDevice);
             free(tab);
             CK(e);
         }
@@ -312,6 +366,12 @@ static lwt_status cuda_fused2d(void *bctx, int level, int inverse, const void *c
     const lwt_slide_geom *g = st->slide ? st->slide[2 * (level - 1) + inverse] : NULL;
     if (!g)
         return LWT_ERR_UNSUPPORTED;
+    const int shape = st->slide_regs[2 * (level - 1) + inverse];
+    if (shape >= 0) {
+        CK(lwt_cuda_slide2d_regs(shape, g, &p->wavelet.scheme, p->desc.dtype, in, in_stride, out, out_stride,
+                                 call->stream));
+        return LWT_OK;
+    }
     CK(lwt_cuda_slide2d(g, st->slide_tab[2 * (level - 1) + inverse], &st->dev, p->wavelet.scheme.ntaps_total,
                         p->desc.lbb_threads, p->desc.dtype, in, in_stride, out, out_stride,
                         call->stream));

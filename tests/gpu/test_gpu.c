@@ -157,6 +157,16 @@ static void test_device_api(lwt_context *ctx)
 }
 #endif
 
+/* plan-creation messages: which 2-D levels took the register pipeline */
+static int regs_levels;
+static void count_log(void *user, lwt_log_level level, const char *message)
+{
+    (void)user;
+    (void)level;
+    if (strstr(message, "register pipeline"))
+        regs_levels++;
+}
+
 int main(int argc, char **argv)
 {
     int quick = 0, small = 0;
@@ -170,6 +180,7 @@ int main(int argc, char **argv)
     printf("test_gpu: seed %llu%s\n", seed, quick ? " (quick)" : "");
     lwt_context *ctx;
     lwt_context_create(&ctx);
+    lwt_context_set_log(ctx, count_log, NULL);
     if (lwt_context_device_count(ctx) == 0) {
         printf("test_gpu: no CUDA device, skipped\n");
         lwt_context_destroy(ctx);
@@ -214,6 +225,25 @@ int main(int argc, char **argv)
             gpu_algo = LWT_ALGO_LIFTING_RC;
             run_case(ctx, lbb[i], 2, s2, 2, (lwt_mode)mode, mode % 2 ? LWT_F64 : LWT_F32, 1);
         }
+    /* the sliding window with the vertical window in registers (cuda_slide_regs.cu) for every
+       shape it compiles in, every mode, float32 and float64: several strips and segments, so
+       tiles inside the array and tiles at all four edges run; the plans must have chosen it */
+    const char *regs[] = {"haar", "db2", "cdf53", "cdf97", "db4", "db10"};
+    gpu_algo = LWT_ALGO_LIFTING_LBB;
+    for (int i = 0; i < 6; i++) {
+        regs_levels = 0;
+        for (int mode = 0; mode < LWT_MODE_COUNT; mode++) {
+            size_t s2[2] = {small ? 150 : 531 + (size_t)i, small ? 300 : 1100 + 3 * (size_t)mode};
+            run_case(ctx, regs[i], 2, s2, small ? 2 : 3, (lwt_mode)mode, (i + mode) % 2 ? LWT_F32 : LWT_F64, 1);
+            run_case(ctx, regs[i], 2, s2, 1, (lwt_mode)mode, (i + mode) % 2 ? LWT_F64 : LWT_F32, 1);
+        }
+        checks++;
+        printf("%s: register pipeline in %d planned levels\n", regs[i], regs_levels);
+        if (regs_levels < 2 * LWT_MODE_COUNT) { /* at least one level a mode, forward and inverse */
+            fprintf(stderr, "FAIL %s: the register pipeline was chosen for only %d levels\n", regs[i], regs_levels);
+            failures++;
+        }
+    }
     /* the block-size sweep's knobs (lwt-bench --lbb-threads / --lbb-cols): every thread count
        from one warp to 1024 and strips from the narrowest to wider than the array */
     const int th[] = {32, 64, 512, 1024}, co[] = {16, 64, 256, 1024};

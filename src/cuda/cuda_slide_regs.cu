@@ -1,0 +1,488 @@
+/*
+ * The sliding-window 2-D level with the vertical window in registers, for
+ * lifting schemes whose shape (per step: target channel, offset, tap count)
+ * is one of a compiled-in list. Same tiles, ranges and arithmetic as the
+ * generic kernel (cuda_slide.cu, core/slide.h), so the results are the same
+ * bits; what changes is where the work happens:
+ *
+ *   - a thread owns one sample column of the strip and slides down it, one
+ *     row of each vertical channel per step, running every vertical lifting
+ *     step on a register window at a fixed lag (the lags of core/slide.c for
+ *     one row per iteration, computed here at compile time);
+ *   - every R rows the finished rows go to shared memory, and each warp lifts
+ *     whole rows along the row with only warp barriers between steps;
+ *   - one block barrier per R rows (double-buffered rows), against one per
+ *     lifting step per iteration in the generic kernel.
+ *
+ * The generic kernel, one instruction stream for every scheme, spends about
+ * 11 warp instructions per sample on ring indexing, loop control and its
+ * schedule table; here steps, offsets and taps are compile-time (the taps'
+ * values are kernel parameters, read from the constant bank).
+ * The inverse mirrors it: warps load coefficient rows and lift them along
+ * the row, then each thread runs the vertical inverse down its output column.
+ */
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "core/extend.h"
+#include "core/slide.h"
+}
+#include "cuda/cuda_kernels.cuh"
+#include "cuda/cuda_slide_regs.cuh"
+
+namespace {
+
+/* slide_load2d of the generic body: samples of rows or columns outside the array */
+#define LWT_SLIDE_FN static __device__
+#define LWT_SLIDE_SYNC() __syncthreads()
+#define REAL float
+#define WREAL float
+#define FN(name) name##_ff
+#include "core/slide_body.h"
+#undef REAL
+#undef WREAL
+#undef FN
+#define REAL double
+#define WREAL double
+#define FN(name) name##_dd
+#include "core/slide_body.h"
+#undef REAL
+#undef WREAL
+#undef FN
+
+__device__ __forceinline__ float load2d(const float *x, size_t stride, const lwt_slide_axis *ay,
+                                        const lwt_slide_axis *ax, long yy, long xx)
+{
+    return slide_load2d_ff(x, stride, ay, ax, yy, xx);
+}
+__device__ __forceinline__ double load2d(const double *x, size_t stride, const lwt_slide_axis *ay,
+                                         const lwt_slide_axis *ax, long yy, long xx)
+{
+    return slide_load2d_dd(x, stride, ay, ax, yy, xx);
+}
+
+constexpr int RS_MAXS = 12;   /* steps of the longest compiled-in shape */
+constexpr int RS_THREADS = 256;
+constexpr int RS_R = 8;       /* rows of each vertical channel per block barrier */
+
+struct rs_shape {
+    int n;
+    int t[RS_MAXS], off[RS_MAXS], nt[RS_MAXS];
+};
+
+/* The shapes the factorization (core/factor.c) gives the seed's wavelets and
+ * a few more; any scheme with one of these shapes, whatever its taps, runs
+ * here (lwt_cuda_slide_regs_shape matches them at plan creation). */
+constexpr rs_shape kShapes[] = {
+    {2, {1, 0}, {0, 0}, {1, 1}},                                  /* haar */
+    {3, {0, 1, 0}, {0, 0, -1}, {1, 2, 1}},                        /* db2 (D4) */
+    {2, {1, 0}, {0, -1}, {2, 2}},                                 /* bior2.2 (CDF 5/3) */
+    {5, {1, 0, 1, 0, 1}, {0, -1, 0, -1, -2}, {2, 2, 2, 2, 6}},    /* bior4.4 (CDF 9/7) */
+    {5, {0, 1, 0, 1, 0}, {0, 0, -2, 2, -3}, {1, 2, 2, 2, 1}},     /* db4 (D8) */
+    {11, {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0}, {0, 0, -1, 0, -2, 2, -4, 4, -6, 6, -7},
+     {1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 6}},                          /* db10 (D20) */
+};
+constexpr int kNumShapes = (int)(sizeof kShapes / sizeof kShapes[0]);
+
+/* The pipeline of one direction: lag[k] of the step at execution position k
+ * (it lifts row m_new - lag[k] when row m_new has just been loaded), D[c] the
+ * lag at which rows of channel c are final, W[c] the rows of channel c the
+ * window keeps (slot s holds row m_new - s), first[si] the taps of step si. */
+struct rs_pipe {
+    int lag[RS_MAXS], first[RS_MAXS];
+    int D[2], W[2], WM;
+};
+
+constexpr int rs_max(int a, int b) { return a > b ? a : b; }
+
+/* core/slide.c's compute_lags, for one row per iteration */
+constexpr rs_pipe make_pipe(rs_shape s, bool inv)
+{
+    rs_pipe p{};
+    int first = 0;
+    for (int k = 0; k < s.n; k++) {
+        p.first[k] = first;
+        first += s.nt[k];
+    }
+    int wl[2] = {0, 0};
+    for (int k = 0; k < s.n; k++) {
+        const int si = inv ? s.n - 1 - k : k, t = s.t[si], u = 1 - t;
+        int lag = rs_max(wl[t], wl[u] + s.off[si] + s.nt[si] - 1);
+        for (int j = 0; j < k; j++) {
+            const int sj = inv ? s.n - 1 - j : j;
+            if (s.t[sj] != t)
+                lag = rs_max(lag, p.lag[j] - s.off[sj]);
+        }
+        p.lag[k] = lag;
+        wl[t] = lag;
+    }
+    for (int c = 0; c < 2; c++) {
+        p.D[c] = wl[c];
+        int w = wl[c];
+        for (int k = 0; k < s.n; k++) {
+            const int si = inv ? s.n - 1 - k : k;
+            w = rs_max(w, s.t[si] == c ? p.lag[k] : p.lag[k] - s.off[si]);
+        }
+        p.W[c] = w + 1;
+    }
+    p.WM = rs_max(p.W[0], p.W[1]);
+    return p;
+}
+
+/* every shape's pipeline reads only rows already loaded (slot >= 0) */
+constexpr bool pipe_reads_loaded(rs_shape s, bool inv)
+{
+    const rs_pipe p = make_pipe(s, inv);
+    for (int k = 0; k < s.n; k++) {
+        const int si = inv ? s.n - 1 - k : k;
+        if (p.lag[k] - s.off[si] - (s.nt[si] - 1) < 0)
+            return false;
+    }
+    return true;
+}
+constexpr bool all_pipes_ok()
+{
+    for (int i = 0; i < kNumShapes; i++)
+        if (!pipe_reads_loaded(kShapes[i], false) || !pipe_reads_loaded(kShapes[i], true))
+            return false;
+    return true;
+}
+static_assert(all_pipes_ok(), "a lag lets a step read a row before it is loaded");
+
+template <typename WREAL> struct rs_args {
+    WREAL taps[LWT_RS_MAX_TAPS];
+    WREAL k[4]; /* forward: {ka, kd, ka, kd}; inverse: 1 / band scale */
+    const void *in[4];
+    size_t in_stride[4];
+    void *out[4];
+    size_t out_stride[4];
+    int ach;
+    long sa, sd;
+};
+
+/* one row of both vertical channels enters the window: shift, then every
+   vertical step at its lag (the generic kernel's order and rounding) */
+template <int ID, bool INV, typename WREAL, int WM>
+__device__ __forceinline__ void vpush(WREAL (&w)[2][WM], WREAL v0, WREAL v1, const WREAL *taps)
+{
+    constexpr rs_shape S = kShapes[ID];
+    constexpr rs_pipe P = make_pipe(S, INV);
+#pragma unroll
+    for (int s = WM - 1; s > 0; s--) {
+        w[0][s] = w[0][s - 1];
+        w[1][s] = w[1][s - 1];
+    }
+    w[0][0] = v0;
+    w[1][0] = v1;
+#pragma unroll
+    for (int k = 0; k < S.n; k++) {
+        const int si = INV ? S.n - 1 - k : k;
+        const int t = S.t[si], u = 1 - t, base = P.lag[k] - S.off[si];
+        WREAL acc = taps[P.first[si]] * w[u][base];
+#pragma unroll
+        for (int q = 1; q < S.nt[si]; q++)
+            acc += taps[P.first[si] + q] * w[u][base - q];
+        w[t][P.lag[k]] = INV ? w[t][P.lag[k]] - acc : w[t][P.lag[k]] + acc;
+    }
+}
+
+/* every lifting step along one ring row, by one warp (lane of 32) */
+template <int ID, bool INV, typename WREAL>
+__device__ __forceinline__ void hlift(WREAL *row, const lwt_slide_axis &ax, const WREAL *taps, int lane)
+{
+    constexpr rs_shape S = kShapes[ID];
+    constexpr rs_pipe P = make_pipe(S, INV);
+#pragma unroll
+    for (int k = 0; k < S.n; k++) {
+        const int si = INV ? S.n - 1 - k : k;
+        const int t = S.t[si], u = 1 - t, len = ax.step_len[si];
+        const int dbase = (t ? ax.len[0] : 0) + (int)(ax.step_lo[si] - ax.lo[t]);
+        const int sbase = (u ? ax.len[0] : 0) + (int)(ax.step_lo[si] + S.off[si] - ax.lo[u]);
+        for (int m = lane; m < len; m += 32) {
+            const WREAL *sp = row + sbase + m;
+            WREAL acc = taps[P.first[si]] * sp[0];
+#pragma unroll
+            for (int q = 1; q < S.nt[si]; q++)
+                acc += taps[P.first[si] + q] * sp[q];
+            row[dbase + m] = INV ? row[dbase + m] - acc : row[dbase + m] + acc;
+        }
+        __syncwarp();
+    }
+}
+
+/* last vertical channel row any output of the block needs, relative to m_start */
+__device__ __forceinline__ long rs_iters(const lwt_slide_geom &G, const int D[2])
+{
+    const long e0 = G.out_hi[0] - 1 + D[0], e1 = G.out_hi[1] - 1 + D[1];
+    return (e0 > e1 ? e0 : e1) - G.m_start + 1;
+}
+
+template <int ID, typename REAL, typename WREAL>
+__global__ void __launch_bounds__(RS_THREADS) rs_forward(const __grid_constant__ lwt_slide_geom G,
+                                                          const __grid_constant__ rs_args<WREAL> A)
+{
+    constexpr rs_pipe P = make_pipe(kShapes[ID], false);
+    extern __shared__ unsigned char smem_raw[];
+    WREAL *const buf = reinterpret_cast<WREAL *>(smem_raw); /* [2][RS_R][2][RW] */
+    const lwt_slide_axis &ay = G.ax[0], &ax = G.ax[1];
+    const long blk = blockIdx.x;
+    const long sy = (blk / G.tiles[1]) * ay.T, sx = (blk % G.tiles[1]) * ax.T;
+    long xlo;
+    const int NX = lwt_slide_strip(&G, sx, &xlo);
+    const bool x_inside = xlo + ax.delta >= 0 && xlo + NX + ax.delta <= ax.n;
+    const int RW = G.RW, len0 = ax.len[0], len1 = ax.len[1];
+    const int a = A.ach, d = 1 - a;
+    const int acol = (a ? len0 : 0) + (int)(A.sa - ax.lo[a]);
+    const int dcol = (d ? len0 : 0) + (int)(A.sd - ax.lo[d]);
+    const int ncols = (int)(ax.nc - sx < ax.T ? ax.nc - sx : ax.T);
+    const REAL *src = (const REAL *)A.in[0];
+    const size_t stride = A.in_stride[0];
+
+    /* this thread's sample column and its place in a ring row (-1: none) */
+    const int j = threadIdx.x, lane = j & 31, warp = j >> 5, nwarp = blockDim.x >> 5;
+    int rc = -1;
+    if (j < NX) {
+        const int odd = (int)((j + xlo) & 1);
+        const int mx = (int)((j + (odd ? xlo - 2 * (ax.lo[1] + sx) - 1 : xlo - 2 * (ax.lo[0] + sx))) >> 1);
+        if (mx >= 0 && mx < (odd ? len1 : len0))
+            rc = odd ? len0 + mx : mx;
+    }
+    const long xx = xlo + j + ax.delta;
+    const WREAL kv[2] = {A.k[a == 0 ? 0 : 1], A.k[a == 1 ? 0 : 1]}; /* vertical scale of channel c */
+    const long NI = rs_iters(G, P.D);
+
+    WREAL w[2][P.WM];
+#pragma unroll
+    for (int s = 0; s < P.WM; s++)
+        w[0][s] = w[1][s] = 0;
+    int b = 0;
+    for (long i0 = 0; i0 < NI; i0 += RS_R, b ^= 1) {
+        /* 1. this thread's samples of the next RS_R rows of both channels, all loads in flight */
+        WREAL v[RS_R][2];
+#pragma unroll
+        for (int r = 0; r < RS_R; r++)
+#pragma unroll
+            for (int c = 0; c < 2; c++) {
+                const long m = G.m_start + i0 + r;
+                v[r][c] = 0;
+                if (rc < 0 || m < ay.lo[c] || m >= ay.lo[c] + ay.len[c])
+                    continue;
+                const long yy = 2 * (m + sy) + c + ay.delta;
+                if (x_inside && yy >= 0 && yy < ay.n)
+                    v[r][c] = (WREAL)src[(size_t)yy * stride + (size_t)xx];
+                else
+                    v[r][c] = load2d(src, stride, &ay, &ax, yy, xx);
+            }
+        /* 2. vertical lifting in registers; finished rows, scaled, to the ring rows */
+        WREAL *bb = buf + (size_t)b * RS_R * 2 * RW;
+#pragma unroll
+        for (int r = 0; r < RS_R; r++) {
+            vpush<ID, false>(w, v[r][0], v[r][1], A.taps);
+            const long m = G.m_start + i0 + r;
+#pragma unroll
+            for (int c = 0; c < 2; c++) {
+                const long rr = m - P.D[c];
+                if (rc >= 0 && rr >= G.out_lo[c] && rr < G.out_hi[c])
+                    bb[(2 * r + c) * RW + rc] = kv[c] * w[c][P.D[c]];
+            }
+        }
+        __syncthreads();
+        /* 3. each warp lifts whole rows along the row and writes them to their bands */
+        for (int e = warp; e < 2 * RS_R; e += nwarp) {
+            const int r = e >> 1, c = e & 1;
+            const long rr = G.m_start + i0 + r - P.D[c];
+            if (rr < G.out_lo[c] || rr >= G.out_hi[c])
+                continue;
+            const long ky = rr - (c == a ? A.sa : A.sd) + sy;
+            if (ky >= ay.nc)
+                continue;
+            WREAL *row = bb + e * RW;
+            hlift<ID, false>(row, ax, A.taps, lane);
+            const int vb = c == a ? 0 : 1;
+            REAL *oa = (REAL *)A.out[vb] + (size_t)ky * A.out_stride[vb] + sx;
+            REAL *od = (REAL *)A.out[vb | 2] + (size_t)ky * A.out_stride[vb | 2] + sx;
+            for (int jj = lane; jj < ncols; jj += 32) {
+                oa[jj] = (REAL)(A.k[2] * row[acol + jj]);
+                od[jj] = (REAL)(A.k[3] * row[dcol + jj]);
+            }
+        }
+    }
+}
+
+template <int ID, typename REAL, typename WREAL>
+__global__ void __launch_bounds__(RS_THREADS) rs_inverse(const __grid_constant__ lwt_slide_geom G,
+                                                          const __grid_constant__ rs_args<WREAL> A)
+{
+    constexpr rs_pipe P = make_pipe(kShapes[ID], true);
+    extern __shared__ unsigned char smem_raw[];
+    WREAL *const buf = reinterpret_cast<WREAL *>(smem_raw); /* [2][RS_R][2][RW] */
+    const lwt_slide_axis &ay = G.ax[0], &ax = G.ax[1];
+    const long blk = blockIdx.x;
+    const long sy = (blk / G.tiles[1]) * ay.T, sx = (blk % G.tiles[1]) * ax.T;
+    const int a = A.ach;
+    const bool periodic = ay.mode == LWT_MODE_PERIODIZATION;
+    const long x0 = 2 * sx; /* first output column */
+    const int ncols = (int)(ax.n - x0 < 2L * ax.T ? ax.n - x0 : 2L * ax.T);
+    const int RW = G.RW, len0 = ax.len[0];
+    REAL *const dst = (REAL *)A.out[0];
+    const size_t dstride = A.out_stride[0];
+
+    /* output column x0 + j is y[x0 + j - delta]: its place in a ring row */
+    const int j = threadIdx.x, lane = j & 31, warp = j >> 5, nwarp = blockDim.x >> 5;
+    int rc = -1;
+    if (j < ncols) {
+        const long yx = x0 + j - ax.delta;
+        const int odd = (int)(yx & 1);
+        rc = odd ? len0 + (int)((yx - 1 - 2 * (ax.lo[1] + sx)) >> 1) : (int)((yx - 2 * (ax.lo[0] + sx)) >> 1);
+    }
+    const long NI = rs_iters(G, P.D);
+
+    WREAL w[2][P.WM];
+#pragma unroll
+    for (int s = 0; s < P.WM; s++)
+        w[0][s] = w[1][s] = 0;
+    int b = 0;
+    for (long i0 = 0; i0 < NI; i0 += RS_R, b ^= 1) {
+        WREAL *bb = buf + (size_t)b * RS_R * 2 * RW;
+        /* 1. each warp loads whole coefficient rows of both bands and lifts them along the row */
+        for (int e = warp; e < 2 * RS_R; e += nwarp) {
+            const int r = e >> 1, c = e & 1;
+            const long m = G.m_start + i0 + r;
+            WREAL *row = bb + e * RW;
+            if (m < ay.lo[c] || m >= ay.lo[c] + ay.len[c]) {
+                for (int col = lane; col < RW; col += 32)
+                    row[col] = 0;
+                continue;
+            }
+            const int vb = c == a ? 0 : 1;
+            long ky = m + sy - (c == a ? A.sa : A.sd);
+            if (periodic)
+                ky = lwt_mod(ky, ay.nc);
+            const bool zero_row = ky < 0 || ky >= ay.nc;
+            for (int cx = 0; cx < 2; cx++) {
+                const int bnd = vb | (cx == a ? 0 : 2);
+                const long k0 = ax.lo[cx] + sx - (cx == a ? A.sa : A.sd);
+                const int len = ax.len[cx];
+                const REAL *g = (const REAL *)A.in[bnd] + (zero_row ? 0 : (size_t)ky * A.in_stride[bnd]);
+                const WREAL sc = A.k[bnd];
+                WREAL *out = row + (cx ? len0 : 0);
+                if (!zero_row && k0 >= 0 && k0 + len <= ax.nc) {
+                    for (int mx = lane; mx < len; mx += 32)
+                        out[mx] = (WREAL)g[k0 + mx] * sc;
+                    continue;
+                }
+                for (int mx = lane; mx < len; mx += 32) {
+                    long kx = k0 + mx;
+                    if (periodic)
+                        kx = lwt_mod(kx, ax.nc);
+                    out[mx] = zero_row || kx < 0 || kx >= ax.nc ? (WREAL)0 : (WREAL)g[kx] * sc;
+                }
+            }
+            __syncwarp();
+            hlift<ID, true>(row, ax, A.taps, lane);
+        }
+        __syncthreads();
+        /* 2. the vertical inverse down this thread's output column */
+#pragma unroll
+        for (int r = 0; r < RS_R; r++) {
+            const WREAL v0 = rc >= 0 ? bb[(2 * r) * RW + rc] : (WREAL)0;
+            const WREAL v1 = rc >= 0 ? bb[(2 * r + 1) * RW + rc] : (WREAL)0;
+            vpush<ID, true>(w, v0, v1, A.taps);
+            const long m = G.m_start + i0 + r;
+#pragma unroll
+            for (int c = 0; c < 2; c++) {
+                const long rr = m - P.D[c];
+                if (rc < 0 || rr < G.out_lo[c] || rr >= G.out_hi[c])
+                    continue;
+                const long y = 2 * (rr + sy) + c + ay.delta;
+                if (y >= 0 && y < ay.n)
+                    dst[(size_t)y * dstride + (size_t)(x0 + j)] = (REAL)w[c][P.D[c]];
+            }
+        }
+    }
+}
+
+template <typename REAL, typename WREAL>
+cudaError_t launch_id(int id, const lwt_slide_geom &g, const rs_args<WREAL> &A, cudaStream_t stream)
+{
+    typedef void (*kern_t)(const lwt_slide_geom, const rs_args<WREAL>);
+    static_assert(kNumShapes == 6, "one kernel pair per shape below");
+    const kern_t fwd[] = {rs_forward<0, REAL, WREAL>, rs_forward<1, REAL, WREAL>, rs_forward<2, REAL, WREAL>,
+                          rs_forward<3, REAL, WREAL>, rs_forward<4, REAL, WREAL>, rs_forward<5, REAL, WREAL>};
+    const kern_t inv[] = {rs_inverse<0, REAL, WREAL>, rs_inverse<1, REAL, WREAL>, rs_inverse<2, REAL, WREAL>,
+                          rs_inverse<3, REAL, WREAL>, rs_inverse<4, REAL, WREAL>, rs_inverse<5, REAL, WREAL>};
+    const kern_t k = g.inverse ? inv[id] : fwd[id];
+    const size_t smem = (size_t)2 * RS_R * 2 * g.RW * sizeof(WREAL);
+    if (smem > 48 * 1024) {
+        cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess)
+            return e;
+    }
+    k<<<(unsigned)(g.tiles[0] * g.tiles[1]), RS_THREADS, smem, stream>>>(g, A);
+    return cudaGetLastError();
+}
+
+template <typename WREAL>
+void fill_args(rs_args<WREAL> &A, const lwt_slide_geom *g, const lwt_scheme *s, const void *const in[4],
+               const size_t in_stride[4], void *const out[4], const size_t out_stride[4])
+{
+    for (int i = 0; i < s->ntaps_total && i < LWT_RS_MAX_TAPS; i++)
+        A.taps[i] = (WREAL)s->taps[i];
+    for (int bnd = 0; bnd < 4; bnd++) {
+        A.in[bnd] = in[bnd];
+        A.in_stride[bnd] = in_stride[bnd];
+        A.out[bnd] = out[bnd];
+        A.out_stride[bnd] = out_stride[bnd];
+        /* as cuda_slide.cu: forward {ka, kd} twice; inverse 1 / band scale */
+        const double kb = ((bnd & 1) ? s->kd : s->ka) * ((bnd & 2) ? s->kd : s->ka);
+        A.k[bnd] = (WREAL)(g->inverse ? 1.0 / kb : (bnd & 1) ? s->kd : s->ka);
+    }
+    A.ach = s->ach;
+    A.sa = s->sa;
+    A.sd = s->sd;
+}
+
+} // namespace
+
+int lwt_cuda_slide_regs_shape(const lwt_scheme *s)
+{
+    if (s->ntaps_total > LWT_RS_MAX_TAPS)
+        return -1;
+    for (int id = 0; id < kNumShapes; id++) {
+        const rs_shape &sh = kShapes[id];
+        bool same = sh.n == s->nsteps;
+        for (int k = 0; same && k < sh.n; k++)
+            same = sh.t[k] == s->steps[k].target && sh.off[k] == s->steps[k].off && sh.nt[k] == s->steps[k].ntaps;
+        if (same)
+            return id;
+    }
+    return -1;
+}
+
+int lwt_cuda_slide_regs_fits(const lwt_slide_geom *g)
+{
+    if (g->inverse) {
+        const long out1 = (g->ax[1].n + 1) / 2;
+        return 2L * (g->ax[1].T < out1 ? g->ax[1].T : out1) <= RS_THREADS;
+    }
+    long xlo;
+    return lwt_slide_strip(g, 0, &xlo) <= RS_THREADS;
+}
+
+int lwt_cuda_slide_regs_threads(void) { return RS_THREADS; }
+
+cudaError_t lwt_cuda_slide2d_regs(int shape, const lwt_slide_geom *g, const lwt_scheme *s, lwt_dtype dtype,
+                                  const void *const in[4], const size_t in_stride[4], void *const out[4],
+                                  const size_t out_stride[4], cudaStream_t stream)
+{
+    if (shape < 0 || shape >= kNumShapes)
+        return cudaErrorInvalidValue;
+    if (dtype == LWT_F64) {
+        rs_args<double> A;
+        fill_args(A, g, s, in, in_stride, out, out_stride);
+        return launch_id<double, double>(shape, *g, A, stream);
+    }
+    rs_args<float> A;
+    fill_args(A, g, s, in, in_stride, out, out_stride);
+    return launch_id<float, float>(shape, *g, A, stream);
+}
