@@ -183,7 +183,10 @@ typedef enum lwt_algorithm {
     LWT_ALGO_LIFTING = 1,     /* lifting; fails with LWT_ERR_ACCURACY if it cannot meet the bound */
     LWT_ALGO_CONVOLUTION = 2, /* direct filter bank (Mallat) */
     /* Lifting with a chosen kernel arrangement (seed 000's comparison).
-       AUTO and LIFTING use the separable passes (RC), measured fastest. */
+       AUTO and LIFTING on the GPU run 2-D levels as LBB where its register
+       kernel has the scheme's shape (Haar, D4, D8, D20, CDF 5/3, CDF 9/7 and
+       any scheme shaped like one; measured fastest), else the separable
+       passes (RC); on the CPU they run RC. */
     LWT_ALGO_LIFTING_RC = 3,  /* one pass per axis through global memory (row, then column kernel) */
     LWT_ALGO_LIFTING_LBB = 4  /* 2-D levels in one sliding-window pass (seed 000's LBB model), on
                                  the GPU and the CPU; other plans run as LIFTING */

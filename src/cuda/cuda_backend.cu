@@ -226,7 +226,10 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
     const lwt_context *ctx = p->ctx;
     const lwt_algorithm algo = p->desc.algorithm;
     free_slides(p, st);
-    if (p->ndim != 2 || p->direct || algo != LWT_ALGO_LIFTING_LBB)
+    /* LBB: the sliding window for every level; AUTO and LIFTING: where the
+       register kernel applies (measured faster than RC there), else RC */
+    const bool lbb = algo == LWT_ALGO_LIFTING_LBB;
+    if (p->ndim != 2 || p->direct || !(lbb || algo == LWT_ALGO_AUTO || algo == LWT_ALGO_LIFTING))
         return LWT_OK;
     int sms = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, p->device));
@@ -250,6 +253,8 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
                         inv ? "inverse" : "forward", st->slide_regs[idx]);
                 continue;
             }
+            if (!lbb)
+                continue;
             g = (lwt_slide_geom *)malloc(sizeof *g);
             if (!g)
                 return LWT_ERR_OUT_OF_MEMORY;

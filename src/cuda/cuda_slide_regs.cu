@@ -63,7 +63,6 @@ __device__ __forceinline__ double load2d(const double *x, size_t stride, const l
 
 constexpr int RS_MAXS = 12;   /* steps of the longest compiled-in shape */
 constexpr int RS_THREADS = 256;
-constexpr int RS_R = 8;       /* rows of each vertical channel per block barrier */
 
 struct rs_shape {
     int n;
@@ -83,6 +82,23 @@ constexpr rs_shape kShapes[] = {
      {1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 6}},                          /* db10 (D20) */
 };
 constexpr int kNumShapes = (int)(sizeof kShapes / sizeof kShapes[0]);
+
+/* rows of each vertical channel per block barrier: 8, or 4 for float64 and
+   long schemes (whose windows leave fewer registers for the rows loaded ahead) */
+constexpr int rs_rows(int id, int es) { return es == 4 && kShapes[id].n <= 8 ? 8 : 4; }
+/* Registers against occupancy, measured on an H200 (docs/PERFORMANCE.md):
+ * more resident blocks hide the barriers and load latency better than
+ * registers do, so short float32 schemes issue each batch's loads at its
+ * start and run 3-4 blocks per SM (forward: 4 for <= 3 steps, 16 bytes of
+ * spills; 3 otherwise, none); float64 and long schemes, two blocks of up to
+ * 128 registers, issue the next batch's loads before this batch's lifting.
+ * Loading ahead at two blocks made the CDF 9/7 forward 2.3x slower than three
+ * blocks without; for db10 it was 2.1x faster than two blocks without. */
+constexpr bool rs_short(int id, int es) { return es == 4 && kShapes[id].n <= 8; }
+constexpr int rs_min_blocks(int id, int es, bool inv)
+{
+    return !rs_short(id, es) ? (inv && es == 4 ? 3 : 2) : inv || kShapes[id].n <= 3 ? 4 : 3;
+}
 
 /* The pipeline of one direction: lag[k] of the step at execution position k
  * (it lifts row m_new - lag[k] when row m_new has just been loaded), D[c] the
@@ -149,6 +165,12 @@ constexpr bool all_pipes_ok()
 }
 static_assert(all_pipes_ok(), "a lag lets a step read a row before it is loaded");
 
+/* a * b + c: float32 contracts to one FMA (one rounding fewer than the CPU's
+   float64 reference, far inside the float32 bound); float64 keeps the two
+   roundings of the CPU backend, step by step the same bits */
+__device__ __forceinline__ float madd(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+__device__ __forceinline__ double madd(double a, double b, double c) { return __dadd_rn(__dmul_rn(a, b), c); }
+
 template <typename WREAL> struct rs_args {
     WREAL taps[LWT_RS_MAX_TAPS];
     WREAL k[4]; /* forward: {ka, kd, ka, kd}; inverse: 1 / band scale */
@@ -181,7 +203,7 @@ __device__ __forceinline__ void vpush(WREAL (&w)[2][WM], WREAL v0, WREAL v1, con
         WREAL acc = taps[P.first[si]] * w[u][base];
 #pragma unroll
         for (int q = 1; q < S.nt[si]; q++)
-            acc += taps[P.first[si] + q] * w[u][base - q];
+            acc = madd(taps[P.first[si] + q], w[u][base - q], acc);
         w[t][P.lag[k]] = INV ? w[t][P.lag[k]] - acc : w[t][P.lag[k]] + acc;
     }
 }
@@ -203,7 +225,7 @@ __device__ __forceinline__ void hlift(WREAL *row, const lwt_slide_axis &ax, cons
             WREAL acc = taps[P.first[si]] * sp[0];
 #pragma unroll
             for (int q = 1; q < S.nt[si]; q++)
-                acc += taps[P.first[si] + q] * sp[q];
+                acc = madd(taps[P.first[si] + q], sp[q], acc);
             row[dbase + m] = INV ? row[dbase + m] - acc : row[dbase + m] + acc;
         }
         __syncwarp();
@@ -218,12 +240,13 @@ __device__ __forceinline__ long rs_iters(const lwt_slide_geom &G, const int D[2]
 }
 
 template <int ID, typename REAL, typename WREAL>
-__global__ void __launch_bounds__(RS_THREADS) rs_forward(const __grid_constant__ lwt_slide_geom G,
+__global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), false)) rs_forward(const __grid_constant__ lwt_slide_geom G,
                                                           const __grid_constant__ rs_args<WREAL> A)
 {
     constexpr rs_pipe P = make_pipe(kShapes[ID], false);
+    constexpr int R = rs_rows(ID, sizeof(WREAL));
     extern __shared__ unsigned char smem_raw[];
-    WREAL *const buf = reinterpret_cast<WREAL *>(smem_raw); /* [2][RS_R][2][RW] */
+    WREAL *const buf = reinterpret_cast<WREAL *>(smem_raw); /* [2][R][2][RW] */
     const lwt_slide_axis &ay = G.ax[0], &ax = G.ax[1];
     const long blk = blockIdx.x;
     const long sy = (blk / G.tiles[1]) * ay.T, sx = (blk % G.tiles[1]) * ax.T;
@@ -238,16 +261,19 @@ __global__ void __launch_bounds__(RS_THREADS) rs_forward(const __grid_constant__
     const REAL *src = (const REAL *)A.in[0];
     const size_t stride = A.in_stride[0];
 
-    /* this thread's sample column and its place in a ring row (-1: none) */
+    /* this thread's sample column and its place in a ring row */
     const int j = threadIdx.x, lane = j & 31, warp = j >> 5, nwarp = blockDim.x >> 5;
-    int rc = -1;
+    int rc = RW;
     if (j < NX) {
         const int odd = (int)((j + xlo) & 1);
         const int mx = (int)((j + (odd ? xlo - 2 * (ax.lo[1] + sx) - 1 : xlo - 2 * (ax.lo[0] + sx))) >> 1);
         if (mx >= 0 && mx < (odd ? len1 : len0))
             rc = odd ? len0 + mx : mx;
     }
-    const long xx = xlo + j + ax.delta;
+    const bool has_col = rc < RW;
+    /* threads without a column read the strip's first one in the batches
+       that need no checks (inside the array) and drop it */
+    const long xx = xlo + (has_col ? j : 0) + ax.delta;
     const WREAL kv[2] = {A.k[a == 0 ? 0 : 1], A.k[a == 1 ? 0 : 1]}; /* vertical scale of channel c */
     const long NI = rs_iters(G, P.D);
 
@@ -255,17 +281,28 @@ __global__ void __launch_bounds__(RS_THREADS) rs_forward(const __grid_constant__
 #pragma unroll
     for (int s = 0; s < P.WM; s++)
         w[0][s] = w[1][s] = 0;
-    int b = 0;
-    for (long i0 = 0; i0 < NI; i0 += RS_R, b ^= 1) {
-        /* 1. this thread's samples of the next RS_R rows of both channels, all loads in flight */
-        WREAL v[RS_R][2];
+    /* this thread's samples of rows m0 .. m0 + R - 1 of both channels */
+    auto load = [&](WREAL(&v)[R][2], long m0) {
+        /* all loaded and inside the array: no checks per sample */
+        const long y0 = 2 * (m0 + sy) + ay.delta;
+        const bool plain = x_inside && m0 >= ay.lo[0] && m0 >= ay.lo[1] && m0 + R <= ay.lo[0] + ay.len[0] &&
+                           m0 + R <= ay.lo[1] + ay.len[1] && y0 >= 0 && y0 + 2 * R <= ay.n;
+        if (plain) {
+            const REAL *p = src + (size_t)y0 * stride + (size_t)xx;
 #pragma unroll
-        for (int r = 0; r < RS_R; r++)
+            for (int r = 0; r < R; r++)
+#pragma unroll
+                for (int c = 0; c < 2; c++)
+                    v[r][c] = (WREAL)p[(size_t)(2 * r + c) * stride];
+            return;
+        }
+#pragma unroll
+        for (int r = 0; r < R; r++)
 #pragma unroll
             for (int c = 0; c < 2; c++) {
-                const long m = G.m_start + i0 + r;
+                const long m = m0 + r;
                 v[r][c] = 0;
-                if (rc < 0 || m < ay.lo[c] || m >= ay.lo[c] + ay.len[c])
+                if (!has_col || m < ay.lo[c] || m >= ay.lo[c] + ay.len[c])
                     continue;
                 const long yy = 2 * (m + sy) + c + ay.delta;
                 if (x_inside && yy >= 0 && yy < ay.n)
@@ -273,22 +310,39 @@ __global__ void __launch_bounds__(RS_THREADS) rs_forward(const __grid_constant__
                 else
                     v[r][c] = load2d(src, stride, &ay, &ax, yy, xx);
             }
-        /* 2. vertical lifting in registers; finished rows, scaled, to the ring rows */
-        WREAL *bb = buf + (size_t)b * RS_R * 2 * RW;
+    };
+    /* 1. the batch's loads: issued ahead (before the previous batch's
+       lifting, so their latency overlaps it) or at its start */
+    constexpr bool ahead = !rs_short(ID, sizeof(WREAL));
+    WREAL vn[R][2];
+    if (ahead)
+        load(vn, G.m_start);
+    int b = 0;
+    for (long i0 = 0; i0 < NI; i0 += R, b ^= 1) {
+        WREAL v[R][2];
+        if (ahead) {
 #pragma unroll
-        for (int r = 0; r < RS_R; r++) {
+            for (int r = 0; r < R; r++)
+                v[r][0] = vn[r][0], v[r][1] = vn[r][1];
+            if (i0 + R < NI)
+                load(vn, G.m_start + i0 + R);
+        } else {
+            load(v, G.m_start + i0);
+        }
+        /* 2. vertical lifting in registers; finished rows, scaled, to the ring rows
+           (rows the block does not emit land there too and are ignored) */
+        WREAL *bb = buf + (size_t)b * R * 2 * RW;
+#pragma unroll
+        for (int r = 0; r < R; r++) {
             vpush<ID, false>(w, v[r][0], v[r][1], A.taps);
-            const long m = G.m_start + i0 + r;
 #pragma unroll
-            for (int c = 0; c < 2; c++) {
-                const long rr = m - P.D[c];
-                if (rc >= 0 && rr >= G.out_lo[c] && rr < G.out_hi[c])
+            for (int c = 0; c < 2; c++)
+                if (has_col)
                     bb[(2 * r + c) * RW + rc] = kv[c] * w[c][P.D[c]];
-            }
         }
         __syncthreads();
         /* 3. each warp lifts whole rows along the row and writes them to their bands */
-        for (int e = warp; e < 2 * RS_R; e += nwarp) {
+        for (int e = warp; e < 2 * R; e += nwarp) {
             const int r = e >> 1, c = e & 1;
             const long rr = G.m_start + i0 + r - P.D[c];
             if (rr < G.out_lo[c] || rr >= G.out_hi[c])
@@ -310,12 +364,13 @@ __global__ void __launch_bounds__(RS_THREADS) rs_forward(const __grid_constant__
 }
 
 template <int ID, typename REAL, typename WREAL>
-__global__ void __launch_bounds__(RS_THREADS) rs_inverse(const __grid_constant__ lwt_slide_geom G,
+__global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), true)) rs_inverse(const __grid_constant__ lwt_slide_geom G,
                                                           const __grid_constant__ rs_args<WREAL> A)
 {
     constexpr rs_pipe P = make_pipe(kShapes[ID], true);
+    constexpr int R = rs_rows(ID, sizeof(WREAL));
     extern __shared__ unsigned char smem_raw[];
-    WREAL *const buf = reinterpret_cast<WREAL *>(smem_raw); /* [2][RS_R][2][RW] */
+    WREAL *const buf = reinterpret_cast<WREAL *>(smem_raw); /* [2][R][2][RW] */
     const lwt_slide_axis &ay = G.ax[0], &ax = G.ax[1];
     const long blk = blockIdx.x;
     const long sy = (blk / G.tiles[1]) * ay.T, sx = (blk % G.tiles[1]) * ax.T;
@@ -329,12 +384,15 @@ __global__ void __launch_bounds__(RS_THREADS) rs_inverse(const __grid_constant__
 
     /* output column x0 + j is y[x0 + j - delta]: its place in a ring row */
     const int j = threadIdx.x, lane = j & 31, warp = j >> 5, nwarp = blockDim.x >> 5;
-    int rc = -1;
+    int rc = RW; /* RW: no output column */
     if (j < ncols) {
         const long yx = x0 + j - ax.delta;
         const int odd = (int)(yx & 1);
         rc = odd ? len0 + (int)((yx - 1 - 2 * (ax.lo[1] + sx)) >> 1) : (int)((yx - 2 * (ax.lo[0] + sx)) >> 1);
     }
+    const bool has_col = rc < RW;
+    if (!has_col)
+        rc = 0; /* reads a ring column and drops it */
     const long NI = rs_iters(G, P.D);
 
     WREAL w[2][P.WM];
@@ -342,10 +400,10 @@ __global__ void __launch_bounds__(RS_THREADS) rs_inverse(const __grid_constant__
     for (int s = 0; s < P.WM; s++)
         w[0][s] = w[1][s] = 0;
     int b = 0;
-    for (long i0 = 0; i0 < NI; i0 += RS_R, b ^= 1) {
-        WREAL *bb = buf + (size_t)b * RS_R * 2 * RW;
+    for (long i0 = 0; i0 < NI; i0 += R, b ^= 1) {
+        WREAL *bb = buf + (size_t)b * R * 2 * RW;
         /* 1. each warp loads whole coefficient rows of both bands and lifts them along the row */
-        for (int e = warp; e < 2 * RS_R; e += nwarp) {
+        for (int e = warp; e < 2 * R; e += nwarp) {
             const int r = e >> 1, c = e & 1;
             const long m = G.m_start + i0 + r;
             WREAL *row = bb + e * RW;
@@ -383,16 +441,26 @@ __global__ void __launch_bounds__(RS_THREADS) rs_inverse(const __grid_constant__
         }
         __syncthreads();
         /* 2. the vertical inverse down this thread's output column */
+        const long m0 = G.m_start + i0;
+        /* every row of the batch is an output row inside the array: no checks */
+        const long y0 = 2 * (m0 - P.D[0] + sy) + ay.delta, y1 = 2 * (m0 - P.D[1] + sy) + 1 + ay.delta;
+        const bool plain = has_col && m0 - P.D[0] >= G.out_lo[0] && m0 + R - P.D[0] <= G.out_hi[0] &&
+                           m0 - P.D[1] >= G.out_lo[1] && m0 + R - P.D[1] <= G.out_hi[1] && y0 >= 0 &&
+                           y1 >= 0 && y0 + 2 * R <= ay.n && y1 + 2 * R <= ay.n + 1;
+        REAL *const q0 = dst + (plain ? (size_t)y0 * dstride + (size_t)(x0 + j) : 0);
+        REAL *const q1 = dst + (plain ? (size_t)y1 * dstride + (size_t)(x0 + j) : 0);
 #pragma unroll
-        for (int r = 0; r < RS_R; r++) {
-            const WREAL v0 = rc >= 0 ? bb[(2 * r) * RW + rc] : (WREAL)0;
-            const WREAL v1 = rc >= 0 ? bb[(2 * r + 1) * RW + rc] : (WREAL)0;
-            vpush<ID, true>(w, v0, v1, A.taps);
-            const long m = G.m_start + i0 + r;
+        for (int r = 0; r < R; r++) {
+            vpush<ID, true>(w, bb[(2 * r) * RW + rc], bb[(2 * r + 1) * RW + rc], A.taps);
+            if (plain) {
+                q0[(size_t)(2 * r) * dstride] = (REAL)w[0][P.D[0]];
+                q1[(size_t)(2 * r) * dstride] = (REAL)w[1][P.D[1]];
+                continue;
+            }
 #pragma unroll
             for (int c = 0; c < 2; c++) {
-                const long rr = m - P.D[c];
-                if (rc < 0 || rr < G.out_lo[c] || rr >= G.out_hi[c])
+                const long rr = m0 + r - P.D[c];
+                if (!has_col || rr < G.out_lo[c] || rr >= G.out_hi[c])
                     continue;
                 const long y = 2 * (rr + sy) + c + ay.delta;
                 if (y >= 0 && y < ay.n)
@@ -412,7 +480,7 @@ cudaError_t launch_id(int id, const lwt_slide_geom &g, const rs_args<WREAL> &A, 
     const kern_t inv[] = {rs_inverse<0, REAL, WREAL>, rs_inverse<1, REAL, WREAL>, rs_inverse<2, REAL, WREAL>,
                           rs_inverse<3, REAL, WREAL>, rs_inverse<4, REAL, WREAL>, rs_inverse<5, REAL, WREAL>};
     const kern_t k = g.inverse ? inv[id] : fwd[id];
-    const size_t smem = (size_t)2 * RS_R * 2 * g.RW * sizeof(WREAL);
+    const size_t smem = (size_t)2 * rs_rows(id, sizeof(WREAL)) * 2 * g.RW * sizeof(WREAL);
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess)
