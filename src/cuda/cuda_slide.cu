@@ -14,32 +14,7 @@ extern "C" {
 
 namespace {
 
-#define LWT_SLIDE_FN static __device__
-#define LWT_SLIDE_SYNC() __syncthreads()
-
-#define REAL float
-#define WREAL float
-#define FN(name) name##_ff
-#include "core/slide_body.h"
-#undef REAL
-#undef WREAL
-#undef FN
-
-#define REAL float
-#define WREAL double
-#define FN(name) name##_fd
-#include "core/slide_body.h"
-#undef REAL
-#undef WREAL
-#undef FN
-
-#define REAL double
-#define WREAL double
-#define FN(name) name##_dd
-#include "core/slide_body.h"
-#undef REAL
-#undef WREAL
-#undef FN
+#include "cuda/cuda_slide_body.cuh"
 
 #define SLIDE_THREADS 256       /* default threads per block */
 #define SLIDE_MAX_THREADS 1024  /* lwt_plan_desc.lbb_threads may ask for up to this */

@@ -33,22 +33,7 @@ extern "C" {
 namespace {
 
 /* slide_load2d of the generic body: samples of rows or columns outside the array */
-#define LWT_SLIDE_FN static __device__
-#define LWT_SLIDE_SYNC() __syncthreads()
-#define REAL float
-#define WREAL float
-#define FN(name) name##_ff
-#include "core/slide_body.h"
-#undef REAL
-#undef WREAL
-#undef FN
-#define REAL double
-#define WREAL double
-#define FN(name) name##_dd
-#include "core/slide_body.h"
-#undef REAL
-#undef WREAL
-#undef FN
+#include "cuda/cuda_slide_body.cuh"
 
 __device__ __forceinline__ float load2d(const float *x, size_t stride, const lwt_slide_axis *ay,
                                         const lwt_slide_axis *ax, long yy, long xx)
@@ -233,6 +218,13 @@ __device__ __forceinline__ void hlift(WREAL *row, const lwt_slide_axis &ax, cons
 }
 
 /* last vertical channel row any output of the block needs, relative to m_start */
+/* first coefficient row and column of block blk's tile */
+__device__ __forceinline__ void rs_tile(const lwt_slide_geom &G, long blk, long *sy, long *sx)
+{
+    *sy = (blk / G.tiles[1]) * G.ax[0].T;
+    *sx = (blk % G.tiles[1]) * G.ax[1].T;
+}
+
 __device__ __forceinline__ long rs_iters(const lwt_slide_geom &G, const int D[2])
 {
     const long e0 = G.out_hi[0] - 1 + D[0], e1 = G.out_hi[1] - 1 + D[1];
@@ -240,16 +232,16 @@ __device__ __forceinline__ long rs_iters(const lwt_slide_geom &G, const int D[2]
 }
 
 template <int ID, typename REAL, typename WREAL>
-__global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), false)) rs_forward(const __grid_constant__ lwt_slide_geom G,
-                                                          const __grid_constant__ rs_args<WREAL> A)
+__global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), false))
+    rs_forward(const __grid_constant__ lwt_slide_geom G, const __grid_constant__ rs_args<WREAL> A)
 {
     constexpr rs_pipe P = make_pipe(kShapes[ID], false);
     constexpr int R = rs_rows(ID, sizeof(WREAL));
     extern __shared__ unsigned char smem_raw[];
     WREAL *const buf = reinterpret_cast<WREAL *>(smem_raw); /* [2][R][2][RW] */
     const lwt_slide_axis &ay = G.ax[0], &ax = G.ax[1];
-    const long blk = blockIdx.x;
-    const long sy = (blk / G.tiles[1]) * ay.T, sx = (blk % G.tiles[1]) * ax.T;
+    long sy, sx;
+    rs_tile(G, blockIdx.x, &sy, &sx);
     long xlo;
     const int NX = lwt_slide_strip(&G, sx, &xlo);
     const bool x_inside = xlo + ax.delta >= 0 && xlo + NX + ax.delta <= ax.n;
@@ -364,16 +356,16 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
 }
 
 template <int ID, typename REAL, typename WREAL>
-__global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), true)) rs_inverse(const __grid_constant__ lwt_slide_geom G,
-                                                          const __grid_constant__ rs_args<WREAL> A)
+__global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), true))
+    rs_inverse(const __grid_constant__ lwt_slide_geom G, const __grid_constant__ rs_args<WREAL> A)
 {
     constexpr rs_pipe P = make_pipe(kShapes[ID], true);
     constexpr int R = rs_rows(ID, sizeof(WREAL));
     extern __shared__ unsigned char smem_raw[];
     WREAL *const buf = reinterpret_cast<WREAL *>(smem_raw); /* [2][R][2][RW] */
     const lwt_slide_axis &ay = G.ax[0], &ax = G.ax[1];
-    const long blk = blockIdx.x;
-    const long sy = (blk / G.tiles[1]) * ay.T, sx = (blk % G.tiles[1]) * ax.T;
+    long sy, sx;
+    rs_tile(G, blockIdx.x, &sy, &sx);
     const int a = A.ach;
     const bool periodic = ay.mode == LWT_MODE_PERIODIZATION;
     const long x0 = 2 * sx; /* first output column */
