@@ -139,6 +139,16 @@ LWT_HD void lwt_slide_emitted(const lwt_slide_geom *g, const lwt_step *steps, in
     *e1 = lwt_slide_clamp(lwt_slide_final(g, steps, c, L), *e0, g->out_hi[c]);
 }
 
+/* The scale the kernels apply for band b (bit 0: detail along axis 0, bit
+ * 1: along axis 1): forward, the scale of one axis' channel, {ka, kd} for
+ * b = 0, 1 (vertical) and again for b = 2, 3 (horizontal, applied second);
+ * inverse, 1 / (the band's two scales), applied as its coefficients load. */
+static inline double lwt_slide_scale(double ka, double kd, int inverse, int b)
+{
+    const double kb = ((b & 1) ? kd : ka) * ((b & 2) ? kd : ka);
+    return inverse ? 1.0 / kb : (b & 1) ? kd : ka;
+}
+
 /*
  * The schedule of one block as a table (the same for every block, relative
  * to its tile): per iteration LWT_SLIDE_TAB(g) ints,

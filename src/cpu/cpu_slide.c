@@ -52,11 +52,8 @@ lwt_status lwt_cpu_slide2d(const lwt_plan *p, int level, int inverse, const void
     double taps[LWT_SCHEME_MAX_TAPS], k[4];
     for (int i = 0; i < s->ntaps_total; i++)
         taps[i] = s->taps[i];
-    for (int b = 0; b < 4; b++) {
-        /* forward: {ka, kd} twice (vertical, horizontal); inverse: 1 / band scale */
-        const double kb = ((b & 1) ? s->kd : s->ka) * ((b & 2) ? s->kd : s->ka);
-        k[b] = inverse ? 1.0 / kb : (b & 1) ? s->kd : s->ka;
-    }
+    for (int b = 0; b < 4; b++)
+        k[b] = lwt_slide_scale(s->ka, s->kd, inverse, b);
     int *tab = malloc(sizeof(int) * (size_t)g->iters * LWT_SLIDE_TAB(g));
     if (!tab) {
         free(g);

@@ -108,9 +108,7 @@ cudaError_t lwt_cuda_slide2d(const lwt_slide_geom *g, const int *d_tab, const lw
         io.in_stride[b] = in_stride[b];
         io.out[b] = out[b];
         io.out_stride[b] = out_stride[b];
-        /* forward: {ka, kd} twice (vertical, horizontal); inverse: 1 / band scale */
-        const double kb = ((b & 1) ? dev->kd : dev->ka) * ((b & 2) ? dev->kd : dev->ka);
-        io.k[b] = g->inverse ? 1.0 / kb : (b & 1) ? dev->kd : dev->ka;
+        io.k[b] = lwt_slide_scale(dev->ka, dev->kd, g->inverse, b);
     }
     const int nth = threads > 0 ? threads : SLIDE_THREADS;
     if (dtype == LWT_F64)

@@ -493,9 +493,7 @@ void fill_args(rs_args<WREAL> &A, const lwt_slide_geom *g, const lwt_scheme *s, 
         A.in_stride[bnd] = in_stride[bnd];
         A.out[bnd] = out[bnd];
         A.out_stride[bnd] = out_stride[bnd];
-        /* as cuda_slide.cu: forward {ka, kd} twice; inverse 1 / band scale */
-        const double kb = ((bnd & 1) ? s->kd : s->ka) * ((bnd & 2) ? s->kd : s->ka);
-        A.k[bnd] = (WREAL)(g->inverse ? 1.0 / kb : (bnd & 1) ? s->kd : s->ka);
+        A.k[bnd] = (WREAL)lwt_slide_scale(s->ka, s->kd, g->inverse, bnd);
     }
     A.ach = s->ach;
     A.sa = s->sa;
