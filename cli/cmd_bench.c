@@ -1,6 +1,7 @@
 /*
  * lwt bench: GPU timing table. For each wavelet x mode x size x levels x
- * direction (x sliding-window threads and strip width when swept): median of
+ * direction (x sliding-window threads and strip width, x lifting variant
+ * classic / improved of the register kernel, when swept): median of
  * --reps warm runs timed with CUDA events on device buffers, Gpixel/s, and
  * the ratio to a device-to-device copy of the same input array measured in
  * the same run (the floor: one read and one write). --ndim 3 times N^3
@@ -151,7 +152,7 @@ static int split(char *s, char **out, int max)
 int cmd_bench(int argc, char **argv)
 {
     char wl[512] = "haar,db2,cdf53,cdf97,db10", ml[256] = "periodization,symmetric", sl[256] = "4096,16384";
-    char tl[128] = "0", cl[128] = "0";
+    char tl[128] = "0", cl[128] = "0", ll[64] = "auto";
     int levels = 4, reps = 20, f64 = 0, seed = 0, ndim = 2;
     lwt_algorithm algo = LWT_ALGO_AUTO;
     size_t filter_n = 0, stream_n = 16384;
@@ -167,6 +168,7 @@ int cmd_bench(int argc, char **argv)
         else if (i + 1 < argc && !strcmp(argv[i], "--ndim")) ndim = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--lbb-threads")) snprintf(tl, sizeof tl, "%s", argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--lbb-cols")) snprintf(cl, sizeof cl, "%s", argv[++i]);
+        else if (i + 1 < argc && !strcmp(argv[i], "--lifting")) snprintf(ll, sizeof ll, "%s", argv[++i]);
         else if (!strcmp(argv[i], "--seed-experiments")) seed = 1;
         else if (i + 1 < argc && !strcmp(argv[i], "--algo")) {
             const char *a = argv[++i];
@@ -189,6 +191,7 @@ int cmd_bench(int argc, char **argv)
             fprintf(stderr, "lwt bench: unknown option '%s'\n"
                             "usage: lwt bench [-w W1,W2] [-m M1,M2] [--sizes N1,N2] [-l LEVELS] [--reps N] [--f64] "
                             "[--ndim 1|2|3] [--algo auto|rc|lbb] [--lbb-threads T1,T2] [--lbb-cols C1,C2]\n"
+                            "       [--lifting auto,classic,improved]\n"
                             "       lwt bench --filter N | --seed-experiments\n"
                             "       lwt bench --stream [--stream-reps N] [--stream-size N] [--big GIB] [--slow F]\n",
                     argv[i]);
@@ -201,9 +204,9 @@ int cmd_bench(int argc, char **argv)
     }
     if (seed) {
         /* seed 000's experiments with our kernels: 1) LBB vs RC for 4-level CDF 9/7 over
-           1024..5120; 3) the six wavelets at 4096^2; Fig. 12, threads per block of the LBB
-           kernel at 4096^2, and its strip width (2, improved vs classic lifting, is not
-           reproduced: the kernels have no eq. 16 variant) */
+           1024..5120; 2) classic vs improved lifting (eq. 16) in the register LBB kernel, the
+           same sizes and 16384; 3) the six wavelets at 4096^2; Fig. 12, threads per block of
+           the generic LBB kernel at 4096^2, and its strip width */
         char *args1[] = {"bench", "-w", "cdf97", "-m", "periodization", "--sizes", "1024,2048,3072,4096,5120",
                          "--algo", "lbb"};
         char *args2[] = {"bench", "-w", "cdf97", "-m", "periodization", "--sizes", "1024,2048,3072,4096,5120",
@@ -212,17 +215,32 @@ int cmd_bench(int argc, char **argv)
         printf("== seed experiment 1: LBB (sliding window) vs RC (row then column kernels), CDF 9/7, 4 levels\n");
         int r1 = cmd_bench(9, args1);
         int r2 = cmd_bench(9, args2);
+        char *args5[] = {"bench", "-w", "cdf97", "-m", "periodization", "--sizes", "1024,2048,3072,4096,5120,16384",
+                         "--lifting", "classic,improved"};
+        printf("== seed experiment 2: classic vs improved lifting (eq. 16), register LBB kernel, CDF 9/7, 4 levels\n");
+        int r5 = cmd_bench(9, args5);
         printf("== seed experiment 3: six wavelets at 4096^2, 4 levels\n");
         int r3 = cmd_bench(7, args3);
         char *args4[] = {"bench", "-w", "cdf97", "-m", "periodization", "--sizes", "4096", "--algo", "lbb",
                          "--lbb-threads", "32,64,128,256,512,1024", "--lbb-cols", "64,128,256"};
         printf("== seed Fig. 12: threads per block (and strip width) of the LBB kernel, CDF 9/7, 4 levels, 4096^2\n");
         int r4 = cmd_bench(13, args4);
-        return r1 ? r1 : r2 ? r2 : r3 ? r3 : r4;
+        return r1 ? r1 : r2 ? r2 : r5 ? r5 : r3 ? r3 : r4;
     }
-    char *wv[32], *mv[16], *sv[16], *tv[16], *cv[16];
+    char *wv[32], *mv[16], *sv[16], *tv[16], *cv[16], *lv[4];
     int nw = split(wl, wv, 32), nm = split(ml, mv, 16), ns = split(sl, sv, 16), nth = split(tl, tv, 16),
-        ncl = split(cl, cv, 16);
+        ncl = split(cl, cv, 16), nli = split(ll, lv, 4);
+    lwt_lifting_variant lifts[4];
+    for (int i = 0; i < nli; i++) {
+        if (!strcmp(lv[i], "auto")) lifts[i] = LWT_LIFT_AUTO;
+        else if (!strcmp(lv[i], "classic")) lifts[i] = LWT_LIFT_CLASSIC;
+        else if (!strcmp(lv[i], "improved")) lifts[i] = LWT_LIFT_IMPROVED;
+        else {
+            fprintf(stderr, "lwt bench: --lifting takes auto, classic, improved (got '%s')\n", lv[i]);
+            return LWT_EXIT_USAGE;
+        }
+    }
+    static const char *const lift_names[] = {"auto", "classic", "improved"};
     lwt_context *ctx = cli_context();
     if (!ctx)
         return LWT_EXIT_RUNTIME;
@@ -244,18 +262,19 @@ int cmd_bench(int argc, char **argv)
     struct cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
     printf("lwt bench on %s, %s, %d-D%s, algorithm %s, median of %d runs (CUDA events), ratio = time / device copy "
-           "time; thr/cols: LBB threads per block and ring width (0: the planner's)\n",
+           "time; thr/cols: LBB threads per block and ring width (0: the planner's); lift: lifting variant\n",
            prop.name, f64 ? "float64" : "float32", ndim, ndim == 1 ? " (N rows of N)" : "",
            algo == LWT_ALGO_LIFTING_RC ? "rc" : algo == LWT_ALGO_LIFTING_LBB ? "lbb" : "auto", reps);
-    printf("%-8s %-13s %6s %3s %-8s %5s %5s %10s %10s %9s %7s\n", "wavelet", "mode", "size", "L", "dir", "thr", "cols",
-           "ms", "copy_ms", "Gpix/s", "ratio");
+    printf("%-8s %-13s %6s %3s %-8s %5s %5s %-8s %10s %10s %9s %7s\n", "wavelet", "mode", "size", "L", "dir", "thr",
+           "cols", "lift", "ms", "copy_ms", "Gpix/s", "ratio");
     int rc = LWT_EXIT_OK;
     for (int si = 0; si < ns; si++)
         for (int wi = 0; wi < nw; wi++)
             for (int mi = 0; mi < nm; mi++)
-                for (int tci = 0; tci < nth * ncl; tci++) {
+                for (int tci = 0; tci < nth * ncl * nli; tci++) {
                     size_t n = strtoull(sv[si], NULL, 10);
-                    const int lbb_threads = atoi(tv[tci / ncl]), lbb_cols = atoi(cv[tci % ncl]);
+                    const int lbb_threads = atoi(tv[tci / (ncl * nli)]), lbb_cols = atoi(cv[tci / nli % ncl]);
+                    const lwt_lifting_variant lift = lifts[tci % nli];
                     lwt_mode mode;
                     lwt_wavelet *w = NULL;
                     lwt_plan *p = NULL;
@@ -273,6 +292,7 @@ int cmd_bench(int argc, char **argv)
                     d.batch = ndim == 1 ? n : 1;
                     d.lbb_threads = lbb_threads;
                     d.lbb_cols = lbb_cols;
+                    d.lifting = lift;
                     d.levels = levels;
                     d.mode = mode;
                     d.dtype = f64 ? LWT_F64 : LWT_F32;
@@ -300,8 +320,8 @@ int cmd_bench(int argc, char **argv)
                     for (int dir = 0; dir < 2; dir++) {
                         float t = dir ? ti : tf;
                         const double pix = (double)items * (double)info.input_count;
-                        printf("%-8s %-13s %6zu %3d %-8s %5d %5d %10.3f %10.3f %9.2f %7.2f\n", wv[wi], mv[mi], n,
-                               info.levels, dir ? "inverse" : "forward", lbb_threads, lbb_cols, t, tc,
+                        printf("%-8s %-13s %6zu %3d %-8s %5d %5d %-8s %10.3f %10.3f %9.2f %7.2f\n", wv[wi], mv[mi], n,
+                               info.levels, dir ? "inverse" : "forward", lbb_threads, lbb_cols, lift_names[lift], t, tc,
                                pix / (t * 1e-3) / 1e9, t / tc);
                     }
                     fflush(stdout);

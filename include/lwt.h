@@ -192,6 +192,16 @@ typedef enum lwt_algorithm {
                                  the GPU and the CPU; other plans run as LIFTING */
 } lwt_algorithm;
 
+/* How the register sliding-window kernel (GPU, 2-D, LBB/AUTO) runs the lifting steps along
+   the rows, where one warp holds a row in registers and lanes exchange neighbours' values
+   (seed 000's experiment 2). Both give the same bits; other kernels and the CPU ignore it. */
+typedef enum lwt_lifting_variant {
+    LWT_LIFT_AUTO = 0,     /* the planner's choice: the faster one as measured (docs/PERFORMANCE.md) */
+    LWT_LIFT_CLASSIC = 1,  /* one exchange (and dependency round) per lifting step */
+    LWT_LIFT_IMPROVED = 2  /* seed 000's improved lifting, eq. 16: each step merged with the next,
+                              which recomputes the values it needs, so one exchange per pair */
+} lwt_lifting_variant;
+
 #define LWT_LEVELS_MAX (-1)   /* plan_desc.levels: PyWavelets' dwtn_max_level */
 #define LWT_MAX_NDIM 3
 
@@ -212,6 +222,7 @@ typedef struct lwt_plan_desc {
        lbb_cols: ring row width in elements, the strip's columns with their halo, 16..1024
        (default 128 for float32, 64 for float64 work; widened where the halo needs it). */
     int lbb_threads, lbb_cols;
+    lwt_lifting_variant lifting;  /* LWT_LIFT_AUTO by default */
 } lwt_plan_desc;
 
 /** A desc with defaults: ndim 1, levels max, symmetric, f64, auto, batch 1. */

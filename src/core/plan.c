@@ -86,6 +86,8 @@ lwt_status lwt_plan_create(lwt_context *ctx, const lwt_plan_desc *d, lwt_plan **
                         d->lbb_threads);
     if (d->lbb_cols && (d->lbb_cols < 16 || d->lbb_cols > 1024))
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lbb_cols must be 0 or 16..1024 (got %d)", d->lbb_cols);
+    if (d->lifting != LWT_LIFT_AUTO && d->lifting != LWT_LIFT_CLASSIC && d->lifting != LWT_LIFT_IMPROVED)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "unknown lifting variant %d", (int)d->lifting);
     if (d->levels < 0 && d->levels != LWT_LEVELS_MAX)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "levels must be >= 0 (got %d)", d->levels);
     if (d->levels > LWT_LEVELS_LIMIT)

@@ -114,6 +114,15 @@ static size_t plan_scratch(const lwt_plan *p, bool f32_in_float)
     return best;
 }
 
+/* the register kernel's steps along the rows: improved (eq. 16) or classic lifting;
+   AUTO takes classic, measured as fast or faster on the H200 for every compiled-in
+   shape (the merged pairs' extra registers spill in the CDF 9/7 forward: 2.1x slower;
+   docs/PERFORMANCE.md, seed experiment 2) */
+static int regs_improved(const lwt_plan *p)
+{
+    return p->desc.lifting == LWT_LIFT_IMPROVED;
+}
+
 static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st);
 
 extern "C" lwt_status lwt_cuda_plan_init(lwt_plan *p)
@@ -249,8 +258,8 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
             if (g) {
                 st->slide[idx] = g;
                 st->slide_regs[idx] = lwt_cuda_slide_regs_shape(s);
-                lwt_log(ctx, LWT_LOG_DEBUG, "level %d %s: sliding window, register pipeline (shape %d)", j,
-                        inv ? "inverse" : "forward", st->slide_regs[idx]);
+                lwt_log(ctx, LWT_LOG_DEBUG, "level %d %s: sliding window, register pipeline (shape %d, %s lifting)",
+                        j, inv ? "inverse" : "forward", st->slide_regs[idx], regs_improved(p) ? "improved" : "classic");
                 continue;
             }
             if (!lbb)
@@ -373,7 +382,7 @@ static lwt_status cuda_fused2d(void *bctx, int level, int inverse, const void *c
         return LWT_ERR_UNSUPPORTED;
     const int shape = st->slide_regs[2 * (level - 1) + inverse];
     if (shape >= 0) {
-        CK(lwt_cuda_slide2d_regs(shape, g, &p->wavelet.scheme, p->desc.dtype, in, in_stride, out, out_stride,
+        CK(lwt_cuda_slide2d_regs(shape, regs_improved(p), g, &p->wavelet.scheme, p->desc.dtype, in, in_stride, out, out_stride,
                                  call->stream));
         return LWT_OK;
     }

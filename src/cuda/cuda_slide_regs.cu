@@ -47,6 +47,7 @@ __device__ __forceinline__ double load2d(const double *x, size_t stride, const l
 }
 
 constexpr int RS_MAXS = 12;   /* steps of the longest compiled-in shape */
+constexpr int RS_MAX_STEP_TAPS = 6; /* taps of the longest step */
 constexpr int RS_THREADS = 256;
 
 struct rs_shape {
@@ -149,6 +150,14 @@ constexpr bool all_pipes_ok()
     return true;
 }
 static_assert(all_pipes_ok(), "a lag lets a step read a row before it is loaded");
+constexpr bool all_steps_short()
+{
+    for (int i = 0; i < kNumShapes; i++)
+        for (int k = 0; k < kShapes[i].n; k++)
+            if (kShapes[i].nt[k] > RS_MAX_STEP_TAPS)
+                return false;
+    return true;
+}
 
 /* a * b + c: float32 contracts to one FMA (one rounding fewer than the CPU's
    float64 reference, far inside the float32 bound); float64 keeps the two
@@ -193,28 +202,161 @@ __device__ __forceinline__ void vpush(WREAL (&w)[2][WM], WREAL v0, WREAL v1, con
     }
 }
 
-/* every lifting step along one ring row, by one warp (lane of 32) */
-template <int ID, bool INV, typename WREAL>
-__device__ __forceinline__ void hlift(WREAL *row, const lwt_slide_axis &ax, const WREAL *taps, int lane)
+/*
+ * The steps along a ring row, by one warp, in registers. Lane l holds slots
+ * p = 0 .. P - 1 of both channels (P = rs_slots): channel index A = base + l P + p of
+ * each (base = the smaller of the two channels' first index), so a step that
+ * reads channel u at A + off + q finds it in slot p + off + q, a constant:
+ * in its own registers or, past its slots, in a neighbour lane's (a shuffle).
+ *
+ * The steps go in exchange rounds of GS steps (seed 000's classic lifting:
+ * GS = 1, one exchange per step; its improved lifting of eq. 16: GS = 2, a
+ * predict and the following update merged, so the update recomputes the
+ * predicted values it needs from the neighbours' old ones and the pair needs
+ * one exchange). A round fetches, at its start, every slot its steps read
+ * (backwards from "all own slots done" over the round's steps), then runs the
+ * steps on those slots with the same arithmetic in the same order, so every
+ * variant gives the same bits. Steps also run on slots outside their lifting
+ * range (garbage there is never read by a needed value), as the vertical
+ * window does.
+ */
+static_assert(all_steps_short(), "a compiled-in step has more taps than hrounds unrolls");
+/* slots per lane and channel: the forward's ring row is the strip's RS_THREADS samples, the
+   inverse's RS_THREADS output columns and their halo (at most 145 per channel for D20) */
+constexpr int rs_slots(bool inv) { return inv ? RS_THREADS / 64 + 1 : RS_THREADS / 64; }
+
+constexpr int rs_fdiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+constexpr int rs_fmod(int a, int b) { return a - rs_fdiv(a, b) * b; }
+constexpr int rs_min(int a, int b) { return a < b ? a : b; }
+
+/* one exchange round: the steps at execution positions [k0, k1) */
+struct rs_round {
+    int lo[RS_MAXS], hi[RS_MAXS]; /* slots step k computes (by execution position) */
+    int nlo[2], nhi[2];           /* slots of each channel read at the round's start */
+    int HL, HR;                   /* slots beyond the lane's own, left and right */
+};
+
+constexpr rs_round make_round(rs_shape s, bool inv, int k0, int k1)
+{
+    const int NP = rs_slots(inv);
+    rs_round g{};
+    int lo[2] = {0, 0}, hi[2] = {NP - 1, NP - 1};
+    for (int k = k1 - 1; k >= k0; k--) {
+        const int si = inv ? s.n - 1 - k : k, t = s.t[si], u = 1 - t;
+        g.lo[k] = lo[t];
+        g.hi[k] = hi[t];
+        lo[u] = rs_min(lo[u], lo[t] + s.off[si]);
+        hi[u] = rs_max(hi[u], hi[t] + s.off[si] + s.nt[si] - 1);
+    }
+    for (int c = 0; c < 2; c++) {
+        g.nlo[c] = lo[c];
+        g.nhi[c] = hi[c];
+    }
+    g.HL = -rs_min(lo[0], lo[1]);
+    g.HR = rs_max(hi[0], hi[1]) - (NP - 1);
+    return g;
+}
+
+/* the rounds from execution position K0 on */
+template <int ID, bool INV, int GS, int K0, typename WREAL>
+__device__ __forceinline__ void hrounds(WREAL (&x)[2][rs_slots(INV)], const WREAL *taps, int lane)
 {
     constexpr rs_shape S = kShapes[ID];
-    constexpr rs_pipe P = make_pipe(S, INV);
+    constexpr int NP = rs_slots(INV);
+    if constexpr (K0 < S.n) {
+        constexpr int K1 = rs_min(K0 + GS, S.n);
+        constexpr rs_pipe P = make_pipe(S, INV);
+        constexpr rs_round H = make_round(S, INV, K0, K1);
+        /* every loop below runs over the constant slot span [-HL, NP + HR) and
+           tests its own range inside, so that after unrolling each register
+           index is a constant (ranges as trip counts left e in local memory) */
+        constexpr int HL = H.HL, E = H.HL + NP + H.HR;
+        WREAL e[2][E];
 #pragma unroll
-    for (int k = 0; k < S.n; k++) {
-        const int si = INV ? S.n - 1 - k : k;
-        const int t = S.t[si], u = 1 - t, len = ax.step_len[si];
-        const int dbase = (t ? ax.len[0] : 0) + (int)(ax.step_lo[si] - ax.lo[t]);
-        const int sbase = (u ? ax.len[0] : 0) + (int)(ax.step_lo[si] + S.off[si] - ax.lo[u]);
-        for (int m = lane; m < len; m += 32) {
-            const WREAL *sp = row + sbase + m;
-            WREAL acc = taps[P.first[si]] * sp[0];
+        for (int c = 0; c < 2; c++)
 #pragma unroll
-            for (int q = 1; q < S.nt[si]; q++)
-                acc = madd(taps[P.first[si] + q], sp[q], acc);
-            row[dbase + m] = INV ? row[dbase + m] - acc : row[dbase + m] + acc;
+            for (int j = 0; j < E; j++) {
+                const int s = j - HL;
+                if (s < H.nlo[c] || s > H.nhi[c])
+                    continue;
+                const int dl = rs_fdiv(s, NP);
+                const WREAL v = x[c][rs_fmod(s, NP)];
+                /* lanes past the warp's ends get another lane's value: only
+                   slots outside every lifting range read it */
+                e[c][j] = dl == 0 ? v : __shfl_sync(0xffffffffu, v, lane + dl);
+            }
+#pragma unroll
+        for (int k = K0; k < K1; k++) {
+            const int si = INV ? S.n - 1 - k : k, t = S.t[si], u = 1 - t, o = S.off[si];
+#pragma unroll
+            for (int j = 0; j < E; j++) {
+                const int s = j - HL;
+                if (s < H.lo[k] || s > H.hi[k])
+                    continue;
+                WREAL acc = taps[P.first[si]] * e[u][j + o];
+#pragma unroll
+                for (int q = 1; q < RS_MAX_STEP_TAPS; q++)
+                    if (q < S.nt[si])
+                        acc = madd(taps[P.first[si] + q], e[u][j + o + q], acc);
+                e[t][j] = INV ? e[t][j] - acc : e[t][j] + acc;
+            }
         }
-        __syncwarp();
+#pragma unroll
+        for (int c = 0; c < 2; c++)
+#pragma unroll
+            for (int p = 0; p < NP; p++)
+                x[c][p] = e[c][HL + p];
+        hrounds<ID, INV, GS, K1>(x, taps, lane);
     }
+}
+
+/* every lifting step along one ring row, by one warp (lane of 32) */
+template <int ID, bool INV, int GS, typename WREAL>
+__device__ __forceinline__ void hlift_body(WREAL *row, const lwt_slide_axis &ax, const WREAL *taps, int lane)
+{
+    constexpr int NP = rs_slots(INV);
+    const long base = ax.lo[0] < ax.lo[1] ? ax.lo[0] : ax.lo[1];
+    WREAL x[2][NP];
+    int i0[2];
+#pragma unroll
+    for (int c = 0; c < 2; c++) {
+        i0[c] = (int)(base - ax.lo[c]) + lane * NP; /* channel c's ring index of slot 0 */
+#pragma unroll
+        for (int p = 0; p < NP; p++) {
+            const int i = i0[c] + p;
+            x[c][p] = i >= 0 && i < ax.len[c] ? row[(c ? ax.len[0] : 0) + i] : (WREAL)0;
+        }
+    }
+    hrounds<ID, INV, GS, 0>(x, taps, lane);
+#pragma unroll
+    for (int c = 0; c < 2; c++)
+#pragma unroll
+        for (int p = 0; p < NP; p++) {
+            const int i = i0[c] + p;
+            if (i >= 0 && i < ax.len[c])
+                row[(c ? ax.len[0] : 0) + i] = x[c][p];
+        }
+    __syncwarp();
+}
+
+/* A call, not inlined, for the forward of long schemes: inlined into the D20
+   forward kernel, the unrolled rounds pushed the kernel's own unrolling past
+   NVVM's limits and its vertical window into local memory (7.3 against 3.7 ms
+   for 4 levels at 16384^2); everywhere else the call's register saves cost
+   more than they save (CDF 9/7: 2.85 against 2.47 ms). */
+template <int ID, bool INV, int GS, typename WREAL>
+__device__ __noinline__ void hlift_call(WREAL *row, const lwt_slide_axis &ax, const WREAL *taps, int lane)
+{
+    hlift_body<ID, INV, GS>(row, ax, taps, lane);
+}
+
+template <int ID, bool INV, int GS, typename WREAL>
+__device__ __forceinline__ void hlift(WREAL *row, const lwt_slide_axis &ax, const WREAL *taps, int lane)
+{
+    if constexpr (!INV && kShapes[ID].n > 8)
+        hlift_call<ID, INV, GS>(row, ax, taps, lane);
+    else
+        hlift_body<ID, INV, GS>(row, ax, taps, lane);
 }
 
 /* last vertical channel row any output of the block needs, relative to m_start */
@@ -231,7 +373,7 @@ __device__ __forceinline__ long rs_iters(const lwt_slide_geom &G, const int D[2]
     return (e0 > e1 ? e0 : e1) - G.m_start + 1;
 }
 
-template <int ID, typename REAL, typename WREAL>
+template <int ID, int GS, typename REAL, typename WREAL>
 __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), false))
     rs_forward(const __grid_constant__ lwt_slide_geom G, const __grid_constant__ rs_args<WREAL> A)
 {
@@ -327,10 +469,10 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
 #pragma unroll
         for (int r = 0; r < R; r++) {
             vpush<ID, false>(w, v[r][0], v[r][1], A.taps);
-#pragma unroll
-            for (int c = 0; c < 2; c++)
-                if (has_col)
-                    bb[(2 * r + c) * RW + rc] = kv[c] * w[c][P.D[c]];
+            if (has_col) { /* constant window indices (a loop over c left w in local memory for D20) */
+                bb[(2 * r) * RW + rc] = kv[0] * w[0][P.D[0]];
+                bb[(2 * r + 1) * RW + rc] = kv[1] * w[1][P.D[1]];
+            }
         }
         __syncthreads();
         /* 3. each warp lifts whole rows along the row and writes them to their bands */
@@ -343,7 +485,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
             if (ky >= ay.nc)
                 continue;
             WREAL *row = bb + e * RW;
-            hlift<ID, false>(row, ax, A.taps, lane);
+            hlift<ID, false, GS>(row, ax, A.taps, lane);
             const int vb = c == a ? 0 : 1;
             REAL *oa = (REAL *)A.out[vb] + (size_t)ky * A.out_stride[vb] + sx;
             REAL *od = (REAL *)A.out[vb | 2] + (size_t)ky * A.out_stride[vb | 2] + sx;
@@ -355,7 +497,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
     }
 }
 
-template <int ID, typename REAL, typename WREAL>
+template <int ID, int GS, typename REAL, typename WREAL>
 __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), true))
     rs_inverse(const __grid_constant__ lwt_slide_geom G, const __grid_constant__ rs_args<WREAL> A)
 {
@@ -429,7 +571,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
                 }
             }
             __syncwarp();
-            hlift<ID, true>(row, ax, A.taps, lane);
+            hlift<ID, true, GS>(row, ax, A.taps, lane);
         }
         __syncthreads();
         /* 2. the vertical inverse down this thread's output column */
@@ -449,6 +591,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
                 q1[(size_t)(2 * r) * dstride] = (REAL)w[1][P.D[1]];
                 continue;
             }
+            const WREAL wo[2] = {w[0][P.D[0]], w[1][P.D[1]]}; /* constant window indices */
 #pragma unroll
             for (int c = 0; c < 2; c++) {
                 const long rr = m0 + r - P.D[c];
@@ -456,21 +599,24 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
                     continue;
                 const long y = 2 * (rr + sy) + c + ay.delta;
                 if (y >= 0 && y < ay.n)
-                    dst[(size_t)y * dstride + (size_t)(x0 + j)] = (REAL)w[c][P.D[c]];
+                    dst[(size_t)y * dstride + (size_t)(x0 + j)] = (REAL)wo[c];
             }
         }
     }
 }
 
-template <typename REAL, typename WREAL>
+/* GS: steps per exchange round along the rows (1 classic, 2 improved) */
+template <int GS, typename REAL, typename WREAL>
 cudaError_t launch_id(int id, const lwt_slide_geom &g, const rs_args<WREAL> &A, cudaStream_t stream)
 {
     typedef void (*kern_t)(const lwt_slide_geom, const rs_args<WREAL>);
     static_assert(kNumShapes == 6, "one kernel pair per shape below");
-    const kern_t fwd[] = {rs_forward<0, REAL, WREAL>, rs_forward<1, REAL, WREAL>, rs_forward<2, REAL, WREAL>,
-                          rs_forward<3, REAL, WREAL>, rs_forward<4, REAL, WREAL>, rs_forward<5, REAL, WREAL>};
-    const kern_t inv[] = {rs_inverse<0, REAL, WREAL>, rs_inverse<1, REAL, WREAL>, rs_inverse<2, REAL, WREAL>,
-                          rs_inverse<3, REAL, WREAL>, rs_inverse<4, REAL, WREAL>, rs_inverse<5, REAL, WREAL>};
+    const kern_t fwd[] = {rs_forward<0, GS, REAL, WREAL>, rs_forward<1, GS, REAL, WREAL>,
+                          rs_forward<2, GS, REAL, WREAL>, rs_forward<3, GS, REAL, WREAL>,
+                          rs_forward<4, GS, REAL, WREAL>, rs_forward<5, GS, REAL, WREAL>};
+    const kern_t inv[] = {rs_inverse<0, GS, REAL, WREAL>, rs_inverse<1, GS, REAL, WREAL>,
+                          rs_inverse<2, GS, REAL, WREAL>, rs_inverse<3, GS, REAL, WREAL>,
+                          rs_inverse<4, GS, REAL, WREAL>, rs_inverse<5, GS, REAL, WREAL>};
     const kern_t k = g.inverse ? inv[id] : fwd[id];
     const size_t smem = (size_t)2 * rs_rows(id, sizeof(WREAL)) * 2 * g.RW * sizeof(WREAL);
     if (smem > 48 * 1024) {
@@ -480,6 +626,13 @@ cudaError_t launch_id(int id, const lwt_slide_geom &g, const rs_args<WREAL> &A, 
     }
     k<<<(unsigned)(g.tiles[0] * g.tiles[1]), RS_THREADS, smem, stream>>>(g, A);
     return cudaGetLastError();
+}
+
+template <typename REAL, typename WREAL>
+cudaError_t launch_variant(int id, int improved, const lwt_slide_geom &g, const rs_args<WREAL> &A,
+                           cudaStream_t stream)
+{
+    return improved ? launch_id<2, REAL, WREAL>(id, g, A, stream) : launch_id<1, REAL, WREAL>(id, g, A, stream);
 }
 
 template <typename WREAL>
@@ -519,6 +672,12 @@ int lwt_cuda_slide_regs_shape(const lwt_scheme *s)
 
 int lwt_cuda_slide_regs_fits(const lwt_slide_geom *g)
 {
+    /* both channels of a ring row within the 32 x rs_slots slots of a warp (hlift) */
+    const lwt_slide_axis *ax = &g->ax[1];
+    const long base = ax->lo[0] < ax->lo[1] ? ax->lo[0] : ax->lo[1];
+    const long e0 = ax->lo[0] + ax->len[0], e1 = ax->lo[1] + ax->len[1];
+    if ((e0 > e1 ? e0 : e1) - base > 32L * rs_slots(g->inverse != 0))
+        return 0;
     if (g->inverse) {
         const long out1 = (g->ax[1].n + 1) / 2;
         return 2L * (g->ax[1].T < out1 ? g->ax[1].T : out1) <= RS_THREADS;
@@ -529,7 +688,7 @@ int lwt_cuda_slide_regs_fits(const lwt_slide_geom *g)
 
 int lwt_cuda_slide_regs_threads(void) { return RS_THREADS; }
 
-cudaError_t lwt_cuda_slide2d_regs(int shape, const lwt_slide_geom *g, const lwt_scheme *s, lwt_dtype dtype,
+cudaError_t lwt_cuda_slide2d_regs(int shape, int improved, const lwt_slide_geom *g, const lwt_scheme *s, lwt_dtype dtype,
                                   const void *const in[4], const size_t in_stride[4], void *const out[4],
                                   const size_t out_stride[4], cudaStream_t stream)
 {
@@ -538,9 +697,9 @@ cudaError_t lwt_cuda_slide2d_regs(int shape, const lwt_slide_geom *g, const lwt_
     if (dtype == LWT_F64) {
         rs_args<double> A;
         fill_args(A, g, s, in, in_stride, out, out_stride);
-        return launch_id<double, double>(shape, *g, A, stream);
+        return launch_variant<double, double>(shape, improved, *g, A, stream);
     }
     rs_args<float> A;
     fill_args(A, g, s, in, in_stride, out, out_stride);
-    return launch_id<float, float>(shape, *g, A, stream);
+    return launch_variant<float, float>(shape, improved, *g, A, stream);
 }

@@ -22,8 +22,10 @@ int lwt_cuda_slide_regs_threads(void);
 /* whether a level planned as g fits one thread per column of its strips */
 int lwt_cuda_slide_regs_fits(const lwt_slide_geom *g);
 
-/* one level: in/out as lwt_cuda_slide2d; float32 computes in float */
-cudaError_t lwt_cuda_slide2d_regs(int shape, const lwt_slide_geom *g, const lwt_scheme *s, lwt_dtype dtype,
+/* one level: in/out as lwt_cuda_slide2d; float32 computes in float. improved: the
+   steps along the rows in predict-update pairs, one warp exchange per pair (seed
+   000's eq. 16), else one per step (classic); the same bits either way */
+cudaError_t lwt_cuda_slide2d_regs(int shape, int improved, const lwt_slide_geom *g, const lwt_scheme *s, lwt_dtype dtype,
                                   const void *const in[4], const size_t in_stride[4], void *const out[4],
                                   const size_t out_stride[4], cudaStream_t stream);
 

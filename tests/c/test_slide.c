@@ -266,6 +266,13 @@ int main(int argc, char **argv)
             CHECK(lwt_plan_create(ctx, &d, &p) == LWT_ERR_INVALID_ARGUMENT && !p, "lbb_cols %d accepted", bad_cols[i]);
             d.lbb_cols = 0;
         }
+        const int bad_lifting[] = {-1, 3};
+        for (int i = 0; i < 2; i++) {
+            d.lifting = (lwt_lifting_variant)bad_lifting[i];
+            CHECK(lwt_plan_create(ctx, &d, &p) == LWT_ERR_INVALID_ARGUMENT && !p, "lifting variant %d accepted",
+                  bad_lifting[i]);
+        }
+        d.lifting = LWT_LIFT_IMPROVED; /* accepted everywhere; only the GPU register kernel uses it */
         d.lbb_threads = 1024;
         d.lbb_cols = 16;
         CHECK(lwt_plan_create(ctx, &d, &p) == LWT_OK, "lbb_threads 1024, lbb_cols 16 refused");

@@ -42,6 +42,9 @@ static double rel_err(const void *a, const void *b, size_t n, lwt_dtype dt)
 
 static lwt_algorithm gpu_algo = LWT_ALGO_AUTO; /* algorithm of the CUDA plan (the CPU plan uses AUTO) */
 static int gpu_threads, gpu_cols;              /* its lbb_threads and lbb_cols (0: the planner's) */
+/* 1: the CUDA plan runs improved lifting, and a second CUDA plan with classic lifting must give
+   the same bits (the register kernel's two variants, lwt_plan_desc.lifting) */
+static int compare_lifting;
 
 static void run_case(lwt_context *ctx, const char *wname, int ndim, const size_t *shape, int levels, lwt_mode mode,
                      lwt_dtype dt, size_t batch)
@@ -67,7 +70,14 @@ static void run_case(lwt_context *ctx, const char *wname, int ndim, const size_t
     d.algorithm = gpu_algo;
     d.lbb_threads = gpu_threads;
     d.lbb_cols = gpu_cols;
+    d.lifting = compare_lifting ? LWT_LIFT_IMPROVED : LWT_LIFT_AUTO;
     lwt_status sg = lwt_plan_create(ctx, &d, &pg);
+    lwt_plan *pk = NULL; /* classic lifting, when comparing */
+    d.lifting = LWT_LIFT_CLASSIC;
+    if (compare_lifting && sg == LWT_OK && lwt_plan_create(ctx, &d, &pk) != LWT_OK) {
+        fprintf(stderr, "FAIL %s %s: no classic-lifting plan\n", wname, lwt_mode_name(mode));
+        failures++;
+    }
     if (sc != sg) {
         fprintf(stderr, "FAIL %s %s: plan status cpu %d cuda %d\n", wname, lwt_mode_name(mode), sc, sg);
         failures++;
@@ -100,8 +110,20 @@ static void run_case(lwt_context *ctx, const char *wname, int ndim, const size_t
                     levels, dt == LWT_F32 ? "f32" : "f64", batch, ef, ei, f1, f2, i1, i2);
             failures++;
         }
+        if (pk) {
+            void *ck = malloc(nc * es), *yk = malloc(ni * es);
+            checks++;
+            if (lwt_forward(pk, x, ck, NULL) || lwt_inverse(pk, cc, yk, NULL) || memcmp(ck, cg, nc * es) ||
+                memcmp(yk, yg, ni * es)) {
+                fprintf(stderr, "FAIL %s %s L=%d %s: classic and improved lifting differ\n", wname,
+                        lwt_mode_name(mode), levels, dt == LWT_F32 ? "f32" : "f64");
+                failures++;
+            }
+            free(ck); free(yk);
+        }
         free(x); free(cc); free(cg); free(yc); free(yg);
     }
+    lwt_plan_destroy(pk);
     lwt_plan_destroy(pc);
     lwt_plan_destroy(pg);
     lwt_wavelet_destroy(w);
@@ -227,9 +249,11 @@ int main(int argc, char **argv)
         }
     /* the sliding window with the vertical window in registers (cuda_slide_regs.cu) for every
        shape it compiles in, every mode, float32 and float64: several strips and segments, so
-       tiles inside the array and tiles at all four edges run; the plans must have chosen it */
+       tiles inside the array and tiles at all four edges run; the plans must have chosen it;
+       its classic and improved lifting along the rows give the same bits */
     const char *regs[] = {"haar", "db2", "cdf53", "cdf97", "db4", "db10"};
     gpu_algo = LWT_ALGO_LIFTING_LBB;
+    compare_lifting = 1;
     for (int i = 0; i < 6; i++) {
         regs_levels = 0;
         for (int mode = 0; mode < LWT_MODE_COUNT; mode++) {
@@ -244,6 +268,7 @@ int main(int argc, char **argv)
             failures++;
         }
     }
+    compare_lifting = 0;
     /* the block-size sweep's knobs (lwt-bench --lbb-threads / --lbb-cols): every thread count
        from one warp to 1024 and strips from the narrowest to wider than the array */
     const int th[] = {32, 64, 512, 1024}, co[] = {16, 64, 256, 1024};

@@ -105,6 +105,7 @@ class PlanDesc(C.Structure):
         ("batch", size_t),
         ("lbb_threads", C.c_int),
         ("lbb_cols", C.c_int),
+        ("lifting", C.c_int),
     ]
 
 
