@@ -469,7 +469,8 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
 #pragma unroll
         for (int r = 0; r < R; r++) {
             vpush<ID, false>(w, v[r][0], v[r][1], A.taps);
-            if (has_col) { /* constant window indices (a loop over c left w in local memory for D20) */
+            if (has_col) { /* written out, not a loop over c: ptxas -v shows 28 bytes of spill in the
+                              D4 and CDF 5/3 forwards this way, 40-52 with the loop */
                 bb[(2 * r) * RW + rc] = kv[0] * w[0][P.D[0]];
                 bb[(2 * r + 1) * RW + rc] = kv[1] * w[1][P.D[1]];
             }
@@ -591,7 +592,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
                 q1[(size_t)(2 * r) * dstride] = (REAL)w[1][P.D[1]];
                 continue;
             }
-            const WREAL wo[2] = {w[0][P.D[0]], w[1][P.D[1]]}; /* constant window indices */
+            const WREAL wo[2] = {w[0][P.D[0]], w[1][P.D[1]]}; /* this row's finished samples */
 #pragma unroll
             for (int c = 0; c < 2; c++) {
                 const long rr = m0 + r - P.D[c];
