@@ -310,32 +310,56 @@ __device__ __forceinline__ void hrounds(WREAL (&x)[2][rs_slots(INV)], const WREA
     }
 }
 
-/* every lifting step along one ring row, by one warp (lane of 32) */
-template <int ID, bool INV, int GS, typename WREAL>
-__device__ __forceinline__ void hlift_body(WREAL *row, const lwt_slide_axis &ax, const WREAL *taps, int lane)
+/*
+ * A ring row in shared memory: one region of rs_cw elements per horizontal
+ * channel, position A - base of channel index A (base = the smaller of the two
+ * channels' first index), so lane l's slots are the positions l P .. l P + P - 1
+ * of each region, a constant offset from one lane address, and every lane
+ * loads and stores all of its slots without bounds checks: positions past a
+ * channel's data only hold values that no needed value reads (see hrounds).
+ * With P even, a pad element after every 32 keeps the lanes' P-strided
+ * accesses off each other's banks; the region length is 16 banks modulo 32,
+ * so the vertical phase's threads (even columns in region 0, odd in region 1)
+ * do not collide either.
+ */
+constexpr int rs_pad(bool inv) { return rs_slots(inv) % 2 == 0 ? 1 : 0; }
+constexpr int rs_phys(bool inv, int pos) { return pos + (rs_pad(inv) ? pos >> 5 : 0); }
+constexpr int rs_cw(bool inv)
 {
-    constexpr int NP = rs_slots(INV);
+    const int w = rs_phys(inv, 32 * rs_slots(inv));
+    return w + (48 - w % 32) % 32;
+}
+constexpr int rs_ring(bool inv) { return 2 * rs_cw(inv); }
+static_assert(rs_cw(false) % 32 == 16 && rs_cw(true) % 32 == 16, "ring regions must start 16 banks apart");
+static_assert((RS_THREADS / 32) % 2 == 0, "each warp lifts rows of one vertical channel");
+static_assert(!rs_pad(false) || 32 % rs_slots(false) == 0, "a lane's slots must not straddle a pad");
+static_assert(!rs_pad(true) || 32 % rs_slots(true) == 0, "a lane's slots must not straddle a pad");
+
+/* position of channel c's element i (ring index, from lo[c]) in a ring row */
+__device__ __forceinline__ int rs_pos(bool inv, const lwt_slide_axis &ax, int c, int i)
+{
     const long base = ax.lo[0] < ax.lo[1] ? ax.lo[0] : ax.lo[1];
+    return c * rs_cw(inv) + rs_phys(inv, (int)(ax.lo[c] - base) + i);
+}
+
+/* every lifting step along one ring row, by one warp: lrow is the row plus
+   this lane's offset rs_phys(INV, lane * P) */
+template <int ID, bool INV, int GS, typename WREAL>
+__device__ __forceinline__ void hlift_body(WREAL *lrow, const WREAL *taps, int lane)
+{
+    constexpr int NP = rs_slots(INV), CW = rs_cw(INV);
     WREAL x[2][NP];
-    int i0[2];
 #pragma unroll
-    for (int c = 0; c < 2; c++) {
-        i0[c] = (int)(base - ax.lo[c]) + lane * NP; /* channel c's ring index of slot 0 */
+    for (int c = 0; c < 2; c++)
 #pragma unroll
-        for (int p = 0; p < NP; p++) {
-            const int i = i0[c] + p;
-            x[c][p] = i >= 0 && i < ax.len[c] ? row[(c ? ax.len[0] : 0) + i] : (WREAL)0;
-        }
-    }
+        for (int p = 0; p < NP; p++)
+            x[c][p] = lrow[c * CW + p];
     hrounds<ID, INV, GS, 0>(x, taps, lane);
 #pragma unroll
     for (int c = 0; c < 2; c++)
 #pragma unroll
-        for (int p = 0; p < NP; p++) {
-            const int i = i0[c] + p;
-            if (i >= 0 && i < ax.len[c])
-                row[(c ? ax.len[0] : 0) + i] = x[c][p];
-        }
+        for (int p = 0; p < NP; p++)
+            lrow[c * CW + p] = x[c][p];
     __syncwarp();
 }
 
@@ -345,18 +369,18 @@ __device__ __forceinline__ void hlift_body(WREAL *row, const lwt_slide_axis &ax,
    for 4 levels at 16384^2); everywhere else the call's register saves cost
    more than they save (CDF 9/7: 2.85 against 2.47 ms). */
 template <int ID, bool INV, int GS, typename WREAL>
-__device__ __noinline__ void hlift_call(WREAL *row, const lwt_slide_axis &ax, const WREAL *taps, int lane)
+__device__ __noinline__ void hlift_call(WREAL *lrow, const WREAL *taps, int lane)
 {
-    hlift_body<ID, INV, GS>(row, ax, taps, lane);
+    hlift_body<ID, INV, GS>(lrow, taps, lane);
 }
 
 template <int ID, bool INV, int GS, typename WREAL>
-__device__ __forceinline__ void hlift(WREAL *row, const lwt_slide_axis &ax, const WREAL *taps, int lane)
+__device__ __forceinline__ void hlift(WREAL *lrow, const WREAL *taps, int lane)
 {
     if constexpr (!INV && kShapes[ID].n > 8)
-        hlift_call<ID, INV, GS>(row, ax, taps, lane);
+        hlift_call<ID, INV, GS>(lrow, taps, lane);
     else
-        hlift_body<ID, INV, GS>(row, ax, taps, lane);
+        hlift_body<ID, INV, GS>(lrow, taps, lane);
 }
 
 /* last vertical channel row any output of the block needs, relative to m_start */
@@ -387,24 +411,23 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
     long xlo;
     const int NX = lwt_slide_strip(&G, sx, &xlo);
     const bool x_inside = xlo + ax.delta >= 0 && xlo + NX + ax.delta <= ax.n;
-    const int RW = G.RW, len0 = ax.len[0], len1 = ax.len[1];
-    const int a = A.ach, d = 1 - a;
-    const int acol = (a ? len0 : 0) + (int)(A.sa - ax.lo[a]);
-    const int dcol = (d ? len0 : 0) + (int)(A.sd - ax.lo[d]);
+    constexpr int RW = rs_ring(false), NP = rs_slots(false);
+    const int len0 = ax.len[0], len1 = ax.len[1];
+    const int a = A.ach;
     const int ncols = (int)(ax.nc - sx < ax.T ? ax.nc - sx : ax.T);
     const REAL *src = (const REAL *)A.in[0];
     const size_t stride = A.in_stride[0];
 
     /* this thread's sample column and its place in a ring row */
     const int j = threadIdx.x, lane = j & 31, warp = j >> 5, nwarp = blockDim.x >> 5;
-    int rc = RW;
+    int rc = -1; /* its position in a ring row, or -1: no column */
     if (j < NX) {
         const int odd = (int)((j + xlo) & 1);
         const int mx = (int)((j + (odd ? xlo - 2 * (ax.lo[1] + sx) - 1 : xlo - 2 * (ax.lo[0] + sx))) >> 1);
         if (mx >= 0 && mx < (odd ? len1 : len0))
-            rc = odd ? len0 + mx : mx;
+            rc = rs_pos(false, ax, odd, mx);
     }
-    const bool has_col = rc < RW;
+    const bool has_col = rc >= 0;
     /* threads without a column read the strip's first one in the batches
        that need no checks (inside the array) and drop it */
     const long xx = xlo + (has_col ? j : 0) + ax.delta;
@@ -476,24 +499,31 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
             }
         }
         __syncthreads();
-        /* 3. each warp lifts whole rows along the row and writes them to their bands */
-        for (int e = warp; e < 2 * R; e += nwarp) {
-            const int r = e >> 1, c = e & 1;
-            const long rr = G.m_start + i0 + r - P.D[c];
-            if (rr < G.out_lo[c] || rr >= G.out_hi[c])
+        /* 3. each warp lifts whole rows of its vertical channel hc along the row and
+           writes them to their bands (coalesced, from the ring row): its rows go to
+           bands vb and vb | 2, row rr - hsh; hlane is its lane's offset in a ring
+           row, pa and pd the positions of the lane's first output coefficient of
+           each band (those of a band are consecutive from A.sa or A.sd on) */
+        const int hc = warp & 1, vb = hc == a ? 0 : 1;
+        const long hsh = (hc == a ? A.sa : A.sd) - sy;
+        REAL *const ob_a = (REAL *)A.out[vb] + sx, *const ob_d = (REAL *)A.out[vb | 2] + sx;
+        const size_t os_a = A.out_stride[vb], os_d = A.out_stride[vb | 2];
+        const int hlane = rs_phys(false, lane * NP);
+        const int pa = rs_pos(false, ax, a, (int)(A.sa - ax.lo[a]) + lane);
+        const int pd = rs_pos(false, ax, 1 - a, (int)(A.sd - ax.lo[1 - a]) + lane);
+        for (int r = warp >> 1; r < R; r += nwarp >> 1) {
+            const long rr = G.m_start + i0 + r - P.D[hc];
+            if (rr < G.out_lo[hc] || rr >= G.out_hi[hc] || rr - hsh >= ay.nc)
                 continue;
-            const long ky = rr - (c == a ? A.sa : A.sd) + sy;
-            if (ky >= ay.nc)
-                continue;
-            WREAL *row = bb + e * RW;
-            hlift<ID, false, GS>(row, ax, A.taps, lane);
-            const int vb = c == a ? 0 : 1;
-            REAL *oa = (REAL *)A.out[vb] + (size_t)ky * A.out_stride[vb] + sx;
-            REAL *od = (REAL *)A.out[vb | 2] + (size_t)ky * A.out_stride[vb | 2] + sx;
-            for (int jj = lane; jj < ncols; jj += 32) {
-                oa[jj] = (REAL)(A.k[2] * row[acol + jj]);
-                od[jj] = (REAL)(A.k[3] * row[dcol + jj]);
-            }
+            WREAL *row = bb + (2 * r + hc) * RW;
+            hlift<ID, false, GS>(row + hlane, A.taps, lane);
+            REAL *oa = ob_a + (size_t)(rr - hsh) * os_a, *od = ob_d + (size_t)(rr - hsh) * os_d;
+#pragma unroll
+            for (int q = 0; q < NP; q++)
+                if (lane + 32 * q < ncols) {
+                    oa[lane + 32 * q] = (REAL)(A.k[2] * row[pa + (32 + rs_pad(false)) * q]);
+                    od[lane + 32 * q] = (REAL)(A.k[3] * row[pd + (32 + rs_pad(false)) * q]);
+                }
         }
     }
 }
@@ -513,21 +543,19 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
     const bool periodic = ay.mode == LWT_MODE_PERIODIZATION;
     const long x0 = 2 * sx; /* first output column */
     const int ncols = (int)(ax.n - x0 < 2L * ax.T ? ax.n - x0 : 2L * ax.T);
-    const int RW = G.RW, len0 = ax.len[0];
+    constexpr int RW = rs_ring(true), CW = rs_cw(true), NP = rs_slots(true);
     REAL *const dst = (REAL *)A.out[0];
     const size_t dstride = A.out_stride[0];
 
     /* output column x0 + j is y[x0 + j - delta]: its place in a ring row */
     const int j = threadIdx.x, lane = j & 31, warp = j >> 5, nwarp = blockDim.x >> 5;
-    int rc = RW; /* RW: no output column */
-    if (j < ncols) {
+    const bool has_col = j < ncols;
+    int rc = 0; /* without a column: reads a ring position and drops it */
+    if (has_col) {
         const long yx = x0 + j - ax.delta;
         const int odd = (int)(yx & 1);
-        rc = odd ? len0 + (int)((yx - 1 - 2 * (ax.lo[1] + sx)) >> 1) : (int)((yx - 2 * (ax.lo[0] + sx)) >> 1);
+        rc = rs_pos(true, ax, odd, odd ? (int)((yx - 1 - 2 * (ax.lo[1] + sx)) >> 1) : (int)((yx - 2 * (ax.lo[0] + sx)) >> 1));
     }
-    const bool has_col = rc < RW;
-    if (!has_col)
-        rc = 0; /* reads a ring column and drops it */
     const long NI = rs_iters(G, P.D);
 
     WREAL w[2][P.WM];
@@ -537,42 +565,60 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
     int b = 0;
     for (long i0 = 0; i0 < NI; i0 += R, b ^= 1) {
         WREAL *bb = buf + (size_t)b * R * 2 * RW;
-        /* 1. each warp loads whole coefficient rows of both bands and lifts them along the row */
-        for (int e = warp; e < 2 * R; e += nwarp) {
-            const int r = e >> 1, c = e & 1;
+        /* 1. each warp loads whole coefficient rows of both bands (coalesced, into the
+           ring row; zeros outside the bands) and lifts them along the row */
+        /* the horizontal phase: this warp's vertical channel hc (coefficient row
+           ky = m - hsh of bands vb and vb | 2), and per horizontal channel cx its
+           band, first band column k0, and the ring position of its element 0 */
+        const int hc = warp & 1, vb = hc == a ? 0 : 1;
+        const long hsh = (hc == a ? A.sa : A.sd) - sy;
+        const long base = ax.lo[0] < ax.lo[1] ? ax.lo[0] : ax.lo[1];
+        const REAL *hg[2];
+        size_t hs[2];
+        WREAL hk[2];
+        long k0[2];
+        int off[2];
+#pragma unroll
+        for (int cx = 0; cx < 2; cx++) {
+            const int bnd = vb | (cx == a ? 0 : 2);
+            hg[cx] = (const REAL *)A.in[bnd];
+            hs[cx] = A.in_stride[bnd];
+            hk[cx] = A.k[bnd];
+            k0[cx] = ax.lo[cx] + sx - (cx == a ? A.sa : A.sd);
+            off[cx] = (int)(ax.lo[cx] - base);
+        }
+        const int hlane = rs_phys(true, lane * NP);
+        for (int r = warp >> 1; r < R; r += nwarp >> 1) {
             const long m = G.m_start + i0 + r;
-            WREAL *row = bb + e * RW;
-            if (m < ay.lo[c] || m >= ay.lo[c] + ay.len[c]) {
-                for (int col = lane; col < RW; col += 32)
-                    row[col] = 0;
-                continue;
-            }
-            const int vb = c == a ? 0 : 1;
-            long ky = m + sy - (c == a ? A.sa : A.sd);
+            WREAL *row = bb + (2 * r + hc) * RW;
+            long ky = m - hsh;
             if (periodic)
                 ky = lwt_mod(ky, ay.nc);
-            const bool zero_row = ky < 0 || ky >= ay.nc;
+            const bool live = m >= ay.lo[hc] && m < ay.lo[hc] + ay.len[hc] && ky >= 0 && ky < ay.nc;
+#pragma unroll
             for (int cx = 0; cx < 2; cx++) {
-                const int bnd = vb | (cx == a ? 0 : 2);
-                const long k0 = ax.lo[cx] + sx - (cx == a ? A.sa : A.sd);
                 const int len = ax.len[cx];
-                const REAL *g = (const REAL *)A.in[bnd] + (zero_row ? 0 : (size_t)ky * A.in_stride[bnd]);
-                const WREAL sc = A.k[bnd];
-                WREAL *out = row + (cx ? len0 : 0);
-                if (!zero_row && k0 >= 0 && k0 + len <= ax.nc) {
-                    for (int mx = lane; mx < len; mx += 32)
-                        out[mx] = (WREAL)g[k0 + mx] * sc;
+                const REAL *g = hg[cx] + (live ? (size_t)ky * hs[cx] : 0);
+                WREAL *out = row + cx * CW;
+                if (live && k0[cx] >= 0 && k0[cx] + len <= ax.nc) {
+#pragma unroll
+                    for (int q = 0; q < NP; q++) {
+                        const int mx = lane + 32 * q - off[cx];
+                        out[lane + 32 * q] = mx >= 0 && mx < len ? (WREAL)g[k0[cx] + mx] * hk[cx] : (WREAL)0;
+                    }
                     continue;
                 }
-                for (int mx = lane; mx < len; mx += 32) {
-                    long kx = k0 + mx;
+                for (int q = 0; q < NP; q++) {
+                    const int mx = lane + 32 * q - off[cx];
+                    long kx = k0[cx] + mx;
                     if (periodic)
                         kx = lwt_mod(kx, ax.nc);
-                    out[mx] = zero_row || kx < 0 || kx >= ax.nc ? (WREAL)0 : (WREAL)g[kx] * sc;
+                    out[lane + 32 * q] =
+                        !live || mx < 0 || mx >= len || kx < 0 || kx >= ax.nc ? (WREAL)0 : (WREAL)g[kx] * hk[cx];
                 }
             }
             __syncwarp();
-            hlift<ID, true, GS>(row, ax, A.taps, lane);
+            hlift<ID, true, GS>(row + hlane, A.taps, lane);
         }
         __syncthreads();
         /* 2. the vertical inverse down this thread's output column */
@@ -619,7 +665,7 @@ cudaError_t launch_id(int id, const lwt_slide_geom &g, const rs_args<WREAL> &A, 
                           rs_inverse<2, GS, REAL, WREAL>, rs_inverse<3, GS, REAL, WREAL>,
                           rs_inverse<4, GS, REAL, WREAL>, rs_inverse<5, GS, REAL, WREAL>};
     const kern_t k = g.inverse ? inv[id] : fwd[id];
-    const size_t smem = (size_t)2 * rs_rows(id, sizeof(WREAL)) * 2 * g.RW * sizeof(WREAL);
+    const size_t smem = (size_t)2 * rs_rows(id, sizeof(WREAL)) * 2 * rs_ring(g.inverse != 0) * sizeof(WREAL);
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess)
