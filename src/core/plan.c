@@ -153,6 +153,8 @@ lwt_status lwt_plan_create(lwt_context *ctx, const lwt_plan_desc *d, lwt_plan **
     p->ctx = ctx;
     p->desc = *d;
     p->wavelet = *w;
+    if (d->dtype == LWT_F32 && p->wavelet.has_scheme)
+        lwt_scheme_trim(&p->wavelet.scheme, LWT_F32_NEGLIGIBLE_TAP);
     p->desc.wavelet = &p->wavelet;
     p->fb = lwt_wavelet_bank(&p->wavelet);
     p->ndim = d->ndim;

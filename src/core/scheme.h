@@ -61,6 +61,11 @@ double lwt_scheme_measure_f32_arith(const lwt_scheme *s, const lwt_filter_bank *
  * channels of length half; f32 rounds every operation to float. */
 void lwt_scheme_lift_periodic(const lwt_scheme *s, double *ch[2], size_t half, int dir, int f32);
 
+/* Drop the taps of magnitude <= eps at the ends of each step, and steps left
+   without taps (float32 plans, eps = LWT_F32_NEGLIGIBLE_TAP; scheme_trim.c). */
+#define LWT_F32_NEGLIGIBLE_TAP 1e-9
+void lwt_scheme_trim(lwt_scheme *s, double eps);
+
 /* Append a step; returns 0, or -1 when the scheme is full. */
 int lwt_scheme_add_step(lwt_scheme *s, int target, int off, int ntaps, const double *taps);
 

@@ -23,6 +23,8 @@
  */
 #include <cuda_runtime.h>
 
+#include <utility>
+
 extern "C" {
 #include "core/extend.h"
 #include "core/slide.h"
@@ -31,20 +33,6 @@ extern "C" {
 #include "cuda/cuda_slide_regs.cuh"
 
 namespace {
-
-/* slide_load2d of the generic body: samples of rows or columns outside the array */
-#include "cuda/cuda_slide_body.cuh"
-
-__device__ __forceinline__ float load2d(const float *x, size_t stride, const lwt_slide_axis *ay,
-                                        const lwt_slide_axis *ax, long yy, long xx)
-{
-    return slide_load2d_ff(x, stride, ay, ax, yy, xx);
-}
-__device__ __forceinline__ double load2d(const double *x, size_t stride, const lwt_slide_axis *ay,
-                                         const lwt_slide_axis *ax, long yy, long xx)
-{
-    return slide_load2d_dd(x, stride, ay, ax, yy, xx);
-}
 
 constexpr int RS_MAXS = 12;   /* steps of the longest compiled-in shape */
 constexpr int RS_MAX_STEP_TAPS = 6; /* taps of the longest step */
@@ -66,6 +54,10 @@ constexpr rs_shape kShapes[] = {
     {5, {0, 1, 0, 1, 0}, {0, 0, -2, 2, -3}, {1, 2, 2, 2, 1}},     /* db4 (D8) */
     {11, {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0}, {0, 0, -1, 0, -2, 2, -4, 4, -6, 6, -7},
      {1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 6}},                          /* db10 (D20) */
+    /* float32 plans drop taps below float32's resolution (core/scheme_trim.c): */
+    {4, {1, 0, 1, 0}, {0, -1, 0, -1}, {2, 2, 2, 2}},              /* bior4.4 in float32 */
+    {11, {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0}, {0, 0, -1, 0, -2, 2, -4, 4, -6, 6, -7},
+     {1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1}},                          /* db10 in float32 */
 };
 constexpr int kNumShapes = (int)(sizeof kShapes / sizeof kShapes[0]);
 
@@ -164,6 +156,23 @@ constexpr bool all_steps_short()
    roundings of the CPU backend, step by step the same bits */
 __device__ __forceinline__ float madd(float a, float b, float c) { return __fmaf_rn(a, b, c); }
 __device__ __forceinline__ double madd(double a, double b, double c) { return __dadd_rn(__dmul_rn(a, b), c); }
+
+/* The generic kernel's slide_load2d for the modes the forward runs (one term of
+   weight +-1, or none, per axis), given the column's term (ci < 0: none): the
+   same sum, so the same bits. Before, every load of a strip at the array's
+   edge ran slide_load2d (both axes' extension through local memory); those
+   blocks took several times longer and left most SMs idle at the end of the
+   grid (ncu: SMs active 66% of the time, now 77%). */
+template <typename REAL, typename WREAL>
+__device__ __forceinline__ WREAL edge_load(const REAL *src, size_t stride, const lwt_slide_axis &ay, long yy, long ci,
+                                        WREAL cw)
+{
+    lwt_ext_terms ty;
+    lwt_extend(ay.mode, ay.n, yy, &ty);
+    if (!ty.n || ci < 0)
+        return 0;
+    return (WREAL)0 + (WREAL)ty.w[0] * ((WREAL)0 + cw * (WREAL)src[(size_t)ty.idx[0] * stride + (size_t)ci]);
+}
 
 template <typename WREAL> struct rs_args {
     WREAL taps[LWT_RS_MAX_TAPS];
@@ -330,6 +339,10 @@ constexpr int rs_cw(bool inv)
     return w + (48 - w % 32) % 32;
 }
 constexpr int rs_ring(bool inv) { return 2 * rs_cw(inv); }
+/* elements of shared memory: two buffers of R rows of each vertical channel, and
+   slack for the forward's band writes, which read a row's positions up to its
+   region's end plus the lane offset of the band's first coefficient */
+constexpr int rs_smem(bool inv, int R) { return 2 * R * 2 * rs_ring(inv) + 2 * rs_cw(inv); }
 static_assert(rs_cw(false) % 32 == 16 && rs_cw(true) % 32 == 16, "ring regions must start 16 banks apart");
 static_assert((RS_THREADS / 32) % 2 == 0, "each warp lifts rows of one vertical channel");
 static_assert(!rs_pad(false) || 32 % rs_slots(false) == 0, "a lane's slots must not straddle a pad");
@@ -431,6 +444,18 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
     /* threads without a column read the strip's first one in the batches
        that need no checks (inside the array) and drop it */
     const long xx = xlo + (has_col ? j : 0) + ax.delta;
+    /* its column's extension for the loads outside the array, computed once:
+       sample col_idx times col_w, or none (-1: the zero mode). Kept in registers:
+       in shared memory it cost CDF 9/7 4% (measured, docs/PERFORMANCE.md) */
+    long col_idx;
+    WREAL col_w;
+    {
+        lwt_ext_terms tx;
+        lwt_extend(ax.mode, ax.n, xx, &tx);
+        col_idx = tx.n ? tx.idx[0] : -1;
+        col_w = tx.n ? (WREAL)tx.w[0] : (WREAL)0;
+    }
+
     const WREAL kv[2] = {A.k[a == 0 ? 0 : 1], A.k[a == 1 ? 0 : 1]}; /* vertical scale of channel c */
     const long NI = rs_iters(G, P.D);
 
@@ -462,10 +487,11 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
                 if (!has_col || m < ay.lo[c] || m >= ay.lo[c] + ay.len[c])
                     continue;
                 const long yy = 2 * (m + sy) + c + ay.delta;
-                if (x_inside && yy >= 0 && yy < ay.n)
+                if (x_inside && yy >= 0 && yy < ay.n) {
                     v[r][c] = (WREAL)src[(size_t)yy * stride + (size_t)xx];
-                else
-                    v[r][c] = load2d(src, stride, &ay, &ax, yy, xx);
+                    continue;
+                }
+                v[r][c] = edge_load(src, stride, ay, yy, col_idx, col_w);
             }
     };
     /* 1. the batch's loads: issued ahead (before the previous batch's
@@ -518,12 +544,16 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
             WREAL *row = bb + (2 * r + hc) * RW;
             hlift<ID, false, GS>(row + hlane, A.taps, lane);
             REAL *oa = ob_a + (size_t)(rr - hsh) * os_a, *od = ob_d + (size_t)(rr - hsh) * os_d;
+            /* loads outside the test, so only the stores are predicated (positions past
+               the row stay inside the allocation: rs_smem's slack) */
 #pragma unroll
-            for (int q = 0; q < NP; q++)
+            for (int q = 0; q < NP; q++) {
+                const WREAL va = row[pa + (32 + rs_pad(false)) * q], vd = row[pd + (32 + rs_pad(false)) * q];
                 if (lane + 32 * q < ncols) {
-                    oa[lane + 32 * q] = (REAL)(A.k[2] * row[pa + (32 + rs_pad(false)) * q]);
-                    od[lane + 32 * q] = (REAL)(A.k[3] * row[pd + (32 + rs_pad(false)) * q]);
+                    oa[lane + 32 * q] = (REAL)(A.k[2] * va);
+                    od[lane + 32 * q] = (REAL)(A.k[3] * vd);
                 }
+            }
         }
     }
 }
@@ -592,7 +622,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
             const long m = G.m_start + i0 + r;
             WREAL *row = bb + (2 * r + hc) * RW;
             long ky = m - hsh;
-            if (periodic)
+            if (periodic && (ky < 0 || ky >= ay.nc)) /* the division only where it wraps */
                 ky = lwt_mod(ky, ay.nc);
             const bool live = m >= ay.lo[hc] && m < ay.lo[hc] + ay.len[hc] && ky >= 0 && ky < ay.nc;
 #pragma unroll
@@ -611,7 +641,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
                 for (int q = 0; q < NP; q++) {
                     const int mx = lane + 32 * q - off[cx];
                     long kx = k0[cx] + mx;
-                    if (periodic)
+                    if (periodic && (kx < 0 || kx >= ax.nc))
                         kx = lwt_mod(kx, ax.nc);
                     out[lane + 32 * q] =
                         !live || mx < 0 || mx >= len || kx < 0 || kx >= ax.nc ? (WREAL)0 : (WREAL)g[kx] * hk[cx];
@@ -652,20 +682,24 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
     }
 }
 
+template <typename WREAL> using kern_t = void (*)(const lwt_slide_geom, const rs_args<WREAL>);
+template <typename WREAL> struct kernel_table {
+    kern_t<WREAL> fwd[kNumShapes], inv[kNumShapes];
+};
+/* the kernel pair of every compiled-in shape */
+template <int GS, typename REAL, typename WREAL, int... ID>
+kernel_table<WREAL> kernels(std::integer_sequence<int, ID...>)
+{
+    return {{rs_forward<ID, GS, REAL, WREAL>...}, {rs_inverse<ID, GS, REAL, WREAL>...}};
+}
+
 /* GS: steps per exchange round along the rows (1 classic, 2 improved) */
 template <int GS, typename REAL, typename WREAL>
 cudaError_t launch_id(int id, const lwt_slide_geom &g, const rs_args<WREAL> &A, cudaStream_t stream)
 {
-    typedef void (*kern_t)(const lwt_slide_geom, const rs_args<WREAL>);
-    static_assert(kNumShapes == 6, "one kernel pair per shape below");
-    const kern_t fwd[] = {rs_forward<0, GS, REAL, WREAL>, rs_forward<1, GS, REAL, WREAL>,
-                          rs_forward<2, GS, REAL, WREAL>, rs_forward<3, GS, REAL, WREAL>,
-                          rs_forward<4, GS, REAL, WREAL>, rs_forward<5, GS, REAL, WREAL>};
-    const kern_t inv[] = {rs_inverse<0, GS, REAL, WREAL>, rs_inverse<1, GS, REAL, WREAL>,
-                          rs_inverse<2, GS, REAL, WREAL>, rs_inverse<3, GS, REAL, WREAL>,
-                          rs_inverse<4, GS, REAL, WREAL>, rs_inverse<5, GS, REAL, WREAL>};
-    const kern_t k = g.inverse ? inv[id] : fwd[id];
-    const size_t smem = (size_t)2 * rs_rows(id, sizeof(WREAL)) * 2 * rs_ring(g.inverse != 0) * sizeof(WREAL);
+    const kern_t<WREAL> k = g.inverse ? kernels<GS, REAL, WREAL>(std::make_integer_sequence<int, kNumShapes>{}).inv[id]
+                                      : kernels<GS, REAL, WREAL>(std::make_integer_sequence<int, kNumShapes>{}).fwd[id];
+    const size_t smem = rs_smem(g.inverse != 0, rs_rows(id, sizeof(WREAL))) * sizeof(WREAL);
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess)
