@@ -160,9 +160,10 @@ __device__ __forceinline__ double madd(double a, double b, double c) { return __
 /* The generic kernel's slide_load2d for the modes the forward runs (one term of
    weight +-1, or none, per axis), given the column's term (ci < 0: none): the
    same sum, so the same bits. Before, every load of a strip at the array's
-   edge ran slide_load2d (both axes' extension through local memory); those
-   blocks took several times longer and left most SMs idle at the end of the
-   grid (ncu: SMs active 66% of the time, now 77%). */
+   edge ran slide_load2d (both axes' extension through local memory), which
+   made those blocks the grid's slowest; with the column's term computed once,
+   SMs went from 66% to 77% of the kernel's time active (ncu) and one level of
+   CDF 9/7 at 16384^2 from 1.25 to 0.93 ms. */
 template <typename REAL, typename WREAL>
 __device__ __forceinline__ WREAL edge_load(const REAL *src, size_t stride, const lwt_slide_axis &ay, long yy, long ci,
                                         WREAL cw)
