@@ -349,11 +349,16 @@ static_assert((RS_THREADS / 32) % 2 == 0, "each warp lifts rows of one vertical 
 static_assert(!rs_pad(false) || 32 % rs_slots(false) == 0, "a lane's slots must not straddle a pad");
 static_assert(!rs_pad(true) || 32 % rs_slots(true) == 0, "a lane's slots must not straddle a pad");
 
+/* the inverse's band reads store lane + 32 q at ring position lane + 32 q */
+static_assert(!rs_pad(true), "the inverse's ring rows are unpadded");
+
+/* channel index at position 0 of both regions: the smaller first index */
+__host__ __device__ __forceinline__ long rs_base(const lwt_slide_axis &ax) { return ax.lo[0] < ax.lo[1] ? ax.lo[0] : ax.lo[1]; }
+
 /* position of channel c's element i (ring index, from lo[c]) in a ring row */
 __device__ __forceinline__ int rs_pos(bool inv, const lwt_slide_axis &ax, int c, int i)
 {
-    const long base = ax.lo[0] < ax.lo[1] ? ax.lo[0] : ax.lo[1];
-    return c * rs_cw(inv) + rs_phys(inv, (int)(ax.lo[c] - base) + i);
+    return c * rs_cw(inv) + rs_phys(inv, (int)(ax.lo[c] - rs_base(ax)) + i);
 }
 
 /* every lifting step along one ring row, by one warp: lrow is the row plus
@@ -597,13 +602,12 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
     for (long i0 = 0; i0 < NI; i0 += R, b ^= 1) {
         WREAL *bb = buf + (size_t)b * R * 2 * RW;
         /* 1. each warp loads whole coefficient rows of both bands (coalesced, into the
-           ring row; zeros outside the bands) and lifts them along the row */
-        /* the horizontal phase: this warp's vertical channel hc (coefficient row
-           ky = m - hsh of bands vb and vb | 2), and per horizontal channel cx its
-           band, first band column k0, and the ring position of its element 0 */
+           ring row; zeros outside the bands) and lifts them along the row: the rows
+           of its vertical channel hc (coefficient row ky = m - hsh of bands vb and
+           vb | 2); per horizontal channel cx its band, first band column k0, and
+           the ring position of its element 0 */
         const int hc = warp & 1, vb = hc == a ? 0 : 1;
         const long hsh = (hc == a ? A.sa : A.sd) - sy;
-        const long base = ax.lo[0] < ax.lo[1] ? ax.lo[0] : ax.lo[1];
         const REAL *hg[2];
         size_t hs[2];
         WREAL hk[2];
@@ -616,7 +620,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
             hs[cx] = A.in_stride[bnd];
             hk[cx] = A.k[bnd];
             k0[cx] = ax.lo[cx] + sx - (cx == a ? A.sa : A.sd);
-            off[cx] = (int)(ax.lo[cx] - base);
+            off[cx] = (int)(ax.lo[cx] - rs_base(ax));
         }
         const int hlane = rs_phys(true, lane * NP);
         for (int r = warp >> 1; r < R; r += nwarp >> 1) {
@@ -756,9 +760,8 @@ int lwt_cuda_slide_regs_fits(const lwt_slide_geom *g)
 {
     /* both channels of a ring row within the 32 x rs_slots slots of a warp (hlift) */
     const lwt_slide_axis *ax = &g->ax[1];
-    const long base = ax->lo[0] < ax->lo[1] ? ax->lo[0] : ax->lo[1];
     const long e0 = ax->lo[0] + ax->len[0], e1 = ax->lo[1] + ax->len[1];
-    if ((e0 > e1 ? e0 : e1) - base > 32L * rs_slots(g->inverse != 0))
+    if ((e0 > e1 ? e0 : e1) - rs_base(*ax) > 32L * rs_slots(g->inverse != 0))
         return 0;
     if (g->inverse) {
         const long out1 = (g->ax[1].n + 1) / 2;
