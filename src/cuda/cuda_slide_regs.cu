@@ -21,6 +21,7 @@
  * The inverse mirrors it: warps load coefficient rows and lift them along
  * the row, then each thread runs the vertical inverse down its output column.
  */
+#include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
 #include <utility>
@@ -151,11 +152,38 @@ constexpr bool all_steps_short()
     return true;
 }
 
-/* a * b + c: float32 contracts to one FMA (one rounding fewer than the CPU's
-   float64 reference, far inside the float32 bound); float64 keeps the two
-   roundings of the CPU backend, step by step the same bits */
-__device__ __forceinline__ float madd(float a, float b, float c) { return __fmaf_rn(a, b, c); }
-__device__ __forceinline__ double madd(double a, double b, double c) { return __dadd_rn(__dmul_rn(a, b), c); }
+/*
+ * One lifting step on one target value y: y +- sum_q taps[q] x[dir q], nt taps
+ * (x points at the first tap's source; dir: +1 along a row's slots, -1 down
+ * the vertical window, whose slot s holds row m_new - s).
+ *
+ * Float64 keeps the CPU backend's order and roundings (sum of products, each
+ * product and sum rounded, then the update), so its results are the same bits.
+ * Float32 runs the step as one FMA chain into the target, the target first:
+ * nt FFMA against the 2 nt - 1 + 1 multiplies and adds of the sum-then-update
+ * form, whose instruction count bounds this kernel (docs/PERFORMANCE.md,
+ * version 13). It rounds nt times instead of 2 nt; the float32 bound is
+ * checked against the float64 CPU reference, not bit-for-bit.
+ */
+template <bool INV>
+__device__ __forceinline__ float lift_step(float y, const float *taps, int nt, const float *x, int dir)
+{
+#pragma unroll
+    for (int q = 0; q < RS_MAX_STEP_TAPS; q++)
+        if (q < nt)
+            y = __fmaf_rn(INV ? -taps[q] : taps[q], x[dir * q], y);
+    return y;
+}
+template <bool INV>
+__device__ __forceinline__ double lift_step(double y, const double *taps, int nt, const double *x, int dir)
+{
+    double acc = __dmul_rn(taps[0], x[0]);
+#pragma unroll
+    for (int q = 1; q < RS_MAX_STEP_TAPS; q++)
+        if (q < nt)
+            acc = __dadd_rn(__dmul_rn(taps[q], x[dir * q]), acc);
+    return INV ? __dsub_rn(y, acc) : __dadd_rn(y, acc);
+}
 
 /* The generic kernel's slide_load2d for the modes the forward runs (one term of
    weight +-1, or none, per axis), given the column's term (ci < 0: none): the
@@ -204,11 +232,7 @@ __device__ __forceinline__ void vpush(WREAL (&w)[2][WM], WREAL v0, WREAL v1, con
     for (int k = 0; k < S.n; k++) {
         const int si = INV ? S.n - 1 - k : k;
         const int t = S.t[si], u = 1 - t, base = P.lag[k] - S.off[si];
-        WREAL acc = taps[P.first[si]] * w[u][base];
-#pragma unroll
-        for (int q = 1; q < S.nt[si]; q++)
-            acc = madd(taps[P.first[si] + q], w[u][base - q], acc);
-        w[t][P.lag[k]] = INV ? w[t][P.lag[k]] - acc : w[t][P.lag[k]] + acc;
+        w[t][P.lag[k]] = lift_step<INV>(w[t][P.lag[k]], taps + P.first[si], S.nt[si], &w[u][base], -1);
     }
 }
 
@@ -303,12 +327,7 @@ __device__ __forceinline__ void hrounds(WREAL (&x)[2][rs_slots(INV)], const WREA
                 const int s = j - HL;
                 if (s < H.lo[k] || s > H.hi[k])
                     continue;
-                WREAL acc = taps[P.first[si]] * e[u][j + o];
-#pragma unroll
-                for (int q = 1; q < RS_MAX_STEP_TAPS; q++)
-                    if (q < S.nt[si])
-                        acc = madd(taps[P.first[si] + q], e[u][j + o + q], acc);
-                e[t][j] = INV ? e[t][j] - acc : e[t][j] + acc;
+                e[t][j] = lift_step<INV>(e[t][j], taps + P.first[si], S.nt[si], &e[u][j + o], 1);
             }
         }
 #pragma unroll
@@ -344,11 +363,13 @@ constexpr int rs_ring(bool inv) { return 2 * rs_cw(inv); }
    slack for the forward's band writes, which read a row's positions up to its
    region's end plus the lane offset of the band's first coefficient */
 constexpr int rs_smem(bool inv, int R) { return 2 * R * 2 * rs_ring(inv) + 2 * rs_cw(inv); }
-static_assert(rs_cw(false) % 32 == 16 && rs_cw(true) % 32 == 16, "ring regions must start 16 banks apart");
-static_assert((RS_THREADS / 32) % 2 == 0, "each warp lifts rows of one vertical channel");
-static_assert(!rs_pad(false) || 32 % rs_slots(false) == 0, "a lane's slots must not straddle a pad");
-static_assert(!rs_pad(true) || 32 % rs_slots(true) == 0, "a lane's slots must not straddle a pad");
-
+/* The inverse copies its rows of band coefficients into the ring rows asynchronously
+   (cp.async) while the batch before lifts its columns (rs_inverse). ncu showed its warps
+   waiting on these loads (L1TEX scoreboard) for half of their stall cycles when they
+   were made at the batch's start. Measured on an H200 (docs/PERFORMANCE.md, version 13),
+   4 levels at 16384^2: 3-7% faster for Haar, D4, CDF 5/3, D20 and float64 CDF 9/7, 2-4%
+   slower for float32 CDF 9/7 (shape 6), which loads them at the batch's start. */
+constexpr bool rs_inv_staged(int id, int es) { return !(es == 4 && id == 6); }
 /* the inverse's band reads store lane + 32 q at ring position lane + 32 q */
 static_assert(!rs_pad(true), "the inverse's ring rows are unpadded");
 
@@ -362,9 +383,10 @@ __device__ __forceinline__ int rs_pos(bool inv, const lwt_slide_axis &ax, int c,
 }
 
 /* every lifting step along one ring row, by one warp: lrow is the row plus
-   this lane's offset rs_phys(INV, lane * P) */
+   this lane's offset rs_phys(INV, lane * P); the inverse's rows hold band
+   coefficients as stored, each channel scaled here by k[c] as it is read */
 template <int ID, bool INV, int GS, typename WREAL>
-__device__ __forceinline__ void hlift_body(WREAL *lrow, const WREAL *taps, int lane)
+__device__ __forceinline__ void hlift_body(WREAL *lrow, const WREAL *taps, int lane, const WREAL *k)
 {
     constexpr int NP = rs_slots(INV), CW = rs_cw(INV);
     WREAL x[2][NP];
@@ -372,7 +394,7 @@ __device__ __forceinline__ void hlift_body(WREAL *lrow, const WREAL *taps, int l
     for (int c = 0; c < 2; c++)
 #pragma unroll
         for (int p = 0; p < NP; p++)
-            x[c][p] = lrow[c * CW + p];
+            x[c][p] = INV ? lrow[c * CW + p] * k[c] : lrow[c * CW + p];
     hrounds<ID, INV, GS, 0>(x, taps, lane);
 #pragma unroll
     for (int c = 0; c < 2; c++)
@@ -388,18 +410,18 @@ __device__ __forceinline__ void hlift_body(WREAL *lrow, const WREAL *taps, int l
    for 4 levels at 16384^2); everywhere else the call's register saves cost
    more than they save (CDF 9/7: 2.85 against 2.47 ms). */
 template <int ID, bool INV, int GS, typename WREAL>
-__device__ __noinline__ void hlift_call(WREAL *lrow, const WREAL *taps, int lane)
+__device__ __noinline__ void hlift_call(WREAL *lrow, const WREAL *taps, int lane, const WREAL *k)
 {
-    hlift_body<ID, INV, GS>(lrow, taps, lane);
+    hlift_body<ID, INV, GS>(lrow, taps, lane, k);
 }
 
 template <int ID, bool INV, int GS, typename WREAL>
-__device__ __forceinline__ void hlift(WREAL *lrow, const WREAL *taps, int lane)
+__device__ __forceinline__ void hlift(WREAL *lrow, const WREAL *taps, int lane, const WREAL *k = nullptr)
 {
     if constexpr (!INV && kShapes[ID].n > 8)
-        hlift_call<ID, INV, GS>(lrow, taps, lane);
+        hlift_call<ID, INV, GS>(lrow, taps, lane, k);
     else
-        hlift_body<ID, INV, GS>(lrow, taps, lane);
+        hlift_body<ID, INV, GS>(lrow, taps, lane, k);
 }
 
 /* last vertical channel row any output of the block needs, relative to m_start */
@@ -462,7 +484,12 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
         col_w = tx.n ? (WREAL)tx.w[0] : (WREAL)0;
     }
 
-    const WREAL kv[2] = {A.k[a == 0 ? 0 : 1], A.k[a == 1 ? 0 : 1]}; /* vertical scale of channel c */
+    /* vertical scale of channel c. Float32 leaves it out of the ring rows and applies
+       it with the horizontal scale at the band write (the steps along the row are
+       linear, so that is the same value to rounding, one multiply fewer per sample);
+       float64 scales where the CPU backend does, for the same bits. */
+    constexpr bool fold_scale = sizeof(WREAL) == 4;
+    const WREAL kv[2] = {fold_scale ? (WREAL)1 : A.k[a == 0 ? 0 : 1], fold_scale ? (WREAL)1 : A.k[a == 1 ? 0 : 1]};
     const long NI = rs_iters(G, P.D);
 
     WREAL w[2][P.WM];
@@ -501,7 +528,11 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
             }
     };
     /* 1. the batch's loads: issued ahead (before the previous batch's
-       lifting, so their latency overlaps it) or at its start */
+       lifting, so their latency overlaps it) or at its start. Staging them in
+       shared memory instead, by cp.async or by bulk copies (TMA), measured no
+       faster for CDF 9/7 and slower for D4 and CDF 5/3 (docs/PERFORMANCE.md,
+       version 13): the stage takes shared memory from the L1 that holds the
+       loads in flight. */
     constexpr bool ahead = !rs_short(ID, sizeof(WREAL));
     WREAL vn[R][2];
     if (ahead)
@@ -526,8 +557,13 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
             vpush<ID, false>(w, v[r][0], v[r][1], A.taps);
             if (has_col) { /* written out, not a loop over c: ptxas -v shows 28 bytes of spill in the
                               D4 and CDF 5/3 forwards this way, 40-52 with the loop */
-                bb[(2 * r) * RW + rc] = kv[0] * w[0][P.D[0]];
-                bb[(2 * r + 1) * RW + rc] = kv[1] * w[1][P.D[1]];
+                if constexpr (fold_scale) {
+                    bb[(2 * r) * RW + rc] = w[0][P.D[0]];
+                    bb[(2 * r + 1) * RW + rc] = w[1][P.D[1]];
+                } else {
+                    bb[(2 * r) * RW + rc] = kv[0] * w[0][P.D[0]];
+                    bb[(2 * r + 1) * RW + rc] = kv[1] * w[1][P.D[1]];
+                }
             }
         }
         __syncthreads();
@@ -543,6 +579,9 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
         const int hlane = rs_phys(false, lane * NP);
         const int pa = rs_pos(false, ax, a, (int)(A.sa - ax.lo[a]) + lane);
         const int pd = rs_pos(false, ax, 1 - a, (int)(A.sd - ax.lo[1 - a]) + lane);
+        /* the band scales: horizontal, times the vertical one when it was folded */
+        const WREAL kvh = fold_scale ? A.k[hc == a ? 0 : 1] : (WREAL)1;
+        const WREAL ka = kvh * A.k[2], kd = kvh * A.k[3];
         for (int r = warp >> 1; r < R; r += nwarp >> 1) {
             const long rr = G.m_start + i0 + r - P.D[hc];
             if (rr < G.out_lo[hc] || rr >= G.out_hi[hc] || rr - hsh >= ay.nc)
@@ -556,13 +595,23 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
             for (int q = 0; q < NP; q++) {
                 const WREAL va = row[pa + (32 + rs_pad(false)) * q], vd = row[pd + (32 + rs_pad(false)) * q];
                 if (lane + 32 * q < ncols) {
-                    oa[lane + 32 * q] = (REAL)(A.k[2] * va);
-                    od[lane + 32 * q] = (REAL)(A.k[3] * vd);
+                    oa[lane + 32 * q] = (REAL)(ka * va);
+                    od[lane + 32 * q] = (REAL)(kd * vd);
                 }
             }
         }
     }
 }
+
+/* the bands a warp of the inverse reads, per horizontal channel (rs_inverse) */
+template <typename REAL, typename WREAL> struct rs_wbands {
+    const REAL *g[2];
+    size_t s[2];
+    WREAL k[2];
+    long k0[2];
+    int off[2];
+    bool inside[2];
+};
 
 template <int ID, int GS, typename REAL, typename WREAL>
 __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), true))
@@ -594,68 +643,115 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
     }
     const long NI = rs_iters(G, P.D);
 
+    /* Each warp takes ring rows of one vertical channel hc: coefficient row ky = m - hsh
+       of bands vb and vb | 2. Per horizontal channel cx (rs_wbands): its band (data,
+       stride, scale), first band column k0, the ring position of its element 0, and
+       whether the block's columns are inside the band (then a live row is read without
+       checks). Computed where used, not held across the batch's phases: held, they made
+       the CDF 9/7 inverse spill. */
+    const int hc = warp & 1, vb = hc == a ? 0 : 1;
+    const long hsh = (hc == a ? A.sa : A.sd) - sy;
+    auto warp_bands = [&]() {
+        rs_wbands<REAL, WREAL> W;
+#pragma unroll
+        for (int cx = 0; cx < 2; cx++) {
+            const int bnd = vb | (cx == a ? 0 : 2);
+            W.g[cx] = (const REAL *)A.in[bnd];
+            W.s[cx] = A.in_stride[bnd];
+            W.k[cx] = A.k[bnd];
+            W.k0[cx] = ax.lo[cx] + sx - (cx == a ? A.sa : A.sd);
+            W.off[cx] = (int)(ax.lo[cx] - rs_base(ax));
+            W.inside[cx] = W.k0[cx] >= 0 && W.k0[cx] + ax.len[cx] <= ax.nc;
+        }
+        return W;
+    };
+    const int hlane = rs_phys(true, lane * NP);
+    constexpr bool staged = rs_inv_staged(ID, sizeof(WREAL));
+    /* ring row r of the batch at i0 holds band row *ky, or zeros (false) */
+    auto band_row = [&](long i0, int r, long *ky) {
+        const long m = G.m_start + i0 + r;
+        *ky = m - hsh;
+        if (periodic && (*ky < 0 || *ky >= ay.nc)) /* the division only where it wraps */
+            *ky = lwt_mod(*ky, ay.nc);
+        return m >= ay.lo[hc] && m < ay.lo[hc] + ay.len[hc] && *ky >= 0 && *ky < ay.nc;
+    };
+    /* The rows of the batch at i0 that need no checks, copied into ring buffer bb
+       asynchronously (cp.async, rs_inv_staged), zeros beside the band. Ring rows hold
+       band values as stored: hlift scales them as it reads them (the same product). */
+    auto stage_rows = [&](long i0, WREAL *bb) {
+        const rs_wbands<REAL, WREAL> W = warp_bands();
+        for (int r = warp >> 1; r < R; r += nwarp >> 1) {
+            long ky;
+            if (!band_row(i0, r, &ky))
+                continue;
+#pragma unroll
+            for (int cx = 0; cx < 2; cx++) {
+                if (!W.inside[cx])
+                    continue;
+                const REAL *g = W.g[cx] + (size_t)ky * W.s[cx] + W.k0[cx];
+                WREAL *out = bb + (2 * r + hc) * RW + cx * CW;
+#pragma unroll
+                for (int q = 0; q < NP; q++) {
+                    const int mx = lane + 32 * q - W.off[cx];
+                    if (mx >= 0 && mx < ax.len[cx])
+                        __pipeline_memcpy_async(out + lane + 32 * q, g + mx, sizeof(REAL));
+                    else
+                        out[lane + 32 * q] = 0;
+                }
+            }
+        }
+        __pipeline_commit();
+    };
+
     WREAL w[2][P.WM];
 #pragma unroll
     for (int s = 0; s < P.WM; s++)
         w[0][s] = w[1][s] = 0;
+    if (staged)
+        stage_rows(0, buf);
     int b = 0;
     for (long i0 = 0; i0 < NI; i0 += R, b ^= 1) {
         WREAL *bb = buf + (size_t)b * R * 2 * RW;
-        /* 1. each warp loads whole coefficient rows of both bands (coalesced, into the
-           ring row; zeros outside the bands) and lifts them along the row: the rows
-           of its vertical channel hc (coefficient row ky = m - hsh of bands vb and
-           vb | 2); per horizontal channel cx its band, first band column k0, and
-           the ring position of its element 0 */
-        const int hc = warp & 1, vb = hc == a ? 0 : 1;
-        const long hsh = (hc == a ? A.sa : A.sd) - sy;
-        const REAL *hg[2];
-        size_t hs[2];
-        WREAL hk[2];
-        long k0[2];
-        int off[2];
-#pragma unroll
-        for (int cx = 0; cx < 2; cx++) {
-            const int bnd = vb | (cx == a ? 0 : 2);
-            hg[cx] = (const REAL *)A.in[bnd];
-            hs[cx] = A.in_stride[bnd];
-            hk[cx] = A.k[bnd];
-            k0[cx] = ax.lo[cx] + sx - (cx == a ? A.sa : A.sd);
-            off[cx] = (int)(ax.lo[cx] - rs_base(ax));
-        }
-        const int hlane = rs_phys(true, lane * NP);
+        /* 1. each warp fills whole ring rows of its vertical channel with band
+           coefficients (staged ones are there already) and lifts them along the row */
+        const rs_wbands<REAL, WREAL> W = warp_bands();
         for (int r = warp >> 1; r < R; r += nwarp >> 1) {
-            const long m = G.m_start + i0 + r;
             WREAL *row = bb + (2 * r + hc) * RW;
-            long ky = m - hsh;
-            if (periodic && (ky < 0 || ky >= ay.nc)) /* the division only where it wraps */
-                ky = lwt_mod(ky, ay.nc);
-            const bool live = m >= ay.lo[hc] && m < ay.lo[hc] + ay.len[hc] && ky >= 0 && ky < ay.nc;
+            long ky;
+            const bool live = band_row(i0, r, &ky);
 #pragma unroll
             for (int cx = 0; cx < 2; cx++) {
                 const int len = ax.len[cx];
-                const REAL *g = hg[cx] + (live ? (size_t)ky * hs[cx] : 0);
+                const REAL *g = W.g[cx] + (live ? (size_t)ky * W.s[cx] : 0);
                 WREAL *out = row + cx * CW;
-                if (live && k0[cx] >= 0 && k0[cx] + len <= ax.nc) {
+                if (live && W.inside[cx]) {
+                    if constexpr (staged) {
+                        __pipeline_wait_prior(0); /* this lane's copies of the row */
+                    } else {
 #pragma unroll
-                    for (int q = 0; q < NP; q++) {
-                        const int mx = lane + 32 * q - off[cx];
-                        out[lane + 32 * q] = mx >= 0 && mx < len ? (WREAL)g[k0[cx] + mx] * hk[cx] : (WREAL)0;
+                        for (int q = 0; q < NP; q++) {
+                            const int mx = lane + 32 * q - W.off[cx];
+                            out[lane + 32 * q] = mx >= 0 && mx < len ? (WREAL)g[W.k0[cx] + mx] : (WREAL)0;
+                        }
                     }
                     continue;
                 }
                 for (int q = 0; q < NP; q++) {
-                    const int mx = lane + 32 * q - off[cx];
-                    long kx = k0[cx] + mx;
+                    const int mx = lane + 32 * q - W.off[cx];
+                    long kx = W.k0[cx] + mx;
                     if (periodic && (kx < 0 || kx >= ax.nc))
                         kx = lwt_mod(kx, ax.nc);
-                    out[lane + 32 * q] =
-                        !live || mx < 0 || mx >= len || kx < 0 || kx >= ax.nc ? (WREAL)0 : (WREAL)g[kx] * hk[cx];
+                    out[lane + 32 * q] = !live || mx < 0 || mx >= len || kx < 0 || kx >= ax.nc ? (WREAL)0 : (WREAL)g[kx];
                 }
             }
-            __syncwarp();
-            hlift<ID, true, GS>(row + hlane, A.taps, lane);
+            __syncwarp(); /* every lane's copies and stores of the row */
+            hlift<ID, true, GS>(row + hlane, A.taps, lane, W.k);
         }
         __syncthreads();
+        /* the next batch's rows start coming while the columns are lifted (its ring
+           rows were last read by the vertical phase of the batch before this one) */
+        if (staged && i0 + R < NI)
+            stage_rows(i0 + R, buf + (size_t)(b ^ 1) * R * 2 * RW);
         /* 2. the vertical inverse down this thread's output column */
         const long m0 = G.m_start + i0;
         /* every row of the batch is an output row inside the array: no checks */
@@ -704,6 +800,7 @@ cudaError_t launch_id(int id, const lwt_slide_geom &g, const rs_args<WREAL> &A, 
 {
     const kern_t<WREAL> k = g.inverse ? kernels<GS, REAL, WREAL>(std::make_integer_sequence<int, kNumShapes>{}).inv[id]
                                       : kernels<GS, REAL, WREAL>(std::make_integer_sequence<int, kNumShapes>{}).fwd[id];
+    static_assert(sizeof(REAL) == sizeof(WREAL), "the inverse copies REAL band values into WREAL ring rows");
     const size_t smem = rs_smem(g.inverse != 0, rs_rows(id, sizeof(WREAL))) * sizeof(WREAL);
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
