@@ -160,10 +160,10 @@ constexpr bool all_steps_short()
  * Float64 keeps the CPU backend's order and roundings (sum of products, each
  * product and sum rounded, then the update), so its results are the same bits.
  * Float32 runs the step as one FMA chain into the target, the target first:
- * nt FFMA against the 2 nt - 1 + 1 multiplies and adds of the sum-then-update
- * form, whose instruction count bounds this kernel (docs/PERFORMANCE.md,
- * version 13). It rounds nt times instead of 2 nt; the float32 bound is
- * checked against the float64 CPU reference, not bit-for-bit.
+ * nt FFMA against the 2 nt multiplies and adds of the sum-then-update form
+ * (0-5% faster, docs/PERFORMANCE.md version 13: the kernel is bound by load
+ * latency more than by issue). It rounds nt times instead of 2 nt; the
+ * float32 bound is checked against the float64 CPU reference, not bit for bit.
  */
 template <bool INV>
 __device__ __forceinline__ float lift_step(float y, const float *taps, int nt, const float *x, int dir)
@@ -370,6 +370,13 @@ constexpr int rs_smem(bool inv, int R) { return 2 * R * 2 * rs_ring(inv) + 2 * r
    4 levels at 16384^2: 3-7% faster for Haar, D4, CDF 5/3, D20 and float64 CDF 9/7, 2-4%
    slower for float32 CDF 9/7 (shape 6), which loads them at the batch's start. */
 constexpr bool rs_inv_staged(int id, int es) { return !(es == 4 && id == 6); }
+static_assert(kShapes[6].n == 4 && kShapes[6].t[0] == 1 && kShapes[6].nt[3] == 2,
+              "rs_inv_staged names float32 CDF 9/7 by its place in kShapes");
+static_assert(rs_cw(false) % 32 == 16 && rs_cw(true) % 32 == 16, "ring regions must start 16 banks apart");
+static_assert((RS_THREADS / 32) % 2 == 0, "each warp lifts rows of one vertical channel");
+static_assert(!rs_pad(false) || 32 % rs_slots(false) == 0, "a lane's slots must not straddle a pad");
+static_assert(!rs_pad(true) || 32 % rs_slots(true) == 0, "a lane's slots must not straddle a pad");
+
 /* the inverse's band reads store lane + 32 q at ring position lane + 32 q */
 static_assert(!rs_pad(true), "the inverse's ring rows are unpadded");
 
