@@ -367,8 +367,8 @@ constexpr int rs_smem(bool inv, int R) { return 2 * R * 2 * rs_ring(inv) + 2 * r
    (cp.async) while the batch before lifts its columns (rs_inverse). ncu showed its warps
    waiting on these loads (L1TEX scoreboard) for half of their stall cycles when they
    were made at the batch's start. Measured on an H200 (docs/PERFORMANCE.md, version 13),
-   4 levels at 16384^2: 3-7% faster for Haar, D4, CDF 5/3, D20 and float64 CDF 9/7, 2-4%
-   slower for float32 CDF 9/7 (shape 6), which loads them at the batch's start. */
+   4 levels at 16384^2: 3-14% faster for Haar, D4, CDF 5/3, D20 and float64 CDF 9/7; for
+   float32 CDF 9/7 (shape 6) 5-8% slower than loading them at the batch's start, as it does. */
 constexpr bool rs_inv_staged(int id, int es) { return !(es == 4 && id == 6); }
 static_assert(kShapes[6].n == 4 && kShapes[6].t[0] == 1 && kShapes[6].nt[3] == 2,
               "rs_inv_staged names float32 CDF 9/7 by its place in kShapes");
@@ -496,7 +496,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
        linear, so that is the same value to rounding, one multiply fewer per sample);
        float64 scales where the CPU backend does, for the same bits. */
     constexpr bool fold_scale = sizeof(WREAL) == 4;
-    const WREAL kv[2] = {fold_scale ? (WREAL)1 : A.k[a == 0 ? 0 : 1], fold_scale ? (WREAL)1 : A.k[a == 1 ? 0 : 1]};
+    const WREAL kv[2] = {A.k[a == 0 ? 0 : 1], A.k[a == 1 ? 0 : 1]};
     const long NI = rs_iters(G, P.D);
 
     WREAL w[2][P.WM];
@@ -587,7 +587,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
         const int pa = rs_pos(false, ax, a, (int)(A.sa - ax.lo[a]) + lane);
         const int pd = rs_pos(false, ax, 1 - a, (int)(A.sd - ax.lo[1 - a]) + lane);
         /* the band scales: horizontal, times the vertical one when it was folded */
-        const WREAL kvh = fold_scale ? A.k[hc == a ? 0 : 1] : (WREAL)1;
+        const WREAL kvh = fold_scale ? A.k[hc == a ? 0 : 1] : (WREAL)1; /* kv[hc], not indexed: that put kv in local memory */
         const WREAL ka = kvh * A.k[2], kd = kvh * A.k[3];
         for (int r = warp >> 1; r < R; r += nwarp >> 1) {
             const long rr = G.m_start + i0 + r - P.D[hc];
