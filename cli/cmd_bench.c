@@ -26,6 +26,7 @@ int cmd_bench(int argc, char **argv)
 
 #include "lwt_cuda.h"
 #include "surface/filter.h"
+#include "surface/split.h"
 #include "surface/synth.h"
 
 int bench_stream(lwt_context *ctx, int reps, double big_gib, double slow, size_t n16, int resident_only);
@@ -34,6 +35,145 @@ static int cmp_float(const void *a, const void *b)
 {
     float x = *(const float *)a, y = *(const float *)b;
     return (x > y) - (x < y);
+}
+
+/* ms of `bytes` up (H2D) and 3 x `bytes` down (D2H) between pinned host and device buffers:
+ * one after the other (seq) and issued at once on two streams (both). Median of 5. */
+static int bus_floor(const void *h_in, void *const h_out[3], size_t bytes, float *seq, float *both)
+{
+    void *d_in = NULL, *d_out = NULL;
+    cudaStream_t s1 = NULL, s2 = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL, e2 = NULL;
+    float ts[5], tb[5];
+    int ok = 0;
+    if (cudaMalloc(&d_in, bytes) || cudaMalloc(&d_out, bytes) || cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking) ||
+        cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking) || cudaEventCreate(&e0) || cudaEventCreate(&e1) ||
+        cudaEventCreate(&e2) || cudaMemset(d_out, 0, bytes))
+        goto out;
+    for (int r = -1; r < 5; r++) {
+        if (cudaDeviceSynchronize())
+            goto out;
+        /* sequential: s1 only */
+        if (cudaEventRecord(e0, s1) || cudaMemcpyAsync(d_in, h_in, bytes, cudaMemcpyHostToDevice, s1))
+            goto out;
+        for (int b = 0; b < 3; b++)
+            if (cudaMemcpyAsync(h_out[b], d_out, bytes, cudaMemcpyDeviceToHost, s1))
+                goto out;
+        if (cudaEventRecord(e1, s1) || cudaEventSynchronize(e1))
+            goto out;
+        float t = 0;
+        if (cudaEventElapsedTime(&t, e0, e1))
+            goto out;
+        if (r >= 0)
+            ts[r] = t;
+        /* at once: the upload on s1, the downloads on s2 */
+        if (cudaEventRecord(e0, s1) || cudaStreamWaitEvent(s2, e0, 0) ||
+            cudaMemcpyAsync(d_in, h_in, bytes, cudaMemcpyHostToDevice, s1))
+            goto out;
+        for (int b = 0; b < 3; b++)
+            if (cudaMemcpyAsync(h_out[b], d_out, bytes, cudaMemcpyDeviceToHost, s2))
+                goto out;
+        if (cudaEventRecord(e2, s2) || cudaStreamWaitEvent(s1, e2, 0) || cudaEventRecord(e1, s1) ||
+            cudaEventSynchronize(e1) || cudaEventElapsedTime(&t, e0, e1))
+            goto out;
+        if (r >= 0)
+            tb[r] = t;
+    }
+    qsort(ts, 5, sizeof(float), cmp_float);
+    qsort(tb, 5, sizeof(float), cmp_float);
+    *seq = ts[2];
+    *both = tb[2];
+    ok = 1;
+out:
+    cudaFree(d_in);
+    cudaFree(d_out);
+    if (s1) cudaStreamDestroy(s1);
+    if (s2) cudaStreamDestroy(s2);
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    if (e2) cudaEventDestroy(e2);
+    (void)cudaGetLastError();
+    return ok ? 0 : -1;
+}
+
+/* median ms (of 5 after a warm-up) of lwt_splitter_run; chunk_rows as in lwt_filter_spec */
+static int time_split(lwt_context *ctx, const lwt_filter_spec *base, size_t chunk_rows, size_t n, const void *in,
+                      void *const band[LWT_BAND_COUNT], float *ms, int *chunks)
+{
+    lwt_filter_spec spec = *base;
+    spec.chunk_rows = chunk_rows;
+    lwt_splitter *s = NULL;
+    char err[256];
+    if (lwt_splitter_create(ctx, &spec, n, n, &s, err, sizeof err) != LWT_OK) {
+        fprintf(stderr, "lwt bench: splitter: %s\n", err);
+        return -1;
+    }
+    lwt_splitter_info info;
+    lwt_splitter_get_info(s, &info);
+    *chunks = info.chunks;
+    float t[5];
+    for (int r = -1; r < 5; r++) {
+        lwt_split_times tm;
+        if (lwt_splitter_run(s, in, band, &tm, err, sizeof err) != LWT_OK) {
+            fprintf(stderr, "lwt bench: split: %s\n", err);
+            lwt_splitter_destroy(s);
+            return -1;
+        }
+        if (r >= 0)
+            t[r] = (float)tm.total;
+    }
+    lwt_splitter_destroy(s);
+    qsort(t, 5, sizeof(float), cmp_float);
+    *ms = t[2];
+    return 0;
+}
+
+/*
+ * The split alone on data kept in float32 end to end, as the seed's case study does (FP32):
+ * the filled surface in pinned host memory, forward + three inverse reconstructions with the
+ * uploads and downloads (lwt_splitter_run), pipelined row chunks and one chunk, against the
+ * bus floor for the same bytes measured in the same run.
+ */
+static int bench_split(lwt_context *ctx, const lwt_filter_spec *base, const double *z, size_t n)
+{
+    lwt_filter_spec spec = *base;
+    spec.dtype = LWT_F32;
+    const size_t bytes = n * n * sizeof(float);
+    float *in = NULL;
+    void *band[LWT_BAND_COUNT] = {0}, *one[LWT_BAND_COUNT] = {0};
+    int rc = LWT_EXIT_RUNTIME, ok = cudaHostAlloc((void **)&in, bytes, cudaHostAllocDefault) == cudaSuccess;
+    for (int b = 0; b < 3; b++)
+        ok = ok && cudaHostAlloc(&band[b], bytes, cudaHostAllocDefault) == cudaSuccess &&
+             cudaHostAlloc(&one[b], bytes, cudaHostAllocDefault) == cudaSuccess;
+    if (!ok) {
+        fprintf(stderr, "lwt bench: cannot allocate %.1f GB of pinned host memory\n", 7.0 * bytes / 1e9);
+        goto out;
+    }
+    for (size_t i = 0; i < n * n; i++)
+        in[i] = (float)z[i];
+    float t_pipe = 0, t_one = 0, seq = 0, both = 0;
+    int k_pipe = 0, k_one = 0;
+    if (time_split(ctx, &spec, LWT_SPLIT_ONE_CHUNK, n, in, one, &t_one, &k_one) ||
+        time_split(ctx, &spec, 0, n, in, band, &t_pipe, &k_pipe) || bus_floor(in, band, bytes, &seq, &both))
+        goto out;
+    int same = 1;
+    for (int b = 0; b < 3; b++)
+        same = same && !memcmp(band[b], one[b], bytes);
+    printf("split %zux%zu float32 cdf97 6 levels symmetric, cuda, pinned host float32 in and out (forward + 3 inverse,"
+           " transfers included; median of 5):\n"
+           "  pipelined (%d row chunks) %.1f ms, one chunk %.1f ms; same bits: %s\n"
+           "  bus floor for 1 x %.2f GB up and 3 x %.2f GB down: %.1f ms at once, %.1f ms one after the other;"
+           " pipelined / floor = %.2f\n"
+           "  seed 000 Table 4, 12288^2 FP32 on several GPUs: 786-832 ms, 1/20 = 39.3-41.6 ms\n",
+           n, n, k_pipe, t_pipe, t_one, same ? "yes" : "NO", bytes / 1e9, bytes / 1e9, both, seq, t_pipe / both);
+    rc = same ? LWT_EXIT_OK : LWT_EXIT_RUNTIME;
+out:
+    cudaFreeHost(in);
+    for (int b = 0; b < 3; b++) {
+        cudaFreeHost(band[b]);
+        cudaFreeHost(one[b]);
+    }
+    return rc;
 }
 
 /*
@@ -90,10 +230,10 @@ static int bench_filter(lwt_context *ctx, size_t n, int f64)
            "fill+forward+3 inverse %.1f ms (seed: 748-832 ms; 1/20 = 37-42 ms); whole call with plan and "
            "allocation %.1f ms\n",
            n, n, f64 ? "float64" : "float32", fwd[2], inv[2], tot[2], all[2]);
+    int rc = bench_split(ctx, &spec, z, n);
     free(z);
-    return LWT_EXIT_OK;
+    return rc;
 }
-
 
 #define CUDA_OK(call)                                                                          \
     do {                                                                                       \

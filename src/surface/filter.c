@@ -4,7 +4,7 @@
 
 #include "surface/filter.h"
 #include "surface/fill.h"
-#include "surface/filter_cuda.h"
+#include "surface/split_impl.h"
 #include "surface/threads.h"
 
 #include <math.h>
@@ -96,44 +96,15 @@ static size_t copy_count_invalid(double *dst, const double *src, size_t n, int t
     return bad;
 }
 
-/* band a packed coefficient band (plan level index lev, mask) from src into dst */
-static void copy_band(const lwt_plan *p, size_t row_len, size_t esz, int lev, unsigned mask, const void *src,
-                      void *dst)
-{
-    lwt_band b;
-    if (lwt_plan_band(p, lev, mask, &b) != LWT_OK)
-        return;
-    for (size_t r = 0; r < b.shape[0]; r++) {
-        size_t at = ((b.offset[0] + r) * row_len + b.offset[1]) * esz;
-        memcpy((char *)dst + at, (const char *)src + at, b.shape[1] * esz);
-    }
-}
-
-/* does detail level j (1 = finest) belong to band? */
-static int level_in_band(const lwt_band_split *s, int band, int j)
-{
-    char c = lwt_band_of_level(s, j);
-    return (band == LWT_BAND_NOISE && c == 'n') || (band == LWT_BAND_ROUGHNESS && c == 'r') ||
-           (band == LWT_BAND_WAVINESS && c == 'w');
-}
-
 typedef struct work {
-    lwt_wavelet *w;
-    lwt_plan *plan;
-    void *x, *c, *t, *y, *ws; /* signal, coefficients, band coefficients, band signal, workspace */
+    lwt_splitter *split;
     double *filled;
 } work;
 
 static void work_free(work *k)
 {
-    free(k->x);
-    free(k->c);
-    free(k->t);
-    free(k->y);
-    free(k->ws);
     free(k->filled);
-    lwt_plan_destroy(k->plan);
-    lwt_wavelet_destroy(k->w);
+    lwt_splitter_destroy(k->split);
 }
 
 static void progress(const lwt_filter_spec *s, int step, int steps, const char *what)
@@ -150,23 +121,30 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
     memset(out, 0, sizeof *out);
     if (!ctx || !spec || !z || nx == 0 || ny == 0 || !(dx > 0) || !(dy > 0))
         return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the filter");
-    const lwt_band_split *sp = &spec->split;
-    if (sp->levels < 1 || sp->rough_lo != sp->noise_hi + 1 || sp->rough_hi < sp->rough_lo ||
-        sp->wavy_lo != sp->rough_hi + 1 || sp->wavy_hi != sp->levels)
-        return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "band split not resolved (use lwt_bands_resolve)");
-    if (spec->dtype != LWT_F32 && spec->dtype != LWT_F64)
-        return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "dtype must be float32 or float64");
     const double t_start = lwt_filter_now_ms();
     const size_t n = nx * ny;
-    const int nbands = sp->noise_hi > 0 ? 4 : 3, steps = 2 + nbands;
-    const int f32 = spec->dtype == LWT_F32;
-    const size_t esz = f32 ? sizeof(float) : sizeof(double);
     lwt_status st;
     work k;
     memset(&k, 0, sizeof k);
 
+    /* the split's plans and buffers first (split.h): they check the spec before the fill's work.
+       One chunk unless asked for, so that the phases are timed. */
+    lwt_filter_spec ss = *spec;
+    if (!ss.chunk_rows)
+        ss.chunk_rows = LWT_SPLIT_ONE_CHUNK;
+    if ((st = lwt_splitter_create(ctx, &ss, nx, ny, &k.split, err, errlen)) != LWT_OK)
+        goto done;
+    lwt_splitter_info si;
+    lwt_splitter_get_info(k.split, &si);
+    const int nbands = si.nbands, steps = 2 + nbands;
+    snprintf(out->wavelet, sizeof out->wavelet, "%s", si.wavelet);
+    out->backend = si.backend;
+    out->path = si.path;
+    out->max_level = si.max_level;
+
     /* 1-2: level and fill a copy */
     progress(spec, 0, steps, "filling invalid points");
+    const double t_fill = lwt_filter_now_ms();
     k.filled = big_alloc(n * sizeof *k.filled);
     if (!k.filled) {
         st = lwt_filter_fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for %zu x %zu points", nx, ny);
@@ -189,135 +167,36 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
                   fr == -2 ? "all points are invalid" : "out of memory filling invalid points");
         goto done;
     }
-    out->ms_fill = lwt_filter_now_ms() - t_start;
-    progress(spec, 1, steps, "forward transform");
+    out->ms_fill = lwt_filter_now_ms() - t_fill;
 
-    /* 3: plan and forward transform */
-    if ((st = lwt_wavelet_create(ctx, spec->wavelet ? spec->wavelet : "cdf97", &k.w)) != LWT_OK) {
-        lwt_filter_fail(err, errlen, st, "wavelet '%s': %s", spec->wavelet ? spec->wavelet : "cdf97", lwt_status_string(st));
-        goto done;
-    }
-    lwt_wavelet_info wi;
-    lwt_wavelet_get_info(k.w, &wi);
-    snprintf(out->wavelet, sizeof out->wavelet, "%s", wi.name);
-    lwt_plan_desc d = lwt_plan_desc_default();
-    d.wavelet = k.w;
-    d.ndim = 2;
-    d.shape[0] = ny;
-    d.shape[1] = nx;
-    d.levels = sp->levels;
-    d.mode = spec->mode;
-    d.dtype = spec->dtype;
-    d.backend = spec->backend;
-    d.algorithm = spec->algorithm;
-    if ((st = lwt_plan_create(ctx, &d, &k.plan)) != LWT_OK) {
-        lwt_filter_fail(err, errlen, st, "cannot plan the transform: %s", lwt_status_string(st));
-        goto done;
-    }
-    lwt_plan_info info;
-    lwt_plan_get_info(k.plan, &info);
-    out->backend = info.backend;
-    out->path = info.path;
-    out->max_level = info.max_level;
-#ifdef LWT_HAVE_CUDA
-    if (info.backend == LWT_BACKEND_CUDA) {
-        /* 3-5 on the GPU with the same plan: one upload, bands built on the device (filter_cuda.h) */
-        lwt_filter_cuda_job job;
-        memset(&job, 0, sizeof job);
-        job.plan = k.plan;
-        job.device = d.device;
-        job.dtype = spec->dtype;
-        job.spec = spec;
-        job.nbands = nbands;
-        job.steps = steps;
-        for (int b = 0; b < nbands; b++) {
-            if (b == LWT_BAND_FORM)
-                job.keep[b] = 1; /* the approximation, packed level 0 */
-            for (int j = 1; j <= sp->levels; j++)
-                if (level_in_band(sp, b, j))
-                    job.keep[b] |= (uint64_t)1 << (sp->levels - j + 1);
-        }
-        job.filled = k.filled;
-        job.z = z;
-        job.n = n;
-        job.n_invalid = n_bad; /* non-finite points of z: NaN in every band */
-        job.band[LWT_BAND_FORM] = k.filled; /* the form overwrites the filled copy, as below */
-        for (int b = 1; b < nbands; b++)
-            if (!(job.band[b] = out->band[b] = big_alloc(n * sizeof(double)))) {
-                st = lwt_filter_fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for the %s band", BAND_NAMES[b]);
-                goto done;
-            }
-        if ((st = lwt_filter_cuda_bands(&job, &out->ms_forward, out->ms_inverse, err, errlen)) != LWT_OK)
-            goto done;
-        out->band[LWT_BAND_FORM] = k.filled;
-        k.filled = NULL;
-        goto finished;
-    }
-#endif
-    k.c = malloc(info.coeff_count * esz);
-    k.t = malloc(info.coeff_count * esz);
-    k.ws = info.workspace_bytes ? malloc(info.workspace_bytes) : NULL;
-    if (f32) {
-        k.x = malloc(n * sizeof(float));
-        k.y = malloc(n * sizeof(float));
-    }
-    if (!k.c || !k.t || (info.workspace_bytes && !k.ws) || (f32 && (!k.x || !k.y))) {
-        st = lwt_filter_fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for the coefficients (%zu values)",
-                  info.coeff_count);
-        goto done;
-    }
-    for (int b = 1; b < nbands; b++) /* the form reuses the filled copy after the forward */
+    /* 3-5: forward and inverse transforms (split.h) */
+    lwt_split_io io;
+    memset(&io, 0, sizeof io);
+    io.in = k.filled;
+    io.host_f64 = 1;
+    io.z = n_bad ? z : NULL; /* non-finite points of z: NaN in every band */
+    for (int b = 0; b < nbands; b++) {
+        /* one chunk: the form overwrites the filled copy once it is consumed (split_impl.h) */
+        if (b == LWT_BAND_FORM && si.chunks == 1)
+            continue;
         if (!(out->band[b] = big_alloc(n * sizeof(double)))) {
             st = lwt_filter_fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for the %s band", BAND_NAMES[b]);
             goto done;
         }
-    if (f32)
-        for (size_t i = 0; i < n; i++)
-            ((float *)k.x)[i] = (float)k.filled[i];
-    double t0 = lwt_filter_now_ms();
-    if ((st = lwt_forward(k.plan, f32 ? k.x : (void *)k.filled, k.c, k.ws)) != LWT_OK) {
-        lwt_filter_fail(err, errlen, st, "forward transform failed: %s", lwt_status_string(st));
+    }
+    if (si.chunks == 1)
+        out->band[LWT_BAND_FORM] = k.filled;
+    for (int b = 0; b < nbands; b++)
+        io.band[b] = out->band[b];
+    lwt_split_times tm;
+    st = lwt__splitter_run_io(k.split, &io, &tm, err, errlen);
+    if (si.chunks == 1)
+        k.filled = NULL; /* owned by out now */
+    if (st != LWT_OK)
         goto done;
-    }
-    out->ms_forward = lwt_filter_now_ms() - t0;
-    out->band[LWT_BAND_FORM] = k.filled;
-    k.filled = NULL;
-
-    /* 4-5: one inverse per band from its own coefficients */
-    const size_t row_len = info.packed_shape[1];
-    static const char *const stage[LWT_BAND_COUNT] = {"inverse: form", "inverse: waviness", "inverse: roughness",
-                                                       "inverse: noise"};
-    for (int b = 0; b < nbands; b++) {
-        progress(spec, 2 + b, steps, stage[b]);
-        t0 = lwt_filter_now_ms();
-        double *o = out->band[b];
-        int any = b == LWT_BAND_FORM;
-        memset(k.t, 0, info.coeff_count * esz);
-        if (b == LWT_BAND_FORM)
-            copy_band(k.plan, row_len, esz, 0, 0, k.c, k.t);
-        for (int j = 1; j <= sp->levels; j++)
-            if (level_in_band(sp, b, j)) {
-                any = 1;
-                for (unsigned m = 1; m <= 3; m++)
-                    copy_band(k.plan, row_len, esz, sp->levels - j + 1, m, k.c, k.t);
-            }
-        if (!any) {
-            memset(o, 0, n * sizeof *o); /* empty band: exactly zero */
-        } else if ((st = lwt_inverse(k.plan, k.t, f32 ? k.y : (void *)o, k.ws)) != LWT_OK) {
-            lwt_filter_fail(err, errlen, st, "inverse transform (%s) failed: %s", BAND_NAMES[b], lwt_status_string(st));
-            goto done;
-        }
-        if (f32 && any)
-            for (size_t i = 0; i < n; i++)
-                o[i] = (double)((const float *)k.y)[i];
-        for (size_t i = 0; i < n; i++)
-            if (!isfinite(z[i]))
-                o[i] = NAN;
-        out->ms_inverse[b] = lwt_filter_now_ms() - t0;
-    }
-#ifdef LWT_HAVE_CUDA
-finished:
-#endif
+    out->ms_forward = si.chunks == 1 ? tm.forward : tm.total;
+    for (int b = 0; b < nbands; b++)
+        out->ms_inverse[b] = tm.inverse[b];
     out->nx = nx;
     out->ny = ny;
     out->ms_total = lwt_filter_now_ms() - t_start;

@@ -36,6 +36,8 @@
 extern "C" {
 #endif
 
+#define LWT_SPLIT_ONE_CHUNK ((size_t)-1)
+
 enum { LWT_BAND_FORM = 0, LWT_BAND_WAVINESS = 1, LWT_BAND_ROUGHNESS = 2, LWT_BAND_NOISE = 3, LWT_BAND_COUNT = 4 };
 
 /** "form", "waviness", "roughness", "noise". */
@@ -52,6 +54,9 @@ typedef struct lwt_filter_spec {
     lwt_algorithm algorithm;  /* auto by default */
     int plane;                /* 1: remove the least-squares plane first */
     int threads;              /* CPU threads of the fill/plane loops; 0 = default */
+    size_t chunk_rows;        /* row chunks of the transform (split.h): 0 = lwt_filter_run's
+                                 default (one chunk) or the splitter's (automatic);
+                                 LWT_SPLIT_ONE_CHUNK = one chunk; else owned rows per chunk */
     lwt_band_split split;     /* from lwt_bands_resolve */
     lwt_filter_progress_fn progress;
     void *progress_user;

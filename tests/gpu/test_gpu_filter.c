@@ -33,6 +33,7 @@
 #include "surface/fill.h"
 #include "surface/filter.h"
 #include "surface/plane.h"
+#include "surface/split.h"
 #include "surface/synth.h"
 #ifdef LWT_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -319,6 +320,152 @@ out:
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* The splitter on the GPU (split.h): host data in the transform's dtype, row chunks pipelined.
+ *   [chunks]  every chunk size gives the one-chunk GPU bands bit for bit;
+ *   [pinned]  pinned and pageable host buffers give the same bits;
+ *   [cpu]     the GPU bands equal the CPU splitter's within the tolerance of run_case. */
+
+/* pinned host memory where CUDA is built in (plain memory otherwise: the test then skips) */
+static void *pinned_alloc(size_t bytes)
+{
+#ifdef LWT_HAVE_CUDA
+    void *p = NULL;
+    return cudaHostAlloc(&p, bytes, cudaHostAllocDefault) == cudaSuccess ? p : NULL;
+#else
+    return malloc(bytes);
+#endif
+}
+
+static void pinned_free(void *p)
+{
+#ifdef LWT_HAVE_CUDA
+    if (p)
+        cudaFreeHost(p);
+#else
+    free(p);
+#endif
+}
+
+static int split_run(lwt_context *ctx, const lwt_filter_spec *base, lwt_backend be, size_t chunk_rows, size_t nx,
+                     size_t ny, const void *in, void *const band[LWT_BAND_COUNT], int *chunks)
+{
+    lwt_filter_spec spec = *base;
+    spec.backend = be;
+    spec.chunk_rows = chunk_rows;
+    lwt_splitter *s = NULL;
+    char err[512];
+    lwt_splitter_info info;
+    if (lwt_splitter_create(ctx, &spec, nx, ny, &s, err, sizeof err) != LWT_OK ||
+        lwt_splitter_get_info(s, &info) != LWT_OK || info.backend != be ||
+        lwt_splitter_run(s, in, band, NULL, err, sizeof err) != LWT_OK) {
+        fprintf(stderr, "FAIL split %zux%zu backend %d chunk %zu: %s\n", nx, ny, (int)be, chunk_rows, err);
+        lwt_splitter_destroy(s);
+        return -1;
+    }
+    *chunks = info.chunks;
+    lwt_splitter_destroy(s);
+    return 0;
+}
+
+static void split_case(lwt_context *ctx, const surf_case *sc, lwt_dtype dt, lwt_mode mode, const size_t *rows,
+                       int nrows)
+{
+    const size_t n = sc->nx * sc->ny, esz = dt == LWT_F32 ? 4 : 8;
+    const double tol = dt == LWT_F32 ? 1e-5 : 1e-12;
+    char label[160];
+    snprintf(label, sizeof label, "split %zux%zu %s %s mode %d, %d levels", sc->nx, sc->ny, sc->preset,
+             dt == LWT_F32 ? "float32" : "float64", (int)mode, sc->levels);
+    cases++;
+    lwt_filter_spec spec;
+    double *z = make_surface(sc, 11 + sc->ny);
+    void *in = malloc(n * esz), *ref[LWT_BAND_COUNT] = {0}, *got[LWT_BAND_COUNT] = {0}, *cpu[LWT_BAND_COUNT] = {0};
+    void *pin_in = NULL, *pin[LWT_BAND_COUNT] = {0};
+    int bad = 0, k = 0;
+    if (!z || !in || make_spec(sc, dt, LWT_BACKEND_CUDA, &spec)) {
+        bad = 1;
+        goto out;
+    }
+    spec.mode = mode;
+    const int nbands = spec.split.noise_hi > 0 ? 4 : 3;
+    double zmax = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (dt == LWT_F32)
+            ((float *)in)[i] = (float)z[i];
+        else
+            ((double *)in)[i] = z[i];
+        if (fabs(z[i]) > zmax)
+            zmax = fabs(z[i]);
+    }
+    for (int b = 0; b < nbands; b++)
+        if (!(ref[b] = malloc(n * esz)) || !(got[b] = malloc(n * esz)) || !(cpu[b] = malloc(n * esz)) ||
+            !(pin[b] = pinned_alloc(n * esz))) {
+            bad = 1;
+            goto out;
+        }
+    if (!(pin_in = pinned_alloc(n * esz))) {
+        bad = 1;
+        goto out;
+    }
+    memcpy(pin_in, in, n * esz);
+    if (split_run(ctx, &spec, LWT_BACKEND_CUDA, LWT_SPLIT_ONE_CHUNK, sc->nx, sc->ny, in, ref, &k) ||
+        split_run(ctx, &spec, LWT_BACKEND_CPU, LWT_SPLIT_ONE_CHUNK, sc->nx, sc->ny, in, cpu, &k)) {
+        bad = 1;
+        goto out;
+    }
+    printf("  %-62s", label);
+    for (int r = 0; r < nrows && !bad; r++) {
+        const int pinned = r % 2; /* every other chunk size on pinned buffers */
+        void *const *dst = pinned ? pin : got;
+        if (split_run(ctx, &spec, LWT_BACKEND_CUDA, rows[r], sc->nx, sc->ny, pinned ? pin_in : in, dst, &k)) {
+            bad = 1;
+            break;
+        }
+        printf(" %zu rows: %d chunks%s", rows[r], k, pinned ? " (pinned)" : "");
+        if (k < 2 && mode != LWT_MODE_PERIODIZATION) {
+            fprintf(stderr, "\nFAIL %s: chunk rows %zu gave %d chunk(s), nothing pipelined\n", label, rows[r], k);
+            bad = 1;
+        }
+        for (int b = 0; b < nbands; b++)
+            if (memcmp(dst[b], ref[b], n * esz)) {
+                size_t i = 0;
+                while (!memcmp((char *)dst[b] + i * esz, (char *)ref[b] + i * esz, esz))
+                    i++;
+                fprintf(stderr, "\nFAIL %s %s: %zu chunk rows differ from one chunk at row %zu col %zu\n", label,
+                        lwt_filter_band_name(b), rows[r], i / sc->nx, i % sc->nx);
+                bad = 1;
+            }
+    }
+    for (int b = 0; b < nbands; b++) {
+        double e = 0;
+        for (size_t i = 0; i < n; i++) {
+            const double g = dt == LWT_F32 ? ((float *)ref[b])[i] : ((double *)ref[b])[i];
+            const double c = dt == LWT_F32 ? ((float *)cpu[b])[i] : ((double *)cpu[b])[i];
+            if (!(fabs(g - c) <= e))
+                e = fabs(g - c);
+        }
+        if (!(e <= tol * zmax)) {
+            fprintf(stderr, "\nFAIL %s %s: max |gpu - cpu| %.3e > %.0e x max |z| %.3e\n", label,
+                    lwt_filter_band_name(b), e, tol, zmax);
+            bad = 1;
+        }
+        if (!(e / (tol * zmax) <= worst[dt == LWT_F64]))
+            worst[dt == LWT_F64] = e / (tol * zmax);
+    }
+    printf("  %s\n", bad ? "FAIL" : "ok (chunks = one chunk, bits; cpu within tolerance)");
+out:
+    failures += bad;
+    for (int b = 0; b < LWT_BAND_COUNT; b++) {
+        free(ref[b]);
+        free(got[b]);
+        free(cpu[b]);
+        pinned_free(pin[b]);
+    }
+    pinned_free(pin_in);
+    free(in);
+    free(z);
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* timing */
 
 static int cmp_double(const void *a, const void *b)
@@ -546,6 +693,14 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
         run_case(ctx, &cs[i], LWT_F32);
         run_case(ctx, &cs[i], LWT_F64);
+    }
+    /* the splitter: halo 320 rows at 4 levels, 1280 at 6 (split.h); 0 = automatic chunks */
+    const surf_case s4 = {301, 2053, "milled", 0, 4, 1, 2, 0}, s6 = {900, 4100, "ground", 0, 6, 2, 3, 0};
+    const size_t rows4[] = {0, 256, 200}, rows6[] = {0, 512};
+    for (int dt = 0; dt < 2; dt++) {
+        split_case(ctx, &s4, dt ? LWT_F64 : LWT_F32, LWT_MODE_SYMMETRIC, rows4, 3);
+        split_case(ctx, &s4, dt ? LWT_F64 : LWT_F32, LWT_MODE_ZERO, rows4, 3);
+        split_case(ctx, &s6, dt ? LWT_F64 : LWT_F32, LWT_MODE_SYMMETRIC, rows6, 2);
     }
     if (timing && tn >= 256) {
         printf("timing:\n");

@@ -1,0 +1,268 @@
+/*
+ * test_surface_split.c - the splitter (src/surface/split.h) on the CPU:
+ *
+ *   [layout]  chunks tile the rows, windows start on multiples of 2^J and hold their owned rows
+ *             plus the halo (clipped), periodic modes and oversized chunks give one chunk;
+ *   [chunks]  bands cut into row chunks equal the one-chunk bands bit for bit, over every mode
+ *             but the periodic ones, wavelets of every family and filter length (2 .. 62),
+ *             float32 and float64, 3 or 4 bands, an empty band, several chunk sizes;
+ *   [filter]  lwt_filter_run's bands (finite input, no plane) equal the splitter's bit for bit;
+ *   [errors]  a band that overlaps the input, an unresolved split, a bad dtype.
+ */
+#include "check.h"
+#include "surface/bands.h"
+#include "surface/filter.h"
+#include "surface/split.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static lwt_context *ctx;
+
+/* a surface with structure at every scale: a tilt, a slow wave, and uniform noise */
+static void surface(double *z, size_t nx, size_t ny, uint64_t seed)
+{
+    uint64_t s = seed * 2862933555777941757ull + 3037000493ull;
+    for (size_t r = 0; r < ny; r++)
+        for (size_t c = 0; c < nx; c++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            const double u = (double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+            z[r * nx + c] = 0.01 * (double)r - 0.02 * (double)c + 3.0 * sin(0.013 * (double)r) + u;
+        }
+}
+
+static lwt_band_split split_of(int levels, int rough_lo, int rough_hi, size_t nx, size_t ny)
+{
+    lwt_band_request q;
+    memset(&q, 0, sizeof q);
+    q.levels = levels;
+    q.rough_lo = rough_lo;
+    q.rough_hi = rough_hi;
+    lwt_band_split s;
+    char err[300] = "";
+    int r = lwt_bands_resolve(&q, nx, ny, 1e-6, 1e-6, &s, err, sizeof err);
+    CHECK(r == 0, "resolve J%d r%d-%d: %s", levels, rough_lo, rough_hi, err);
+    return s;
+}
+
+static void test_layout(void)
+{
+    lwt_split_chunk c[LWT_SPLIT_MAX_CHUNKS];
+    /* the halo of seed 000's case: CDF 9/7 (length 10), 6 levels */
+    const size_t h = lwt_split_halo(6, 10);
+    CHECK(h % 64 == 0 && h >= 2 * 9 * 63, "halo J6 L10 = %zu", h);
+    const size_t ny = 12288;
+    int k = lwt_split_layout(ny, 6, 10, LWT_MODE_SYMMETRIC, 1536, c);
+    CHECK(k == 8, "12288 rows by 1536: %d chunks", k);
+    size_t next = 0;
+    for (int i = 0; i < k; i++) {
+        CHECK(c[i].own0 == next && c[i].own1 > c[i].own0, "chunk %d owns [%zu, %zu)", i, c[i].own0, c[i].own1);
+        CHECK(c[i].win0 % 64 == 0, "chunk %d window starts at %zu", i, c[i].win0);
+        CHECK(c[i].win0 == (c[i].own0 > h ? c[i].own0 - h : 0) && c[i].win1 == (c[i].own1 + h < ny ? c[i].own1 + h : ny),
+              "chunk %d window [%zu, %zu)", i, c[i].win0, c[i].win1);
+        next = c[i].own1;
+    }
+    CHECK(next == ny, "chunks end at %zu", next);
+    /* a chunk size that is not a multiple of 2^J is rounded up */
+    k = lwt_split_layout(ny, 6, 10, LWT_MODE_ZERO, 1500, c);
+    CHECK(k == 8 && c[1].own0 == 1536, "1500 rows: %d chunks, second at %zu", k, c[1].own0);
+    /* at most LWT_SPLIT_MAX_CHUNKS */
+    k = lwt_split_layout(ny, 2, 4, LWT_MODE_ZERO, 4, c);
+    CHECK(k == LWT_SPLIT_MAX_CHUNKS, "4-row chunks of 12288 rows: %d", k);
+    /* one chunk: periodic modes, no chunk size, a chunk as big as the surface, windows that are */
+    CHECK(lwt_split_layout(ny, 6, 10, LWT_MODE_PERIODIZATION, 1536, c) == 1, "periodization cut");
+    CHECK(lwt_split_layout(ny, 6, 10, LWT_MODE_PERIODIC, 1536, c) == 1, "periodic cut");
+    CHECK(lwt_split_layout(ny, 6, 10, LWT_MODE_SYMMETRIC, 0, c) == 1, "chunk_rows 0 cut");
+    CHECK(lwt_split_layout(ny, 6, 10, LWT_MODE_SYMMETRIC, LWT_SPLIT_ONE_CHUNK, c) == 1, "one chunk cut");
+    CHECK(lwt_split_layout(ny, 6, 10, LWT_MODE_SYMMETRIC, ny, c) == 1, "whole cut");
+    k = lwt_split_layout(2000, 6, 10, LWT_MODE_SYMMETRIC, 1024, c);
+    CHECK(k == 1 && c[0].win0 == 0 && c[0].win1 == 2000, "windows as big as the surface: %d chunks", k);
+}
+
+/* bands of `in` through a splitter with chunk_rows; returns the chunk count, 0 on failure */
+static int run_split(const lwt_filter_spec *spec, size_t nx, size_t ny, const void *in, void *band[LWT_BAND_COUNT])
+{
+    lwt_splitter *s = NULL;
+    char err[300] = "";
+    lwt_status st = lwt_splitter_create(ctx, spec, nx, ny, &s, err, sizeof err);
+    CHECK(st == LWT_OK, "splitter %s mode %d chunk %zu: %s", spec->wavelet, (int)spec->mode, spec->chunk_rows, err);
+    if (st != LWT_OK)
+        return 0;
+    lwt_splitter_info info;
+    lwt_splitter_get_info(s, &info);
+    st = lwt_splitter_run(s, in, band, NULL, err, sizeof err);
+    CHECK(st == LWT_OK, "split %s: %s", spec->wavelet, err);
+    lwt_splitter_destroy(s);
+    return st == LWT_OK ? info.chunks : 0;
+}
+
+static int cases, chunked_cases;
+
+/* every band of a chunked split equals the one-chunk split, bit for bit */
+static void check_chunks(const char *wavelet, lwt_mode mode, lwt_dtype dt, int levels, int rough_lo, int rough_hi,
+                         size_t nx, size_t ny, const size_t *chunk_rows, int nchunk_rows)
+{
+    const size_t n = nx * ny, esz = dt == LWT_F32 ? 4 : 8;
+    double *z = malloc(n * sizeof *z);
+    void *in = malloc(n * esz), *ref[LWT_BAND_COUNT] = {0}, *got[LWT_BAND_COUNT] = {0};
+    surface(z, nx, ny, (uint64_t)levels * 131 + (uint64_t)mode);
+    for (size_t i = 0; i < n; i++)
+        if (dt == LWT_F32)
+            ((float *)in)[i] = (float)z[i];
+        else
+            ((double *)in)[i] = z[i];
+    for (int b = 0; b < LWT_BAND_COUNT; b++) {
+        ref[b] = malloc(n * esz);
+        got[b] = malloc(n * esz);
+    }
+    lwt_filter_spec spec = lwt_filter_spec_default();
+    spec.wavelet = wavelet;
+    spec.mode = mode;
+    spec.dtype = dt;
+    spec.backend = LWT_BACKEND_CPU;
+    spec.split = split_of(levels, rough_lo, rough_hi, nx, ny);
+    const int nbands = spec.split.noise_hi ? 4 : 3;
+    spec.chunk_rows = LWT_SPLIT_ONE_CHUNK;
+    if (run_split(&spec, nx, ny, in, ref) == 1) {
+        for (int r = 0; r < nchunk_rows; r++) {
+            spec.chunk_rows = chunk_rows[r];
+            const int k = run_split(&spec, nx, ny, in, got);
+            if (!k)
+                continue;
+            cases++;
+            const int periodic = mode == LWT_MODE_PERIODIC || mode == LWT_MODE_PERIODIZATION;
+            CHECK(periodic ? k == 1 : k > 1, "%s mode %d chunk %zu: %d chunks", wavelet, (int)mode, chunk_rows[r], k);
+            chunked_cases += k > 1;
+            for (int b = 0; b < nbands; b++) {
+                size_t first = n;
+                for (size_t i = 0; i < n && first == n; i++)
+                    if (memcmp((char *)got[b] + i * esz, (char *)ref[b] + i * esz, esz))
+                        first = i;
+                CHECK(first == n, "%s mode %d %s J%d chunk %zu (%d chunks): %s band differs first at row %zu col %zu",
+                      wavelet, (int)mode, dt == LWT_F32 ? "f32" : "f64", levels, chunk_rows[r], k,
+                      lwt_filter_band_name(b), first / nx, first % nx);
+            }
+        }
+    }
+    for (int b = 0; b < LWT_BAND_COUNT; b++) {
+        free(ref[b]);
+        free(got[b]);
+    }
+    free(in);
+    free(z);
+}
+
+static void test_chunks(void)
+{
+    static const lwt_mode modes[] = {LWT_MODE_ZERO,      LWT_MODE_CONSTANT,      LWT_MODE_SYMMETRIC,
+                                     LWT_MODE_REFLECT,   LWT_MODE_ANTISYMMETRIC, LWT_MODE_ANTIREFLECT,
+                                     LWT_MODE_SMOOTH,    LWT_MODE_PERIODIC,      LWT_MODE_PERIODIZATION};
+    /* filter lengths 2 .. 20 over the families; 3 levels, 700 x 33, chunks of 64 .. 200 rows */
+    static const char *const wavelets[] = {"haar", "db2", "cdf53", "rbio3.1", "cdf97", "sym5", "coif3", "bior6.8",
+                                           "db10"};
+    const size_t rows[] = {64, 128, 200};
+    for (size_t w = 0; w < sizeof wavelets / sizeof *wavelets; w++)
+        for (size_t m = 0; m < sizeof modes / sizeof *modes; m++)
+            for (int dt = 0; dt < 2; dt++)
+                check_chunks(wavelets[w], modes[m], dt ? LWT_F64 : LWT_F32, 3, dt ? 1 : 2, dt ? 1 : 2, 33, 700, rows,
+                             3);
+    /* the longest filter (dmey, 62) at 2 levels; CDF 9/7 at 5 levels with an empty waviness band */
+    const size_t rows_dmey[] = {128};
+    check_chunks("dmey", LWT_MODE_SYMMETRIC, LWT_F64, 2, 1, 1, 33, 1400, rows_dmey, 1);
+    check_chunks("dmey", LWT_MODE_SMOOTH, LWT_F32, 2, 1, 1, 33, 1400, rows_dmey, 1);
+    const size_t rows_deep[] = {256, 320};
+    check_chunks("cdf97", LWT_MODE_SYMMETRIC, LWT_F32, 5, 1, 5, 64, 2200, rows_deep, 2);
+    check_chunks("cdf97", LWT_MODE_ZERO, LWT_F64, 5, 2, 3, 64, 2200, rows_deep, 2);
+    CHECK(chunked_cases > 100, "only %d of %d cases were cut into chunks", chunked_cases, cases);
+    printf("chunks: %d cases compared, %d of them cut into chunks\n", cases, chunked_cases);
+}
+
+static void test_filter_agrees(void)
+{
+    const size_t nx = 97, ny = 130, n = nx * ny;
+    double *z = malloc(n * sizeof *z), *band[LWT_BAND_COUNT] = {0};
+    surface(z, nx, ny, 7);
+    for (int dt = 0; dt < 2; dt++) {
+        lwt_filter_spec spec = lwt_filter_spec_default();
+        spec.backend = LWT_BACKEND_CPU;
+        spec.dtype = dt ? LWT_F64 : LWT_F32;
+        spec.split = split_of(3, 2, 2, nx, ny);
+        const size_t esz = dt ? 8 : 4;
+        void *in = malloc(n * esz), *out[LWT_BAND_COUNT] = {0};
+        for (size_t i = 0; i < n; i++)
+            if (dt)
+                ((double *)in)[i] = z[i];
+            else
+                ((float *)in)[i] = (float)z[i];
+        for (int b = 0; b < 4; b++)
+            out[b] = malloc(n * esz);
+        lwt_filter_result res;
+        char err[300] = "";
+        CHECK(lwt_filter_run(ctx, &spec, z, nx, ny, 1e-6, 1e-6, &res, err, sizeof err) == LWT_OK, "filter: %s", err);
+        CHECK(run_split(&spec, nx, ny, in, out) == 1, "split");
+        for (int b = 0; b < 4; b++) {
+            int same = 1;
+            for (size_t i = 0; i < n && same; i++)
+                same = dt ? res.band[b][i] == ((double *)out[b])[i] : res.band[b][i] == (double)((float *)out[b])[i];
+            CHECK(same, "%s: lwt_filter_run's %s band differs from the splitter's", dt ? "f64" : "f32",
+                  lwt_filter_band_name(b));
+        }
+        lwt_filter_result_free(&res);
+        for (int b = 0; b < 4; b++)
+            free(out[b]);
+        free(in);
+    }
+    free(z);
+    (void)band;
+}
+
+static void test_errors(void)
+{
+    const size_t nx = 64, ny = 64;
+    lwt_filter_spec spec = lwt_filter_spec_default();
+    spec.backend = LWT_BACKEND_CPU;
+    lwt_splitter *s = NULL;
+    char err[300] = "";
+    CHECK(lwt_splitter_create(ctx, &spec, nx, ny, &s, err, sizeof err) == LWT_ERR_INVALID_ARGUMENT && !s &&
+              strstr(err, "not resolved"),
+          "unresolved split: '%s'", err);
+    spec.split = split_of(3, 1, 2, nx, ny);
+    spec.dtype = (lwt_dtype)7;
+    CHECK(lwt_splitter_create(ctx, &spec, nx, ny, &s, err, sizeof err) == LWT_ERR_INVALID_ARGUMENT && !s &&
+              strstr(err, "dtype"),
+          "dtype 7: '%s'", err);
+    spec.dtype = LWT_F64;
+    spec.wavelet = "nosuch";
+    CHECK(lwt_splitter_create(ctx, &spec, nx, ny, &s, err, sizeof err) != LWT_OK && !s && strstr(err, "nosuch"),
+          "unknown wavelet: '%s'", err);
+    spec.wavelet = "db2";
+    CHECK(lwt_splitter_create(ctx, &spec, nx, ny, &s, err, sizeof err) == LWT_OK, "db2: %s", err);
+    double *a = calloc(nx * ny, sizeof *a), *b = calloc(nx * ny, sizeof *b), *c = calloc(nx * ny, sizeof *c);
+    void *bands[LWT_BAND_COUNT] = {a, b, c, NULL};
+    CHECK(lwt_splitter_run(s, a, bands, NULL, err, sizeof err) == LWT_ERR_INVALID_ARGUMENT && strstr(err, "overlaps"),
+          "band over the input: '%s'", err);
+    bands[0] = c;
+    bands[2] = NULL;
+    CHECK(lwt_splitter_run(s, a, bands, NULL, err, sizeof err) == LWT_ERR_INVALID_ARGUMENT &&
+              strstr(err, "roughness"),
+          "missing band: '%s'", err);
+    lwt_splitter_destroy(s);
+    lwt_splitter_destroy(NULL);
+    free(a);
+    free(b);
+    free(c);
+}
+
+int main(void)
+{
+    if (lwt_context_create(&ctx) != LWT_OK)
+        return 1;
+    test_layout();
+    test_chunks();
+    test_filter_agrees();
+    test_errors();
+    lwt_context_destroy(ctx);
+    return finish("test_surface_split");
+}
