@@ -151,21 +151,29 @@ static int bench_split(lwt_context *ctx, const lwt_filter_spec *base, const doub
     }
     for (size_t i = 0; i < n * n; i++)
         in[i] = (float)z[i];
-    float t_pipe = 0, t_one = 0, seq = 0, both = 0;
-    int k_pipe = 0, k_one = 0;
-    if (time_split(ctx, &spec, LWT_SPLIT_ONE_CHUNK, n, in, one, &t_one, &k_one) ||
-        time_split(ctx, &spec, 0, n, in, band, &t_pipe, &k_pipe) || bus_floor(in, band, bytes, &seq, &both))
+    /* chunk rows: automatic (0), then two fixed sizes for comparison */
+    const size_t rows[3] = {0, n / 16, n / 4};
+    float t_pipe[3] = {0}, t_one = 0, seq = 0, both = 0;
+    int k_pipe[3] = {0}, k_one = 0, same = 1;
+    if (time_split(ctx, &spec, LWT_SPLIT_ONE_CHUNK, n, in, one, &t_one, &k_one))
         goto out;
-    int same = 1;
-    for (int b = 0; b < 3; b++)
-        same = same && !memcmp(band[b], one[b], bytes);
+    for (int r = 0; r < 3; r++) {
+        if (time_split(ctx, &spec, rows[r], n, in, band, &t_pipe[r], &k_pipe[r]))
+            goto out;
+        for (int b = 0; b < 3; b++)
+            same = same && !memcmp(band[b], one[b], bytes);
+    }
+    if (bus_floor(in, band, bytes, &seq, &both)) /* (overwrites band) */
+        goto out;
     printf("split %zux%zu float32 cdf97 6 levels symmetric, cuda, pinned host float32 in and out (forward + 3 inverse,"
            " transfers included; median of 5):\n"
-           "  pipelined (%d row chunks) %.1f ms, one chunk %.1f ms; same bits: %s\n"
+           "  pipelined: %d row chunks (automatic) %.1f ms, %d chunks %.1f ms, %d chunks %.1f ms; one chunk %.1f ms;"
+           " same bits as one chunk: %s\n"
            "  bus floor for 1 x %.2f GB up and 3 x %.2f GB down: %.1f ms at once, %.1f ms one after the other;"
-           " pipelined / floor = %.2f\n"
+           " automatic pipeline / floor at once = %.2f\n"
            "  seed 000 Table 4, 12288^2 FP32 on several GPUs: 786-832 ms, 1/20 = 39.3-41.6 ms\n",
-           n, n, k_pipe, t_pipe, t_one, same ? "yes" : "NO", bytes / 1e9, bytes / 1e9, both, seq, t_pipe / both);
+           n, n, k_pipe[0], t_pipe[0], k_pipe[1], t_pipe[1], k_pipe[2], t_pipe[2], t_one, same ? "yes" : "NO",
+           bytes / 1e9, bytes / 1e9, both, seq, t_pipe[0] / both);
     rc = same ? LWT_EXIT_OK : LWT_EXIT_RUNTIME;
 out:
     cudaFreeHost(in);
