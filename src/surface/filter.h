@@ -8,9 +8,9 @@
  *   4. one inverse transform per band, each from a copy of the coefficients in which every
  *      other band is zero: form = approximation only, waviness = detail levels B+1..J,
  *      roughness = levels A..B, noise = levels 1..A-1 (bands.h);
- *      on the CUDA backend steps 3-4 stay on the device (filter_cuda.h: one upload, the band
- *      copies built on the GPU, downloads overlapped with the next band's transform), with the
- *      same plan and kernels as lwt_forward / lwt_inverse, hence the same results;
+ *      steps 3-4 are a splitter (split.h), which on the CUDA backend keeps the data on the
+ *      device (one upload, the band copies built on the GPU, downloads overlapped with the next
+ *      transforms) with the plans and kernels of lwt_forward / lwt_inverse, hence the same bits;
  *   5. the invalid points are set back to NaN in every band.
  * The transform is linear and perfectly reconstructing, so form + waviness + roughness (+ noise)
  * equals the (levelled, filled) input to rounding.
