@@ -230,6 +230,7 @@ static int table1(lwt_context *ctx, int reps)
             d.pinned_pool = v[k].pool;
             d.tuned_blocks = v[k].tuned;
             d.fuse_levels = v[k].fuse;
+            d.streams = 3; /* the seed's setup */
             lwt_stream_report rep;
             double t;
             if (time_stream(&b, &d, inv, reps, &t, &rep))
@@ -278,6 +279,22 @@ static int floor16k(lwt_context *ctx, int reps, size_t n)
             snprintf(what, sizeof what, "%s chunk %zu rows", inv ? "inverse" : "forward", rows[k]);
             print_row(what, t, &rep, fl);
         }
+    /* other pipeline depths: chunks in flight per GPU (streams; the default above is 6) */
+    const int depth[] = {3, 8};
+    for (int k = 1; k < 3; k++)
+        for (int q = 0; q < 2; q++)
+            for (int inv = 0; inv < 2; inv++) {
+                lwt_stream_desc d = gpus(1, rows[k], LWT_BALANCE_POLICY_QUEUE);
+                d.streams = depth[q];
+                lwt_stream_report rep;
+                double t;
+                if (time_stream(&b, &d, inv, reps, &t, &rep))
+                    return -1;
+                char what[64];
+                snprintf(what, sizeof what, "%s chunk %zu rows, %d streams", inv ? "inverse" : "forward", rows[k],
+                         depth[q]);
+                print_row(what, t, &rep, fl);
+            }
     bufs_free(&b);
     return 0;
 }

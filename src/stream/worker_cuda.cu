@@ -23,7 +23,7 @@ extern "C" {
 extern "C" lwt_status lwt_cuda_run_pass_on(const lwt_plan *p, const lwt_pass *ps, double *scratch, cudaStream_t stream,
                                            int naive);
 
-#define MAX_SLOTS 4
+#define MAX_SLOTS 8
 
 namespace {
 
@@ -457,7 +457,7 @@ extern "C" lwt_status stream_cuda_worker_create(const lwt_plan *plan, const lwt_
     cw->device = cfg->device;
     cw->naive = !desc->tuned_blocks;
     cw->pinned_pool = desc->pinned_pool;
-    cw->nslots = desc->overlap ? (desc->streams > 0 ? desc->streams : 3) : 1;
+    cw->nslots = desc->overlap ? (desc->streams > 0 ? desc->streams : 6) : 1;
     if (cw->nslots > MAX_SLOTS)
         cw->nslots = MAX_SLOTS;
     cw->es = lwt_plan_elem_size(plan);
