@@ -7,7 +7,8 @@
  *             but the periodic ones, wavelets of every family and filter length (2 .. 62),
  *             float32 and float64, 3 or 4 bands, an empty band, several chunk sizes (LWT_QUICK=1:
  *             a subset, for the sanitizer builds);
- *   [filter]  lwt_filter_run's bands (finite input, no plane) equal the splitter's bit for bit;
+ *   [filter]  lwt_filter_run's bands (finite input, no plane) equal the splitter's bit for bit,
+ *             and lwt_filter_run cut into chunks (invalid points too) equals it in one chunk;
  *   [errors]  a band that overlaps the input, an unresolved split, a bad dtype.
  */
 #include "check.h"
@@ -225,6 +226,36 @@ static void test_filter_agrees(void)
     (void)band;
 }
 
+/* lwt_filter_run cut into chunks (double I/O converted per window, NaN put back at invalid
+   points) gives its one-chunk bands bit for bit */
+static void test_filter_chunks(void)
+{
+    const size_t nx = 45, ny = 900, n = nx * ny;
+    double *z = malloc(n * sizeof *z);
+    surface(z, nx, ny, 3);
+    for (size_t i = 0; i < n; i += 97)
+        z[i] = NAN; /* invalid points: filled, then NaN again in every band */
+    for (int dt = 0; dt < 2; dt++) {
+        lwt_filter_spec spec = lwt_filter_spec_default();
+        spec.backend = LWT_BACKEND_CPU;
+        spec.dtype = dt ? LWT_F64 : LWT_F32;
+        spec.split = split_of(3, 1, 2, nx, ny);
+        lwt_filter_result one, cut;
+        char err[300] = "";
+        CHECK(lwt_filter_run(ctx, &spec, z, nx, ny, 1e-6, 1e-6, &one, err, sizeof err) == LWT_OK, "one: %s", err);
+        spec.chunk_rows = 96;
+        CHECK(lwt_filter_run(ctx, &spec, z, nx, ny, 1e-6, 1e-6, &cut, err, sizeof err) == LWT_OK, "cut: %s", err);
+        for (int b = 0; b < 3; b++)
+            CHECK(one.band[b] && cut.band[b] && !memcmp(one.band[b], cut.band[b], n * sizeof(double)),
+                  "%s: lwt_filter_run in chunks of 96 rows: the %s band differs from one chunk", dt ? "f64" : "f32",
+                  lwt_filter_band_name(b));
+        CHECK(isnan(cut.band[2][97]) && !isnan(cut.band[2][98]), "NaN at the invalid points only");
+        lwt_filter_result_free(&one);
+        lwt_filter_result_free(&cut);
+    }
+    free(z);
+}
+
 static void test_errors(void)
 {
     const size_t nx = 64, ny = 64;
@@ -270,6 +301,7 @@ int main(void)
     test_layout();
     test_chunks(q && *q && *q != '0');
     test_filter_agrees();
+    test_filter_chunks();
     test_errors();
     lwt_context_destroy(ctx);
     return finish("test_surface_split");
