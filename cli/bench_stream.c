@@ -279,8 +279,8 @@ static int floor16k(lwt_context *ctx, int reps, size_t n)
             snprintf(what, sizeof what, "%s chunk %zu rows", inv ? "inverse" : "forward", rows[k]);
             print_row(what, t, &rep, fl);
         }
-    /* other pipeline depths: chunks in flight per GPU (streams; the default above is 6) */
-    const int depth[] = {3, 8};
+    /* other pipeline depths: chunks in flight per GPU (streams; the default above is 3) */
+    const int depth[] = {6, 8};
     for (int k = 1; k < 3; k++)
         for (int q = 0; q < 2; q++)
             for (int inv = 0; inv < 2; inv++) {

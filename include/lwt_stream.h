@@ -60,7 +60,7 @@ typedef struct lwt_stream_desc {
     int pinned_pool;        /* 1: pinned staging buffers allocated once, reused by every chunk */
     int overlap;            /* 1: H2D, kernels and D2H of different chunks overlap on several streams */
     int streams;            /* streams (chunks in flight) per GPU worker when overlapping, 1..8;
-                               0 = 6 (measured faster than 3 at 512-1024-row chunks) */
+                               0 = 3 (docs/PERFORMANCE.md, "Pipeline depth") */
     int fuse_levels;        /* levels one pass over the data may cover: 0 = as many as the halos
                                allow (automatic), 1 = one level per pass */
     /* progress: called from worker threads (serialized), fraction in [0, 1] */

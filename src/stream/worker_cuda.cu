@@ -457,7 +457,7 @@ extern "C" lwt_status stream_cuda_worker_create(const lwt_plan *plan, const lwt_
     cw->device = cfg->device;
     cw->naive = !desc->tuned_blocks;
     cw->pinned_pool = desc->pinned_pool;
-    cw->nslots = desc->overlap ? (desc->streams > 0 ? desc->streams : 6) : 1;
+    cw->nslots = desc->overlap ? (desc->streams > 0 ? desc->streams : 3) : 1;
     if (cw->nslots > MAX_SLOTS)
         cw->nslots = MAX_SLOTS;
     cw->es = lwt_plan_elem_size(plan);
