@@ -115,12 +115,8 @@ lwt_status lwt__split_gpu_create(lwt_splitter *s, char *err, size_t errlen)
         if (b > ws)
             ws = b;
     }
-    size_t win_rows = 0;
-    for (int k = 0; k < s->nchunks; k++)
-        if (s->chunk[k].win1 - s->chunk[k].win0 > win_rows)
-            win_rows = s->chunk[k].win1 - s->chunk[k].win0;
     const size_t n_bytes = s->nx * s->ny * s->esz, coef_bytes = s->max_coeffs * s->esz;
-    const size_t scratch_bytes = s->nchunks > 1 ? win_rows * s->nx * s->esz : 0;
+    const size_t scratch_bytes = s->nchunks > 1 ? s->max_win_rows * s->nx * s->esz : 0;
     CK(cudaGetDevice(&prev), "reading the current device");
     CK(cudaSetDevice(s->device), "selecting the plan's device");
     CK(cudaStreamCreateWithFlags(&g->up, cudaStreamNonBlocking), "creating a stream");
@@ -207,21 +203,16 @@ static lwt_status band_coeffs(const lwt_plan *p, const lwt_split_gpu *g, size_t 
     lwt_plan_info pi;
     lwt_plan_get_info(p, &pi);
     const size_t pitch = pi.packed_shape[1] * esz;
+    lwt_band bd[LWT_SPLIT_MAX_BLOCKS];
+    const int nb = lwt__split_blocks(p, keep, bd);
+    if (nb < 0)
+        return lwt_filter_fail(err, errlen, LWT_ERR_INTERNAL, "no packed blocks for a band");
     CK(cudaMemsetAsync(g->mask, 0, pi.coeff_count * esz, g->comp), "zeroing a band's coefficients");
-    for (int lev = 0; lev <= pi.levels; lev++) {
-        if (!((keep >> lev) & 1))
-            continue;
-        for (unsigned m = lev ? 1 : 0; m <= (lev ? 3u : 0u); m++) {
-            lwt_band bd;
-            if (lwt_plan_band(p, lev, m, &bd) != LWT_OK)
-                return lwt_filter_fail(err, errlen, LWT_ERR_INTERNAL, "no packed band for level %d mask %u", lev, m);
-            if (!bd.shape[0] || !bd.shape[1])
-                continue;
-            const size_t at = (bd.offset[0] * pi.packed_shape[1] + bd.offset[1]) * esz;
-            CK(cudaMemcpy2DAsync((char *)g->mask + at, pitch, (const char *)g->coef + at, pitch, bd.shape[1] * esz,
-                                 bd.shape[0], cudaMemcpyDeviceToDevice, g->comp),
-               "copying a coefficient block");
-        }
+    for (int i = 0; i < nb; i++) {
+        const size_t at = (bd[i].offset[0] * pi.packed_shape[1] + bd[i].offset[1]) * esz;
+        CK(cudaMemcpy2DAsync((char *)g->mask + at, pitch, (const char *)g->coef + at, pitch, bd[i].shape[1] * esz,
+                             bd[i].shape[0], cudaMemcpyDeviceToDevice, g->comp),
+           "copying a coefficient block");
     }
 done:
     return st;

@@ -255,22 +255,23 @@ lwt_status lwt_splitter_create(lwt_context *ctx, const lwt_filter_spec *spec, si
     s->info.max_level = pi.max_level;
     s->info.nbands = s->nbands;
     d.backend = pi.backend; /* every window on the same backend */
+    const size_t halo = lwt_split_halo(sp->levels, wi.filter_length);
     size_t rows = spec->chunk_rows;
-    if (rows == 0) /* automatic: about 8 chunks on a GPU, each at least as tall as the halo */
-        rows = pi.backend == LWT_BACKEND_CUDA ? ny / 8 : 0;
-    if (rows && rows != LWT_SPLIT_ONE_CHUNK && rows < lwt_split_halo(sp->levels, wi.filter_length) &&
-        !spec->chunk_rows)
-        rows = lwt_split_halo(sp->levels, wi.filter_length);
+    if (rows == 0 && pi.backend == LWT_BACKEND_CUDA) /* automatic: ~8 chunks, each at least a halo tall */
+        rows = ny / 8 > halo ? ny / 8 : halo;
     s->nchunks = lwt_split_layout(ny, sp->levels, wi.filter_length, spec->mode, rows, s->chunk);
-    s->halo = s->nchunks > 1 ? lwt_split_halo(sp->levels, wi.filter_length) : 0;
+    s->halo = s->nchunks > 1 ? halo : 0;
     s->info.chunks = s->nchunks;
     s->info.halo = s->halo;
-    for (int k = 0; k < s->nchunks; k++)
-        if ((st = window_plan(s, &d, s->chunk[k].win1 - s->chunk[k].win0, &s->chunk_plan[k])) != LWT_OK) {
-            lwt_filter_fail(err, errlen, st, "cannot plan a chunk of %zu rows: %s",
-                            s->chunk[k].win1 - s->chunk[k].win0, lwt_status_string(st));
+    for (int k = 0; k < s->nchunks; k++) {
+        const size_t win_rows = s->chunk[k].win1 - s->chunk[k].win0;
+        if (win_rows > s->max_win_rows)
+            s->max_win_rows = win_rows;
+        if ((st = window_plan(s, &d, win_rows, &s->chunk_plan[k])) != LWT_OK) {
+            lwt_filter_fail(err, errlen, st, "cannot plan a chunk of %zu rows: %s", win_rows, lwt_status_string(st));
             goto fail;
         }
+    }
     if (pi.backend == LWT_BACKEND_CUDA) {
 #ifdef LWT_HAVE_CUDA
         s->device = d.device;
@@ -283,11 +284,7 @@ lwt_status lwt_splitter_create(lwt_context *ctx, const lwt_filter_spec *spec, si
         goto fail;
 #endif
     }
-    size_t win_rows = 0;
-    for (int k = 0; k < s->nchunks; k++)
-        if (s->chunk[k].win1 - s->chunk[k].win0 > win_rows)
-            win_rows = s->chunk[k].win1 - s->chunk[k].win0;
-    const size_t win = win_rows * nx;
+    const size_t win = s->max_win_rows * nx;
     s->x = malloc(win * s->esz);
     s->y = malloc(win * s->esz);
     s->c = malloc(s->max_coeffs * s->esz);
@@ -315,26 +312,40 @@ lwt_status lwt_splitter_get_info(const lwt_splitter *s, lwt_splitter_info *info)
 
 /* ---- runs ---- */
 
-/* t = the blocks of c that belong to packed levels `keep`, zero elsewhere */
-static void band_coeffs(const lwt_plan *p, size_t esz, uint64_t keep, const void *c, void *t)
+int lwt__split_blocks(const lwt_plan *p, uint64_t keep, lwt_band out[LWT_SPLIT_MAX_BLOCKS])
 {
     lwt_plan_info pi;
     lwt_plan_get_info(p, &pi);
-    const size_t row_len = pi.packed_shape[1];
-    memset(t, 0, pi.coeff_count * esz);
-    for (int lev = 0; lev <= pi.levels; lev++) {
+    int n = 0;
+    for (int lev = 0; lev <= pi.levels && lev <= LWT_BANDS_MAX_LEVELS; lev++) {
         if (!((keep >> lev) & 1))
             continue;
         for (unsigned m = lev ? 1 : 0; m <= (lev ? 3u : 0u); m++) {
-            lwt_band bd;
-            if (lwt_plan_band(p, lev, m, &bd) != LWT_OK)
-                continue;
-            for (size_t r = 0; r < bd.shape[0]; r++) {
-                size_t at = ((bd.offset[0] + r) * row_len + bd.offset[1]) * esz;
-                memcpy((char *)t + at, (const char *)c + at, bd.shape[1] * esz);
-            }
+            if (lwt_plan_band(p, lev, m, &out[n]) != LWT_OK)
+                return -1;
+            if (out[n].shape[0] && out[n].shape[1])
+                n++;
         }
     }
+    return n;
+}
+
+/* t = the blocks of c that belong to packed levels `keep`, zero elsewhere */
+static lwt_status band_coeffs(const lwt_plan *p, size_t esz, uint64_t keep, const void *c, void *t)
+{
+    lwt_plan_info pi;
+    lwt_plan_get_info(p, &pi);
+    lwt_band bd[LWT_SPLIT_MAX_BLOCKS];
+    const int nb = lwt__split_blocks(p, keep, bd);
+    if (nb < 0)
+        return LWT_ERR_INTERNAL;
+    memset(t, 0, pi.coeff_count * esz);
+    for (int i = 0; i < nb; i++)
+        for (size_t r = 0; r < bd[i].shape[0]; r++) {
+            const size_t at = ((bd[i].offset[0] + r) * pi.packed_shape[1] + bd[i].offset[1]) * esz;
+            memcpy((char *)t + at, (const char *)c + at, bd[i].shape[1] * esz);
+        }
+    return LWT_OK;
 }
 
 static lwt_status cpu_run(lwt_splitter *s, const lwt_split_io *io, lwt_split_times *tm, char *err, size_t errlen)
@@ -367,7 +378,8 @@ static lwt_status cpu_run(lwt_splitter *s, const lwt_split_io *io, lwt_split_tim
             } else {
                 /* one chunk: the band is written in place (then stored over itself: NaN only) */
                 void *y = s->nchunks == 1 && direct ? io->band[b] : s->y;
-                band_coeffs(p, s->esz, s->keep[b], s->c, s->t);
+                if ((st = band_coeffs(p, s->esz, s->keep[b], s->c, s->t)) != LWT_OK)
+                    return lwt_filter_fail(err, errlen, st, "no packed blocks for the %s band", names[b]);
                 if ((st = lwt_inverse(p, s->t, y, s->ws)) != LWT_OK)
                     return lwt_filter_fail(err, errlen, st, "inverse transform (%s) failed: %s", names[b],
                                            lwt_status_string(st));

@@ -48,6 +48,7 @@ struct lwt_splitter {
     size_t plan_rows[LWT_SPLIT_MAX_PLANS];
     int chunk_plan[LWT_SPLIT_MAX_CHUNKS]; /* plan of each chunk's window */
     size_t max_coeffs, max_ws;         /* largest coefficient count and workspace over the plans */
+    size_t max_win_rows;               /* tallest window */
     lwt_splitter_info info;
     int device;                        /* CUDA device of the plans */
     /* CPU runs: one window's signal, coefficients, band coefficients, band signal, workspace */
@@ -58,6 +59,13 @@ struct lwt_splitter {
 /* a run with host I/O of either kind (lwt_filter_run: double with NaN restore) */
 lwt_status lwt__splitter_run_io(lwt_splitter *s, const lwt_split_io *io, lwt_split_times *times, char *err,
                                 size_t errlen);
+
+/* The packed blocks (lwt_plan_band: offset and shape in the plan's packed layout) of the levels
+ * in `keep` (lwt_split_keep), the approximation and three detail blocks per level, empty ones
+ * left out: what a band's coefficient array copies from the full coefficients (CPU and GPU).
+ * Returns the count (at most LWT_SPLIT_MAX_BLOCKS), or -1 when the plan has no such block. */
+#define LWT_SPLIT_MAX_BLOCKS (1 + 3 * LWT_BANDS_MAX_LEVELS)
+int lwt__split_blocks(const lwt_plan *p, uint64_t keep, lwt_band out[LWT_SPLIT_MAX_BLOCKS]);
 
 /* progress as chunk k starts band b (b < 0: its forward transform): with one chunk step 1 is
  * the forward and 2 + b band b, as lwt_filter_run numbers them; with several, chunk k reports
