@@ -289,9 +289,9 @@ static void make_job(const lwt_plan *p, int inverse, int j0, int j1, long chunk_
 }
 
 /* How many levels one pass fuses: the most whose halos, grown level by
- * level, keep a middle chunk's reads within 30% of its share of the data
+ * level, keep a middle chunk's reads within max_read of its share of the data
  * (deep levels of short arrays would recompute too much), at most max. */
-static int choose_fusion(const lwt_plan *p, int inverse, int jstart, long rows, int max, recipe *tmp)
+static int choose_fusion(const lwt_plan *p, int inverse, int jstart, long rows, int max, double max_read, recipe *tmp)
 {
     const int avail = inverse ? jstart : p->levels - jstart + 1;
     int best = 1;
@@ -307,11 +307,27 @@ static int choose_fusion(const lwt_plan *p, int inverse, int jstart, long rows, 
         if (recipe_build(&job, job.nchunks / 2, tmp))
             break;
         const double share = (double)prod_nd(p->sizes[j0 - 1], p->ndim) / (double)job.nchunks;
-        if ((double)tmp->in_elems > 1.3 * share)
+        if ((double)tmp->in_elems > max_read * share)
             break;
         best = L;
     }
     return best;
+}
+
+/* How much more than its share a chunk may read when levels are fused. A CPU
+ * worker pays the halo in memory traffic and recomputation: 30%. GPU workers
+ * keep a forward window's rows on the device (row_cache.h), so the halo
+ * costs no bus bytes, only kernel time, which is a small part of a chunk's
+ * transfer time there: up to twice the share, which lets small chunks fuse
+ * every level (no round trip of the approximation through host memory, no
+ * pipeline drain between groups). The inverse reads band blocks that do not
+ * go through the cache: 30% as on the CPU. */
+static double fusion_read_limit(const stream_engine *e, int inverse)
+{
+    for (int w = 0; w < e->nworkers; w++)
+        if (e->w[w].cfg.kind != LWT_WORKER_CUDA)
+            return 1.3;
+    return inverse ? 1.3 : 2.0;
 }
 
 static lwt_status run_one(stream_engine *e, int inverse, const char *in, char *out, char *scratch)
@@ -333,7 +349,7 @@ static lwt_status run_one(stream_engine *e, int inverse, const char *in, char *o
     int group = 0;
     const char *prev = NULL; /* the approximation the last group wrote */
     for (int j = inverse ? J : 1; st == LWT_OK && (inverse ? j >= 1 : j <= J); group++) {
-        const int L = choose_fusion(p, inverse, j, rows, e->desc->fuse_levels, &tmp);
+        const int L = choose_fusion(p, inverse, j, rows, e->desc->fuse_levels, fusion_read_limit(e, inverse), &tmp);
         level_job job;
         char *area = sa[group & 1];
         if (inverse) {

@@ -5,8 +5,16 @@
  *  - pinned_pool: pinned staging buffers made once and reused by every chunk
  *    (else allocated and freed per chunk); host memory that is already pinned
  *    is copied directly, without staging;
- *  - overlap: chunks rotate over several streams, so one chunk's H2D, another's
+ *  - overlap: several chunks in flight (slots), so one chunk's H2D, another's
  *    kernels and a third one's D2H run at once (else one chunk at a time).
+ * Copies and kernels go on three streams by role (up: every H2D, comp: the
+ * kernels, down: every D2H), chained per chunk by events. One stream per
+ * chunk would put each chunk's H2D behind the previous chunk's D2H on the
+ * same stream, and the copy engines take work in the order it is issued, so
+ * the H2D of a new chunk waited for the D2H of the one before: the two bus
+ * directions alternated instead of overlapping (measured, docs/PERFORMANCE.md).
+ * A forward chunk's input window goes through a row cache (row_cache.h) on
+ * the device, so the halo rows consecutive chunks share go up once.
  * A chunk whose buffers do not fit in device memory is run in halves.
  */
 #include <cuda_runtime.h>
@@ -17,6 +25,7 @@ extern "C" {
 #include "core/backend.h"
 #include "core/context.h"
 #include "core/plan.h"
+#include "stream/row_cache.h"
 #include "stream/worker.h"
 }
 
@@ -24,12 +33,17 @@ extern "C" lwt_status lwt_cuda_run_pass_on(const lwt_plan *p, const lwt_pass *ps
                                            int naive);
 
 #define MAX_SLOTS 8
+/* windows smaller than this go up directly: the ring saves little there */
+#define RING_MIN_BYTES ((size_t)1 << 20)
 
 namespace {
 
 struct slot {
-    cudaStream_t stream;
-    cudaEvent_t ev[4];   /* start, after H2D, after kernels, after D2H */
+    cudaEvent_t ev[4];   /* start (up), after H2D (up), after kernels (comp), after D2H (down) */
+    cudaEvent_t ev_read; /* comp: the chunk's ring bytes are copied into its window */
+    int reads_ring;
+    row_plan ring_plan;        /* what it uploads to and reads from the ring */
+    size_t up_bytes;           /* bytes it moved host -> device */
     char *arena;
     size_t acap;               /* bytes */
     double *scratch;
@@ -48,7 +62,15 @@ struct cuda_worker {
     lwt_plan *plan;            /* this device's copy of the plan (device tables) */
     const lwt_context *ctx;
     int device, naive, pinned_pool, nslots;
+    cudaStream_t up, comp, down;
     slot s[MAX_SLOTS];
+    char *ring;                /* device ring of the row cache (NULL: not made, or no memory) */
+    row_cache cache;
+    /* the next chunk, fetched while every slot was busy, its new rows already going up */
+    long ahead_c;              /* -1: none */
+    int ahead_up;              /* 1: ahead_plan's uploads are issued */
+    recipe ahead_r;
+    row_plan ahead_plan;
     size_t es;
     double last_done;          /* for busy time of overlapped chunks */
     /* host pointers known to be pinned (or not) */
@@ -195,15 +217,99 @@ size_t list_elems(const rlist *l)
     return n;
 }
 
-/* Enqueue a recipe on a slot's stream: H2D, passes, D2H. */
-lwt_status enqueue(cuda_worker *cw, slot *sl)
+/* The gather that goes through the row cache: the largest, when it is one
+ * run of bytes on both sides and needs no staging (a forward window's main
+ * run; the far-end rows a mode pulls and the inverse's band blocks go up
+ * directly). -1: none. */
+int ring_gather(const recipe *r, size_t es, size_t min_bytes)
+{
+    int best = -1;
+    size_t most = 0;
+    for (int i = 0; i < r->gather.n; i++) {
+        rcopy c = r->gather.v[i].c;
+        recipe_copy_normalize(&c);
+        const size_t n = copy_elems(&c) * es;
+        if ((c.n[0] == 1 && c.n[1] == 1) && n > most) {
+            most = n;
+            best = i;
+        }
+    }
+    return most >= min_bytes ? best : -1;
+}
+
+/* Ring bytes for windows of `bytes`: the chunks in flight, one being
+ * uploaded and one spare, so evictions rarely wait. Made while no chunk is in
+ * flight (cudaFree synchronizes); on failure the worker goes on without it. */
+void ring_reserve(cuda_worker *cw, size_t bytes)
+{
+    const size_t want = (size_t)(cw->nslots + 2) * bytes;
+    if (want <= cw->cache.cap)
+        return;
+    for (int k = 0; k < cw->nslots; k++)
+        if (cw->s[k].busy)
+            return;
+    cudaFree(cw->ring);
+    cw->ring = NULL;
+    row_cache_init(&cw->cache, 0);
+    if (cudaMalloc((void **)&cw->ring, want) == cudaSuccess)
+        row_cache_init(&cw->cache, want);
+    else
+        cudaGetLastError();
+}
+
+/* Upload the part of gather c the ring lacks (for slot sl, or NULL for the
+ * chunk fetched ahead); the window is copied out of the ring on the compute
+ * stream (ring_read). */
+cudaError_t ring_upload(cuda_worker *cw, const slot *sl, const rcopy *c, row_plan *rp)
+{
+    const size_t a = c->src.off * cw->es, b = a + copy_elems(c) * cw->es;
+    row_cache_plan(&cw->cache, c->src.host, a, b, rp);
+    if (!rp->cached)
+        return cudaSuccess;
+    /* wait for the chunks in flight that still have to copy out ring bytes this overwrites */
+    cudaError_t e = cudaSuccess;
+    for (int k = 0; k < cw->nslots && e == cudaSuccess; k++) {
+        const slot *o = &cw->s[k];
+        if (o != sl && o->busy && o->reads_ring && row_plan_overlaps(rp, &o->ring_plan))
+            e = cudaStreamWaitEvent(cw->up, o->ev_read, 0);
+    }
+    for (int k = 0; k < rp->nup && e == cudaSuccess; k++)
+        e = cudaMemcpyAsync(cw->ring + rp->up[k].ring, c->src.host + rp->up[k].host, rp->up[k].bytes,
+                            cudaMemcpyDefault, cw->up);
+    return e;
+}
+
+cudaError_t ring_read(cuda_worker *cw, slot *sl, const rcopy *c, const row_plan *rp)
+{
+    sl->reads_ring = 1;
+    sl->ring_plan = *rp;
+    char *dst = sl->arena + c->dst.off * cw->es;
+    cudaError_t e = cudaSuccess;
+    for (int k = 0; k < rp->nread && e == cudaSuccess; k++)
+        e = cudaMemcpyAsync(dst + (rp->read[k].host - rp->read[0].host), cw->ring + rp->read[k].ring, rp->read[k].bytes,
+                            cudaMemcpyDeviceToDevice, cw->comp);
+    if (e == cudaSuccess)
+        e = cudaEventRecord(sl->ev_read, cw->comp);
+    return e;
+}
+
+int needs_stage_in(cuda_worker *cw, const recipe *r)
+{
+    for (int i = 0; i < r->gather.n; i++)
+        if (!host_pinned(cw, r->gather.v[i].c.src.host))
+            return 1;
+    return 0;
+}
+
+/* Enqueue a recipe: H2D on the up stream, passes on the compute stream, D2H
+ * on the down stream, each waiting for the previous stage's event. pre: the
+ * ring uploads already issued for it (fetch_ahead), or NULL. */
+lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
 {
     const recipe *r = &sl->r;
     const size_t es = cw->es;
-    int stage_in = 0, stage_out = 0;
-    for (int i = 0; i < r->gather.n; i++)
-        if (!host_pinned(cw, r->gather.v[i].c.src.host))
-            stage_in = 1;
+    const int stage_in = needs_stage_in(cw, r);
+    int stage_out = 0;
     for (int i = 0; i < r->scatter.n; i++)
         if (!host_pinned(cw, r->scatter.v[i].c.dst.host))
             stage_out = 1;
@@ -220,31 +326,53 @@ lwt_status enqueue(cuda_worker *cw, slot *sl)
     }
     if (e != cudaSuccess)
         return cuda_fail(cw, e, "allocating chunk buffers");
-    cudaStream_t st = sl->stream;
-    e = cudaEventRecord(sl->ev[0], st);
-    /* H2D: straight from pinned memory, else packed into pinned staging first */
+    /* the window's main run through the row cache (pinned or device memory only:
+       staged gathers are packed on the host anyway); small windows are not worth it */
+    const int rg = stage_in ? -1 : ring_gather(r, es, RING_MIN_BYTES);
+    if (rg >= 0 && !pre)
+        ring_reserve(cw, copy_elems(&r->gather.v[rg].c) * es);
+    row_plan rp;
+    memset(&rp, 0, sizeof rp);
+    sl->reads_ring = 0;
+    sl->up_bytes = 0;
+    e = cudaEventRecord(sl->ev[0], cw->up);
+    if (pre)
+        rp = *pre;
+    else if (e == cudaSuccess && rg >= 0 && cw->ring)
+        e = ring_upload(cw, sl, &r->gather.v[rg].c, &rp);
+    for (int k = 0; k < rp.nup; k++)
+        sl->up_bytes += rp.up[k].bytes;
+    /* the other gathers: straight from pinned memory, else packed into pinned staging first */
     size_t at = 0;
     for (int i = 0; i < r->gather.n && e == cudaSuccess; i++) {
         const rcopy *c = &r->gather.v[i].c;
         char *dst = sl->arena + c->dst.off * es;
+        if (i == rg && rp.cached)
+            continue;
+        sl->up_bytes += copy_elems(c) * es;
         if (stage_in) {
             rcopy in = packed_side(c, 0, at), out = packed_side(c, 1, at);
             recipe_copy_host(&in, c->src.host + c->src.off * es, sl->pin_in + at * es, es);
-            e = copy_2d(&out, sl->pin_in + at * es, dst, es, cudaMemcpyHostToDevice, st);
+            e = copy_2d(&out, sl->pin_in + at * es, dst, es, cudaMemcpyHostToDevice, cw->up);
             at += copy_elems(c);
         } else {
-            e = copy_2d(c, c->src.host + c->src.off * es, dst, es, cudaMemcpyDefault, st);
+            e = copy_2d(c, c->src.host + c->src.off * es, dst, es, cudaMemcpyDefault, cw->up);
         }
     }
     if (e == cudaSuccess)
-        e = cudaEventRecord(sl->ev[1], st);
+        e = cudaEventRecord(sl->ev[1], cw->up);
     if (e != cudaSuccess)
         return cuda_fail(cw, e, "copying a chunk to the device");
+    e = cudaStreamWaitEvent(cw->comp, sl->ev[1], 0);
+    if (e == cudaSuccess && rp.cached)
+        e = ring_read(cw, sl, &r->gather.v[rg].c, &rp);
+    if (e != cudaSuccess)
+        return cuda_fail(cw, e, "copying a window out of the row cache");
     for (int i = 0; i < r->compute.n; i++) {
         const rop *o = &r->compute.v[i];
         if (!o->is_pass) {
             e = copy_2d(&o->c, sl->arena + o->c.src.off * es, sl->arena + o->c.dst.off * es, es,
-                        cudaMemcpyDeviceToDevice, st);
+                        cudaMemcpyDeviceToDevice, cw->comp);
             if (e != cudaSuccess)
                 return cuda_fail(cw, e, "assembling a window");
             continue;
@@ -253,11 +381,13 @@ lwt_status enqueue(cuda_worker *cw, slot *sl)
         pass_of(cw, o, &ps);
         ps.in = sl->arena + o->p.in.off * es;
         ps.out = sl->arena + o->p.out.off * es;
-        lwt_status s = lwt_cuda_run_pass_on(cw->plan, &ps, sl->scratch, st, cw->naive);
+        lwt_status s = lwt_cuda_run_pass_on(cw->plan, &ps, sl->scratch, cw->comp, cw->naive);
         if (s)
             return s;
     }
-    e = cudaEventRecord(sl->ev[2], st);
+    e = cudaEventRecord(sl->ev[2], cw->comp);
+    if (e == cudaSuccess)
+        e = cudaStreamWaitEvent(cw->down, sl->ev[2], 0);
     /* D2H: straight to pinned destinations, else packed into staging (scattered after) */
     at = 0;
     for (int i = 0; i < r->scatter.n && e == cudaSuccess; i++) {
@@ -265,14 +395,14 @@ lwt_status enqueue(cuda_worker *cw, slot *sl)
         const char *src = sl->arena + c->src.off * es;
         if (stage_out) {
             rcopy out = packed_side(c, 0, at);
-            e = copy_2d(&out, src, sl->pin_out + at * es, es, cudaMemcpyDeviceToHost, st);
+            e = copy_2d(&out, src, sl->pin_out + at * es, es, cudaMemcpyDeviceToHost, cw->down);
             at += copy_elems(c);
         } else {
-            e = copy_2d(c, src, c->dst.host + c->dst.off * es, es, cudaMemcpyDefault, st);
+            e = copy_2d(c, src, c->dst.host + c->dst.off * es, es, cudaMemcpyDefault, cw->down);
         }
     }
     if (e == cudaSuccess)
-        e = cudaEventRecord(sl->ev[3], st);
+        e = cudaEventRecord(sl->ev[3], cw->down);
     if (e != cudaSuccess)
         return cuda_fail(cw, e, "copying a chunk back");
     sl->staged_out = stage_out;
@@ -299,7 +429,7 @@ lwt_status complete(cuda_worker *cw, slot *sl, stream_engine *e, int w, int repo
     float t[3] = {0, 0, 0};
     for (int k = 0; k < 3; k++)
         cudaEventElapsedTime(&t[k], sl->ev[k], sl->ev[k + 1]);
-    engine_add_gpu_times(e, 1e-3 * t[0], 1e-3 * t[1], 1e-3 * t[2], r->in_elems * es, r->out_elems * es);
+    engine_add_gpu_times(e, 1e-3 * t[0], 1e-3 * t[1], 1e-3 * t[2], sl->up_bytes, r->out_elems * es);
     if (!cw->pinned_pool)
         free_pinned(sl);
     const double now = stream_now();
@@ -323,7 +453,7 @@ lwt_status run_split(cuda_worker *cw, slot *sl, const level_job *job, long lo, l
     for (int h = 0; h < 2; h++) {
         if (recipe_build_range(job, part[h][0], part[h][1], &sl->r))
             return LWT_ERR_OUT_OF_MEMORY;
-        lwt_status s = enqueue(cw, sl);
+        lwt_status s = enqueue(cw, sl, NULL);
         if (s == LWT_ERR_OUT_OF_MEMORY)
             s = run_split(cw, sl, job, part[h][0], part[h][1], e, w);
         else if (s == LWT_OK)
@@ -334,17 +464,49 @@ lwt_status run_split(cuda_worker *cw, slot *sl, const level_job *job, long lo, l
     return LWT_OK;
 }
 
-/* Start chunk c on a free slot (synchronously when it has to be split). */
-lwt_status launch(cuda_worker *cw, slot *sl, const level_job *job, long c, stream_engine *e, int w)
+/* Fetch this worker's next chunk while every slot is busy and send its
+ * window's new rows up at once: the upload then runs while the host waits
+ * for a slot, where it would otherwise be issued only after the oldest
+ * chunk's D2H (measured: the last chunk's upload started late and its
+ * compute and D2H drained the pipeline alone). */
+void fetch_ahead(cuda_worker *cw, const level_job *job, stream_engine *e, int w)
+{
+    cw->ahead_c = -1;
+    cw->ahead_up = 0;
+    if (!cw->ring || cw->nslots < 2)
+        return;
+    const long c = engine_next(e, w, 0);
+    if (c < 0)
+        return;
+    cw->ahead_c = c;
+    if (recipe_build(job, c, &cw->ahead_r) || needs_stage_in(cw, &cw->ahead_r))
+        return;
+    const int rg = ring_gather(&cw->ahead_r, cw->es, RING_MIN_BYTES);
+    if (rg < 0 || ring_upload(cw, NULL, &cw->ahead_r.gather.v[rg].c, &cw->ahead_plan) != cudaSuccess)
+        return;
+    cw->ahead_up = cw->ahead_plan.cached;
+}
+
+/* Start chunk c on a free slot (synchronously when it has to be split);
+ * ahead: c is the chunk fetch_ahead took. */
+lwt_status launch(cuda_worker *cw, slot *sl, const level_job *job, long c, stream_engine *e, int w, int ahead)
 {
     lwt_status s = engine_chunk_begin(e, w, c);
     if (s)
         return s;
-    if (recipe_build(job, c, &sl->r))
+    const row_plan *pre = NULL;
+    if (ahead && cw->ahead_up) {
+        /* its recipe was built with its uploads: take it */
+        recipe t = sl->r;
+        sl->r = cw->ahead_r;
+        cw->ahead_r = t;
+        pre = &cw->ahead_plan;
+    } else if (recipe_build(job, c, &sl->r)) {
         return LWT_ERR_OUT_OF_MEMORY;
+    }
     sl->chunk = c;
     sl->t_launch = stream_now();
-    s = enqueue(cw, sl);
+    s = enqueue(cw, sl, pre);
     if (s == LWT_ERR_OUT_OF_MEMORY) {
         long lo, hi;
         recipe_chunk_range(job, c, &lo, &hi);
@@ -371,16 +533,23 @@ lwt_status cuda_level(void *state, stream_engine *e, int w, const level_job *job
         return s;
     }
     cw->last_done = 0;
+    row_cache_reset(&cw->cache); /* a new level reads a new array, or new data in the old one */
+    cw->ahead_c = -1;
     lwt_status st = LWT_OK;
     int next_slot = 0;
     for (;;) {
         slot *sl = &cw->s[next_slot];
         if (sl->busy && (st = complete(cw, sl, e, w, 1)) != LWT_OK)
             break;
-        int inflight = 0;
-        for (int k = 0; k < cw->nslots; k++)
-            inflight += cw->s[k].busy;
-        long c = engine_next(e, w, inflight == 0);
+        const int ahead = cw->ahead_c >= 0;
+        long c = cw->ahead_c;
+        cw->ahead_c = -1;
+        if (!ahead) {
+            int inflight = 0;
+            for (int k = 0; k < cw->nslots; k++)
+                inflight += cw->s[k].busy;
+            c = engine_next(e, w, inflight == 0);
+        }
         if (c == -2) {
             /* nothing now but chunks are out: finish the oldest in flight */
             int k = next_slot;
@@ -392,12 +561,18 @@ lwt_status cuda_level(void *state, stream_engine *e, int w, const level_job *job
         }
         if (c < 0)
             break;
-        if ((st = launch(cw, sl, job, c, e, w)) != LWT_OK) {
+        if ((st = launch(cw, sl, job, c, e, w, ahead)) != LWT_OK) {
             sl->chunk = c;
             sl->busy = 1; /* so that it is reported with the others */
             break;
         }
         next_slot = (next_slot + 1) % cw->nslots;
+        if (cw->s[next_slot].busy)
+            fetch_ahead(cw, job, e, w);
+    }
+    if (cw->ahead_c >= 0) { /* fetched, never started: it runs elsewhere */
+        engine_failed(e, w, cw->ahead_c, st);
+        cw->ahead_c = -1;
     }
     /* drain (success) or give every unfinished chunk back (failure) */
     for (int k = 0; k < cw->nslots; k++) {
@@ -420,19 +595,26 @@ void cuda_destroy(void *state)
     if (!cw)
         return;
     cudaSetDevice(cw->device);
+    cudaStream_t st[3] = {cw->up, cw->comp, cw->down};
+    for (int i = 0; i < 3; i++)
+        if (st[i])
+            cudaStreamSynchronize(st[i]);
     for (int k = 0; k < cw->nslots; k++) {
         slot *sl = &cw->s[k];
-        if (sl->stream)
-            cudaStreamSynchronize(sl->stream);
         release_device(sl);
         free_pinned(sl);
         for (int i = 0; i < 4; i++)
             if (sl->ev[i])
                 cudaEventDestroy(sl->ev[i]);
-        if (sl->stream)
-            cudaStreamDestroy(sl->stream);
+        if (sl->ev_read)
+            cudaEventDestroy(sl->ev_read);
         recipe_free(&sl->r);
     }
+    recipe_free(&cw->ahead_r);
+    cudaFree(cw->ring);
+    for (int i = 0; i < 3; i++)
+        if (st[i])
+            cudaStreamDestroy(st[i]);
     lwt_plan_destroy(cw->plan);
     free(cw);
 }
@@ -473,12 +655,18 @@ extern "C" lwt_status stream_cuda_worker_create(const lwt_plan *plan, const lwt_
     }
     lwt_cuda_plan_exact_f32(cw->plan);
     cudaError_t e = cudaSetDevice(cw->device);
+    cudaStream_t *st[3] = {&cw->up, &cw->comp, &cw->down};
+    recipe_init(&cw->ahead_r);
+    cw->ahead_c = -1;
+    for (int i = 0; i < 3 && e == cudaSuccess; i++)
+        e = cudaStreamCreateWithFlags(st[i], cudaStreamNonBlocking);
     for (int k = 0; k < cw->nslots && e == cudaSuccess; k++) {
         slot *sl = &cw->s[k];
         recipe_init(&sl->r);
-        e = cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking);
         for (int i = 0; i < 4 && e == cudaSuccess; i++)
             e = cudaEventCreate(&sl->ev[i]);
+        if (e == cudaSuccess)
+            e = cudaEventCreateWithFlags(&sl->ev_read, cudaEventDisableTiming);
     }
     cudaDeviceProp prop;
     if (e == cudaSuccess)
