@@ -195,7 +195,8 @@ static void print_row(const char *what, double t, const lwt_stream_report *r, do
 {
     printf("%-34s %9.2f ms", what, 1e3 * t);
     if (r)
-        printf("  H2D %8.2f  kern %8.2f  D2H %8.2f", 1e3 * r->h2d_s, 1e3 * r->kernel_s, 1e3 * r->d2h_s);
+        printf("  H2D %8.2f  kern %8.2f  D2H %8.2f  GB up/down %5.2f/%5.2f", 1e3 * r->h2d_s, 1e3 * r->kernel_s,
+               1e3 * r->d2h_s, r->bytes_h2d / 1e9, r->bytes_d2h / 1e9);
     if (floor_s > 0)
         printf("  %5.2fx floor", t / floor_s);
     if (r && r->nworkers > 1) {
@@ -216,7 +217,8 @@ static int table1(lwt_context *ctx, int reps)
         return -1;
     }
     printf("\n== seed 000 Table 1: 4096^2 D4, 4 levels, float32, 1 GPU, pinned host in/out, chunk 512 rows\n");
-    printf("   (H2D / kern / D2H: summed stage times of all chunks; non-overlapping: total ~ their sum)\n");
+    printf("   (H2D / kern / D2H: summed stage times of all chunks, ms; non-overlapping: total ~ their sum;\n"
+           "    GB up/down: bytes the GPU workers moved)\n");
     const double fl = bus_floor((int[]){0}, 1, b.in, b.coeffs, b.in_bytes, b.coeff_bytes, reps);
     for (int inv = 0; inv < 2; inv++) {
         const char *dir = inv ? "inverse" : "forward";

@@ -283,8 +283,9 @@ static void print_report(const lwt_stream_report *r, const lwt_stream_desc *d)
                 r->busy_s[w], r->share[w], r->failed[w] ? ", FAILED" : "");
     }
     if (r->bytes_h2d || r->bytes_d2h)
-        fprintf(stderr, "lwt:   GPU: H2D %.3f s (%.2f GB), kernels %.3f s, D2H %.3f s (%.2f GB)\n", r->h2d_s,
-                (double)r->bytes_h2d / 1e9, r->kernel_s, r->d2h_s, (double)r->bytes_d2h / 1e9);
+        fprintf(stderr, "lwt:   GPU: H2D %.3f s (%.2f GB for windows of %.2f GB), kernels %.3f s, D2H %.3f s (%.2f GB)\n",
+                r->h2d_s, (double)r->bytes_h2d / 1e9, (double)r->bytes_windows / 1e9, r->kernel_s, r->d2h_s,
+                (double)r->bytes_d2h / 1e9);
 }
 
 int cmd_transform_stream(int argc, char **argv, int inverse)

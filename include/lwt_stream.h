@@ -76,7 +76,10 @@ typedef struct lwt_stream_report {
     double share[LWT_STREAM_MAX_WORKERS];           /* policy's last share per worker */
     int failed[LWT_STREAM_MAX_WORKERS];             /* 1: the worker failed and was retired */
     double h2d_s, kernel_s, d2h_s;                  /* GPU stage times summed over chunks */
-    size_t bytes_h2d, bytes_d2h;
+    size_t bytes_h2d, bytes_d2h;                    /* bytes the GPU workers moved over the host bus */
+    size_t bytes_windows;                           /* bytes the GPU workers' chunk windows read; more than
+                                                       bytes_h2d where a worker kept rows that consecutive
+                                                       windows share on the device (their halos) */
     long total_chunks;
 } lwt_stream_report;
 

@@ -141,7 +141,8 @@ void engine_failed(stream_engine *e, int w, long c, lwt_status why)
     pthread_mutex_unlock(&e->mu);
 }
 
-void engine_add_gpu_times(stream_engine *e, double h2d, double kernel, double d2h, size_t bh2d, size_t bd2h)
+void engine_add_gpu_times(stream_engine *e, double h2d, double kernel, double d2h, size_t bh2d, size_t bd2h,
+                          size_t bwindows)
 {
     pthread_mutex_lock(&e->mu);
     e->rep.h2d_s += h2d;
@@ -149,6 +150,7 @@ void engine_add_gpu_times(stream_engine *e, double h2d, double kernel, double d2
     e->rep.d2h_s += d2h;
     e->rep.bytes_h2d += bh2d;
     e->rep.bytes_d2h += bd2h;
+    e->rep.bytes_windows += bwindows;
     pthread_mutex_unlock(&e->mu);
 }
 

@@ -23,7 +23,8 @@ lwt_status engine_chunk_begin(stream_engine *e, int w, long c);
 void engine_done(stream_engine *e, int w, long c, double busy_s, double util_compute, double util_mem);
 /* worker w failed on chunk c (c < 0: before any chunk) and retires */
 void engine_failed(stream_engine *e, int w, long c, lwt_status why);
-void engine_add_gpu_times(stream_engine *e, double h2d, double kernel, double d2h, size_t bh2d, size_t bd2h);
+void engine_add_gpu_times(stream_engine *e, double h2d, double kernel, double d2h, size_t bh2d, size_t bd2h,
+                          size_t bwindows);
 const lwt_context *engine_ctx(const stream_engine *e);
 
 double stream_now(void);

@@ -237,15 +237,18 @@ int ring_gather(const recipe *r, size_t es, size_t min_bytes)
     return most >= min_bytes ? best : -1;
 }
 
-/* Ring bytes for windows of `bytes`: the chunks in flight, one being
- * uploaded and one spare, so evictions rarely wait. Made while no chunk is in
- * flight (cudaFree synchronizes); on failure the worker goes on without it. */
+/* Ring bytes for windows of `bytes`: the chunks in flight, one fetched ahead
+ * and one spare (a level's first window, cut short by the boundary, may be
+ * the smallest), so evictions rarely wait. Made at the first window that
+ * wants it, grown only while no chunk is in flight (cudaFree synchronizes and
+ * would drop bytes chunks in flight still read); without the memory the
+ * worker goes on uploading whole windows. */
 void ring_reserve(cuda_worker *cw, size_t bytes)
 {
-    const size_t want = (size_t)(cw->nslots + 2) * bytes;
+    const size_t want = (size_t)(cw->nslots + 3) * bytes;
     if (want <= cw->cache.cap)
         return;
-    for (int k = 0; k < cw->nslots; k++)
+    for (int k = 0; k < cw->nslots && cw->ring; k++)
         if (cw->s[k].busy)
             return;
     cudaFree(cw->ring);
@@ -429,7 +432,8 @@ lwt_status complete(cuda_worker *cw, slot *sl, stream_engine *e, int w, int repo
     float t[3] = {0, 0, 0};
     for (int k = 0; k < 3; k++)
         cudaEventElapsedTime(&t[k], sl->ev[k], sl->ev[k + 1]);
-    engine_add_gpu_times(e, 1e-3 * t[0], 1e-3 * t[1], 1e-3 * t[2], sl->up_bytes, r->out_elems * es);
+    engine_add_gpu_times(e, 1e-3 * t[0], 1e-3 * t[1], 1e-3 * t[2], sl->up_bytes, r->out_elems * es,
+                         r->in_elems * es);
     if (!cw->pinned_pool)
         free_pinned(sl);
     const double now = stream_now();
@@ -535,6 +539,14 @@ lwt_status cuda_level(void *state, stream_engine *e, int w, const level_job *job
     cw->last_done = 0;
     row_cache_reset(&cw->cache); /* a new level reads a new array, or new data in the old one */
     cw->ahead_c = -1;
+    /* size the ring for a middle chunk's window now, while nothing is in flight: the first
+       window, cut short by the boundary, would make it too small and a later growth drop it */
+    if (job->nchunks > 2 && recipe_build(job, job->nchunks / 2, &cw->ahead_r) == 0 &&
+        !needs_stage_in(cw, &cw->ahead_r)) {
+        const int rg = ring_gather(&cw->ahead_r, cw->es, RING_MIN_BYTES);
+        if (rg >= 0)
+            ring_reserve(cw, copy_elems(&cw->ahead_r.gather.v[rg].c) * cw->es);
+    }
     lwt_status st = LWT_OK;
     int next_slot = 0;
     for (;;) {

@@ -30,9 +30,9 @@ static lwt_context *ctx;
 static int ndev;
 
 typedef enum { SETUP_GPU, SETUP_GPU_CPU, SETUP_ALL_GPUS, SETUP_NO_OVERLAP, SETUP_NO_POOL, SETUP_NAIVE,
-               SETUP_FAIL, SETUP_SLOW, SETUP_ONE_LEVEL, SETUP_COUNT } setup;
+               SETUP_FAIL, SETUP_SLOW, SETUP_ONE_LEVEL, SETUP_DEEP, SETUP_COUNT } setup;
 static const char *setup_name[] = {"1 GPU", "GPU+CPU", "all GPUs", "no overlap", "no pinned pool",
-                                   "naive blocks", "GPU fails", "GPU slowed", "one level per pass"};
+                                   "naive blocks", "GPU fails", "GPU slowed", "one level per pass", "6 streams"};
 
 static lwt_stream_desc make_desc(setup s, size_t chunk_rows)
 {
@@ -66,6 +66,7 @@ static lwt_stream_desc make_desc(setup s, size_t chunk_rows)
     case SETUP_NO_POOL: d.pinned_pool = 0; break;
     case SETUP_NAIVE: d.tuned_blocks = 0; break;
     case SETUP_ONE_LEVEL: d.fuse_levels = 1; break;
+    case SETUP_DEEP: d.streams = 6; break;
     default: break;
     }
     return d;
@@ -94,8 +95,11 @@ static void host_free(void *p, int pinned)
     free(p);
 }
 
-static void run_case(const char *wname, lwt_mode mode, int ndim, const size_t *shape, int levels, lwt_dtype dt,
-                     setup s, size_t chunk_rows, int pinned)
+/* check_up: the forward's windows are big enough for the GPU worker's row cache, which keeps the
+ * rows consecutive windows share on the device: at least half of the bytes the windows read
+ * beyond the input must not have crossed the bus (without the cache all of them do) */
+static void run_case_up(const char *wname, lwt_mode mode, int ndim, const size_t *shape, int levels, lwt_dtype dt,
+                        setup s, size_t chunk_rows, int pinned, int check_up)
 {
     lwt_wavelet *w;
     if (lwt_wavelet_create(ctx, wname, &w)) {
@@ -138,21 +142,23 @@ static void run_case(const char *wname, lwt_mode mode, int ndim, const size_t *s
     int ok = lwt_forward(p, x, c1, NULL) == LWT_OK && lwt_inverse(p, c1, y1, NULL) == LWT_OK;
     lwt_status st1 = lwt_stream_forward(p, &sd, x, c2, NULL, &rep);
     const int gpu_chunks = (int)rep.chunks[0];
+    const double in_bytes = (double)(info.input_count * es), up = (double)rep.bytes_h2d / in_bytes;
+    const double up_max = 1.0 + 0.5 * ((double)rep.bytes_windows / in_bytes - 1.0);
     lwt_status st2 = lwt_stream_inverse(p, &sd, c1, y2, NULL, &rep);
     int same_f = st1 == LWT_OK && !memcmp(c1, c2, info.coeff_count * es);
     int same_i = st2 == LWT_OK && !memcmp(y1, y2, info.input_count * es);
     cases++;
-    if (!ok || !same_f || !same_i || (s != SETUP_FAIL && gpu_chunks == 0)) {
+    if (!ok || !same_f || !same_i || (s != SETUP_FAIL && gpu_chunks == 0) || (check_up && up > up_max)) {
         failures++;
         size_t diff = 0;
         for (size_t i = 0; i < info.coeff_count * es && st1 == LWT_OK; i += es)
             diff += memcmp(c1 + i, c2 + i, es) != 0;
         fprintf(stderr, "FAIL %s %s %dD %zux%zux%zu L%d %s chunk %zu %s%s: forward %s (%zu of %zu differ), inverse %s, "
-                        "GPU chunks %d\n",
+                        "GPU chunks %d, %.3f x the input went up (at most %.3f)\n",
                 setup_name[s], wname, ndim, shape[0], ndim > 1 ? shape[1] : 1, ndim > 2 ? shape[2] : 1, levels,
                 lwt_mode_name(mode), chunk_rows, dt == LWT_F32 ? "f32" : "f64", pinned ? " pinned" : "",
                 same_f ? "same" : lwt_status_string(st1), diff, info.coeff_count, same_i ? "same" : lwt_status_string(st2),
-                gpu_chunks);
+                gpu_chunks, up, up_max);
     }
     host_free(x, pinned);
     host_free(c2, pinned);
@@ -161,6 +167,12 @@ static void run_case(const char *wname, lwt_mode mode, int ndim, const size_t *s
     free(y1);
     lwt_plan_destroy(p);
     lwt_wavelet_destroy(w);
+}
+
+static void run_case(const char *wname, lwt_mode mode, int ndim, const size_t *shape, int levels, lwt_dtype dt,
+                     setup s, size_t chunk_rows, int pinned)
+{
+    run_case_up(wname, mode, ndim, shape, levels, dt, s, chunk_rows, pinned, 0);
 }
 
 static void quiet(void *user, lwt_log_level level, const char *msg)
@@ -201,6 +213,25 @@ int main(int argc, char **argv)
         const size_t sh[2] = {1031, 517};
         run_case("cdf97", LWT_MODE_SYMMETRIC, 2, sh, 4, LWT_F32, (setup)s, 96, s % 2);
         run_case("db4", LWT_MODE_PERIODIZATION, 2, sh, 3, LWT_F64, (setup)s, 64, 1 - s % 2);
+    }
+    /* windows of more than 1 MiB, which go through the GPU worker's row cache: the next
+       chunk's rows fetched ahead, evictions, a worker failing with a chunk fetched, a CPU worker
+       taking chunks in between (the cache restarts), deeper pipelines */
+    {
+        const size_t big2[2] = {2500, 2049}, big2d[2] = {1800, 1500}, big1[1] = {3000000}, big3[3] = {48, 256, 257};
+        const setup ring_setups[] = {SETUP_GPU, SETUP_NO_OVERLAP, SETUP_DEEP, SETUP_GPU_CPU, SETUP_FAIL};
+        for (int k = 0; k < 5; k++) {
+            const setup rs = ring_setups[k];
+            /* the cache check with only GPU workers and pinned memory (pageable input is packed
+               into staging on the host and goes up whole) */
+            const int c = rs == SETUP_GPU || rs == SETUP_DEEP || rs == SETUP_NO_OVERLAP;
+            run_case_up("cdf97", LWT_MODE_SYMMETRIC, 2, big2, 4, LWT_F32, rs, 256, 1, c);
+            run_case_up("db10", LWT_MODE_PERIODIZATION, 2, big2d, 3, LWT_F64, rs, 200, k % 2, c && k % 2);
+            if (quick && k > 1)
+                continue;
+            run_case_up("haar", LWT_MODE_ZERO, 1, big1, 6, LWT_F32, rs, 300000, 1, c);
+            run_case_up("bior2.2", LWT_MODE_PERIODIC, 3, big3, 2, LWT_F32, rs, 8, 1, c);
+        }
     }
     printf("test_gpu_stream: %d cases (%d GPU%s), %d failures; streamed GPU results %s the CPU's bit for bit\n",
            cases, ndev, ndev == 1 ? "" : "s", failures, failures ? "do NOT match" : "match");
