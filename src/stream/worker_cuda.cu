@@ -217,24 +217,35 @@ size_t list_elems(const rlist *l)
     return n;
 }
 
-/* The gather that goes through the row cache: the largest, when it is one
- * run of bytes on both sides and needs no staging (a forward window's main
- * run; the far-end rows a mode pulls and the inverse's band blocks go up
- * directly). -1: none. */
-int ring_gather(const recipe *r, size_t es, size_t min_bytes)
+int needs_stage_in(cuda_worker *cw, const recipe *r)
 {
+    for (int i = 0; i < r->gather.n; i++)
+        if (!host_pinned(cw, r->gather.v[i].c.src.host))
+            return 1;
+    return 0;
+}
+
+/* The gather that goes through the row cache: the largest, when it is one
+ * run of bytes on both sides, at least RING_MIN_BYTES, and the recipe's
+ * input needs no staging (pageable input is packed on the host anyway). That
+ * is a forward window's main run; the far-end rows a mode pulls and the
+ * inverse's band blocks go up directly. -1: none. */
+int ring_gather(cuda_worker *cw, const recipe *r, int stage_in)
+{
+    if (stage_in)
+        return -1;
     int best = -1;
     size_t most = 0;
     for (int i = 0; i < r->gather.n; i++) {
         rcopy c = r->gather.v[i].c;
         recipe_copy_normalize(&c);
-        const size_t n = copy_elems(&c) * es;
+        const size_t n = copy_elems(&c) * cw->es;
         if ((c.n[0] == 1 && c.n[1] == 1) && n > most) {
             most = n;
             best = i;
         }
     }
-    return most >= min_bytes ? best : -1;
+    return most >= RING_MIN_BYTES ? best : -1;
 }
 
 /* Ring bytes for windows of `bytes`: the chunks in flight, one fetched ahead
@@ -260,10 +271,9 @@ void ring_reserve(cuda_worker *cw, size_t bytes)
         cudaGetLastError();
 }
 
-/* Upload the part of gather c the ring lacks (for slot sl, or NULL for the
- * chunk fetched ahead); the window is copied out of the ring on the compute
- * stream (ring_read). */
-cudaError_t ring_upload(cuda_worker *cw, const slot *sl, const rcopy *c, row_plan *rp)
+/* Upload the part of gather c the ring lacks; the window is copied out of the
+ * ring on the compute stream (ring_read). */
+cudaError_t ring_upload(cuda_worker *cw, const rcopy *c, row_plan *rp)
 {
     const size_t a = c->src.off * cw->es, b = a + copy_elems(c) * cw->es;
     row_cache_plan(&cw->cache, c->src.host, a, b, rp);
@@ -273,7 +283,7 @@ cudaError_t ring_upload(cuda_worker *cw, const slot *sl, const rcopy *c, row_pla
     cudaError_t e = cudaSuccess;
     for (int k = 0; k < cw->nslots && e == cudaSuccess; k++) {
         const slot *o = &cw->s[k];
-        if (o != sl && o->busy && o->reads_ring && row_plan_overlaps(rp, &o->ring_plan))
+        if (o->busy && o->reads_ring && row_plan_overlaps(rp, &o->ring_plan))
             e = cudaStreamWaitEvent(cw->up, o->ev_read, 0);
     }
     for (int k = 0; k < rp->nup && e == cudaSuccess; k++)
@@ -294,14 +304,6 @@ cudaError_t ring_read(cuda_worker *cw, slot *sl, const rcopy *c, const row_plan 
     if (e == cudaSuccess)
         e = cudaEventRecord(sl->ev_read, cw->comp);
     return e;
-}
-
-int needs_stage_in(cuda_worker *cw, const recipe *r)
-{
-    for (int i = 0; i < r->gather.n; i++)
-        if (!host_pinned(cw, r->gather.v[i].c.src.host))
-            return 1;
-    return 0;
 }
 
 /* Enqueue a recipe: H2D on the up stream, passes on the compute stream, D2H
@@ -329,9 +331,8 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
     }
     if (e != cudaSuccess)
         return cuda_fail(cw, e, "allocating chunk buffers");
-    /* the window's main run through the row cache (pinned or device memory only:
-       staged gathers are packed on the host anyway); small windows are not worth it */
-    const int rg = stage_in ? -1 : ring_gather(r, es, RING_MIN_BYTES);
+    /* the window's main run through the row cache */
+    const int rg = ring_gather(cw, r, stage_in);
     if (rg >= 0 && !pre)
         ring_reserve(cw, copy_elems(&r->gather.v[rg].c) * es);
     row_plan rp;
@@ -342,7 +343,7 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
     if (pre)
         rp = *pre;
     else if (e == cudaSuccess && rg >= 0 && cw->ring)
-        e = ring_upload(cw, sl, &r->gather.v[rg].c, &rp);
+        e = ring_upload(cw, &r->gather.v[rg].c, &rp);
     for (int k = 0; k < rp.nup; k++)
         sl->up_bytes += rp.up[k].bytes;
     /* the other gathers: straight from pinned memory, else packed into pinned staging first */
@@ -483,10 +484,10 @@ void fetch_ahead(cuda_worker *cw, const level_job *job, stream_engine *e, int w)
     if (c < 0)
         return;
     cw->ahead_c = c;
-    if (recipe_build(job, c, &cw->ahead_r) || needs_stage_in(cw, &cw->ahead_r))
+    if (recipe_build(job, c, &cw->ahead_r))
         return;
-    const int rg = ring_gather(&cw->ahead_r, cw->es, RING_MIN_BYTES);
-    if (rg < 0 || ring_upload(cw, NULL, &cw->ahead_r.gather.v[rg].c, &cw->ahead_plan) != cudaSuccess)
+    const int rg = ring_gather(cw, &cw->ahead_r, needs_stage_in(cw, &cw->ahead_r));
+    if (rg < 0 || ring_upload(cw, &cw->ahead_r.gather.v[rg].c, &cw->ahead_plan) != cudaSuccess)
         return;
     cw->ahead_up = cw->ahead_plan.cached;
 }
@@ -541,9 +542,8 @@ lwt_status cuda_level(void *state, stream_engine *e, int w, const level_job *job
     cw->ahead_c = -1;
     /* size the ring for a middle chunk's window now, while nothing is in flight: the first
        window, cut short by the boundary, would make it too small and a later growth drop it */
-    if (job->nchunks > 2 && recipe_build(job, job->nchunks / 2, &cw->ahead_r) == 0 &&
-        !needs_stage_in(cw, &cw->ahead_r)) {
-        const int rg = ring_gather(&cw->ahead_r, cw->es, RING_MIN_BYTES);
+    if (job->nchunks > 2 && recipe_build(job, job->nchunks / 2, &cw->ahead_r) == 0) {
+        const int rg = ring_gather(cw, &cw->ahead_r, needs_stage_in(cw, &cw->ahead_r));
         if (rg >= 0)
             ring_reserve(cw, copy_elems(&cw->ahead_r.gather.v[rg].c) * cw->es);
     }

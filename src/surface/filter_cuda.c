@@ -67,12 +67,10 @@ void lwt__split_gpu_destroy(lwt_split_gpu *g)
     if (!g)
         return;
     /* nothing may still read or write a buffer when it is freed */
-    if (g->up)
-        cudaStreamSynchronize(g->up);
-    if (g->comp)
-        cudaStreamSynchronize(g->comp);
-    if (g->down)
-        cudaStreamSynchronize(g->down);
+    cudaStream_t st[3] = {g->up, g->comp, g->down};
+    for (int k = 0; k < 3; k++)
+        if (st[k])
+            cudaStreamSynchronize(st[k]);
     cudaFree(g->in);
     for (int b = 0; b < LWT_BAND_COUNT; b++)
         cudaFree(g->band[b]);
@@ -88,12 +86,9 @@ void lwt__split_gpu_destroy(lwt_split_gpu *g)
         for (int i = 0; i < nev[a]; i++)
             if (ev[a][i])
                 cudaEventDestroy(ev[a][i]);
-    if (g->up)
-        cudaStreamDestroy(g->up);
-    if (g->comp)
-        cudaStreamDestroy(g->comp);
-    if (g->down)
-        cudaStreamDestroy(g->down);
+    for (int k = 0; k < 3; k++)
+        if (st[k])
+            cudaStreamDestroy(st[k]);
     (void)cudaGetLastError(); /* clear a non-sticky error, so that later calls start clean */
     free(g);
 }
