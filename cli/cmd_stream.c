@@ -286,6 +286,9 @@ static void print_report(const lwt_stream_report *r, const lwt_stream_desc *d)
         fprintf(stderr, "lwt:   GPU: H2D %.3f s (%.2f GB for windows of %.2f GB), kernels %.3f s, D2H %.3f s (%.2f GB)\n",
                 r->h2d_s, (double)r->bytes_h2d / 1e9, (double)r->bytes_windows / 1e9, r->kernel_s, r->d2h_s,
                 (double)r->bytes_d2h / 1e9);
+    if (r->levels_fused || r->levels_passes)
+        fprintf(stderr, "lwt:   GPU: %ld chunk levels in one kernel each, %ld as separable passes\n", r->levels_fused,
+                r->levels_passes);
 }
 
 int cmd_transform_stream(int argc, char **argv, int inverse)

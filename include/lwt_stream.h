@@ -81,6 +81,10 @@ typedef struct lwt_stream_report {
                                                        bytes_h2d where a worker kept rows that consecutive
                                                        windows share on the device (their halos) */
     long total_chunks;
+    long levels_fused, levels_passes;               /* 2-D forward levels of chunks the GPU workers ran
+                                                       as one sliding-window kernel each, and as two
+                                                       separable passes (no kernel for that wavelet,
+                                                       mode or shape; the same bits either way) */
 } lwt_stream_report;
 
 /** Defaults: chunk_rows 0, one CPU worker, queue policy, every optimization on. */

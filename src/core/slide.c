@@ -169,6 +169,13 @@ static int late_ext_fits(const lwt_slide_geom *g, const lwt_scheme *s, lwt_mode 
 size_t lwt_slide_plan(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode, int F, int inverse, long n0, long n1,
                       long nc0, long nc1, size_t es, size_t smem_limit, long min_blocks, int cols)
 {
+    return lwt_slide_plan_rows(g, s, mode, F, inverse, n0, n1, nc0, nc1, 0, es, smem_limit, min_blocks, cols);
+}
+
+size_t lwt_slide_plan_rows(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode, int F, int inverse, long n0,
+                           long n1, long nc0, long nc1, long rows, size_t es, size_t smem_limit, long min_blocks,
+                           int cols)
+{
     if (s->nsteps > LWT_SLIDE_MAX_STEPS || s->nsteps < 1)
         return 0;
     lwt_line_prog *p = malloc(sizeof *p);
@@ -206,6 +213,8 @@ size_t lwt_slide_plan(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode, int
     /* segments: 256 coefficient rows, shorter while the blocks are too few */
     fill_axis(&g->ax[0], p, s, mode, F, inverse, n0, nc0, 1);
     long out0 = inverse ? (n0 + 1) / 2 : g->ax[0].nc;
+    if (rows > 0 && rows < out0)
+        out0 = rows;
     int T0 = 256;
     while (T0 > 16 && g->tiles[1] * ((out0 + T0 - 1) / T0) < min_blocks)
         T0 /= 2;

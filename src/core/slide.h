@@ -173,5 +173,13 @@ void lwt_slide_table(const lwt_slide_geom *g, const lwt_step *steps, int *tab);
  */
 size_t lwt_slide_plan(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode, int F, int inverse, long n0, long n1,
                       long nc0, long nc1, size_t es, size_t smem_limit, long min_blocks, int cols);
+/* The same for blocks covering only `rows` output rows along axis 0 (forward:
+ * coefficient rows, inverse: pairs of sample rows; 0 or more than the axis
+ * has: all of them), from any first row: tile t's rows start t T0 after it
+ * (ranges are translation-invariant), which is how a streamed chunk runs the
+ * rows it owns of a level. */
+size_t lwt_slide_plan_rows(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode, int F, int inverse, long n0,
+                           long n1, long nc0, long nc1, long rows, size_t es, size_t smem_limit, long min_blocks,
+                           int cols);
 
 #endif

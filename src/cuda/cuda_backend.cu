@@ -14,6 +14,7 @@ extern "C" {
 #include "core/context.h"
 #include "core/plan.h"
 }
+#include "cuda/cuda_chunk.cuh"
 #include "cuda/cuda_kernels.cuh"
 #include "cuda/cuda_slide_regs.cuh"
 #include "lwt_cuda.h"
@@ -192,42 +193,18 @@ static void free_slides(const lwt_plan *p, cuda_plan_state *st)
     st->slide_regs = NULL;
 }
 
-/*
- * The register kernel's level (cuda_slide_regs.cu), or NULL where it does not
- * apply: strips as wide as one thread per column allows (forward: the strip's
- * samples, inverse: its output columns), no tuning asked for, the working type
- * the element type, and not the forward of smooth and antireflect (whose
- * columns outside the array are extended after the vertical steps).
- */
+/* The register kernel's level (cuda_slide_regs.cu), or NULL where it does not
+ * apply (lwt_cuda_slide_regs_plan), where tuning was asked for, or where the
+ * working type is not the element type. */
 static lwt_slide_geom *plan_regs(const lwt_plan *p, const cuda_plan_state *st, int inv, size_t in0, size_t in1,
                                  size_t nc0, size_t nc1, long min_blocks)
 {
-    const lwt_scheme *s = &p->wavelet.scheme;
-    const lwt_mode mode = p->desc.mode;
-    if (p->desc.lbb_threads || p->desc.lbb_cols || lwt_cuda_slide_regs_shape(s) < 0)
+    if (p->desc.lbb_threads || p->desc.lbb_cols)
         return NULL;
     if (p->desc.dtype == LWT_F32 && !st->dev.f32_in_float)
         return NULL;
-    if (!inv && (mode == LWT_MODE_SMOOTH || mode == LWT_MODE_ANTIREFLECT))
-        return NULL;
-    lwt_slide_geom *g = (lwt_slide_geom *)malloc(sizeof *g);
-    if (!g)
-        return NULL;
-    const size_t es = lwt_plan_elem_size(p);
-    const int threads = lwt_cuda_slide_regs_threads();
-    /* ring rows of `threads` elements; the inverse's hold its halo besides
-       2 T = threads output columns (its width measured by a first plan) */
-    int cols = threads;
-    if (inv && lwt_slide_plan(g, s, mode, p->fb.length, inv, (long)in0, (long)in1, (long)nc0, (long)nc1, es, 0,
-                              min_blocks, cols))
-        cols += g->RW - 2 * g->ax[1].T;
-    for (int attempt = 0; attempt < 8 && cols >= 32; attempt++, cols -= 2)
-        if (lwt_slide_plan(g, s, mode, p->fb.length, inv, (long)in0, (long)in1, (long)nc0, (long)nc1, es, 0,
-                           min_blocks, cols) &&
-            lwt_cuda_slide_regs_fits(g))
-            return g;
-    free(g);
-    return NULL;
+    return lwt_cuda_slide_regs_plan(&p->wavelet.scheme, p->desc.mode, p->fb.length, inv, (long)in0, (long)in1,
+                                    (long)nc0, (long)nc1, 0, lwt_plan_elem_size(p), min_blocks);
 }
 
 static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
@@ -336,6 +313,59 @@ extern "C" lwt_status lwt_cuda_run_pass_on(const lwt_plan *p, const lwt_pass *ps
         CK(lwt_cuda_launch_lines(ps, &st->dev, scratch, stream));
     else
         CK(lwt_cuda_launch_pass(ps, &st->dev, scratch, stream));
+    return LWT_OK;
+}
+
+void lwt_cuda_part_cache_free(lwt_cuda_part_cache *c)
+{
+    for (int i = 0; i < c->n; i++)
+        free(c->e[i].g);
+    memset(c, 0, sizeof *c);
+}
+
+/* the geometry for a level of n0 x n1 samples and `rows` output rows, planned once */
+static int part_geom(const lwt_plan *p, lwt_cuda_part_cache *c, long n0, long n1, long rows,
+                     const lwt_slide_geom **g)
+{
+    for (int i = 0; i < c->n; i++)
+        if (c->e[i].n0 == n0 && c->e[i].n1 == n1 && c->e[i].rows == rows) {
+            *g = c->e[i].g;
+            return c->e[i].shape;
+        }
+    if (!c->sms && cudaDeviceGetAttribute(&c->sms, cudaDevAttrMultiProcessorCount, p->device) != cudaSuccess)
+        c->sms = 1;
+    /* blocks for about two waves: a chunk's level is one kernel at a time on its stream */
+    lwt_slide_geom *ng = lwt_cuda_slide_regs_plan(&p->wavelet.scheme, p->desc.mode, p->fb.length, 0, n0, n1, 0, 0,
+                                                  rows, sizeof(double), 4L * c->sms);
+    const int i = c->n < LWT_CUDA_PART_GEOMS ? c->n++ : c->next++ % LWT_CUDA_PART_GEOMS;
+    free(c->e[i].g);
+    c->e[i].n0 = n0;
+    c->e[i].n1 = n1;
+    c->e[i].rows = rows;
+    c->e[i].g = ng;
+    c->e[i].shape = ng ? lwt_cuda_slide_regs_shape(&p->wavelet.scheme) : -1;
+    *g = ng;
+    return c->e[i].shape;
+}
+
+extern "C" lwt_status lwt_cuda_run_level_part(const lwt_plan *p, lwt_cuda_part_cache *c, const lwt_line_prog *p0,
+                                              const lwt_line_prog *p1, const void *in, void *out,
+                                              cudaStream_t stream)
+{
+    const lwt_context *ctx = p->ctx;
+    if (p->ndim != 2 || p->direct || p0->inverse || p1->inverse || !p0->win.nseg)
+        return LWT_ERR_UNSUPPORTED;
+    const long rows = p0->out_hi - p0->out_lo;
+    const lwt_slide_geom *g = NULL;
+    const int shape = part_geom(p, c, p0->n, p1->n, rows, &g);
+    if (shape < 0 || !g)
+        return LWT_ERR_UNSUPPORTED;
+    /* p1's output: [2 rows, 2 nc1], axis-0 details in the lower half, axis-1 details on the right */
+    const size_t es = lwt_plan_elem_size(p), nc1 = (size_t)p1->nc, stride = 2 * nc1;
+    char *o = (char *)out;
+    void *const bands[4] = {o, o + (size_t)rows * stride * es, o + nc1 * es, o + ((size_t)rows * stride + nc1) * es};
+    CK(lwt_cuda_slide2d_regs_part(shape, g, &p->wavelet.scheme, p->desc.dtype, &p0->win, p0->out_lo, p0->out_hi, in,
+                                  (size_t)p1->n, bands, stride, stream));
     return LWT_OK;
 }
 

@@ -24,6 +24,7 @@
 #include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
+#include <string.h>
 #include <utility>
 
 extern "C" {
@@ -192,15 +193,49 @@ __device__ __forceinline__ double lift_step(double y, const double *taps, int nt
    made those blocks the grid's slowest; with the column's term computed once,
    SMs went from 66% to 77% of the kernel's time active (ncu) and one level of
    CDF 9/7 at 16384^2 from 1.25 to 0.93 ms. */
-template <typename REAL, typename WREAL>
+template <typename REAL, typename WREAL, typename ROWS>
 __device__ __forceinline__ WREAL edge_load(const REAL *src, size_t stride, const lwt_slide_axis &ay, long yy, long ci,
-                                        WREAL cw)
+                                        WREAL cw, const ROWS &row_at)
 {
     lwt_ext_terms ty;
     lwt_extend(ay.mode, ay.n, yy, &ty);
-    if (!ty.n || ci < 0)
+    const long yb = ty.n ? row_at(ty.idx[0]) : -1;
+    if (yb < 0 || ci < 0)
         return 0;
-    return (WREAL)0 + (WREAL)ty.w[0] * ((WREAL)0 + cw * (WREAL)src[(size_t)ty.idx[0] * stride + (size_t)ci]);
+    return (WREAL)0 + (WREAL)ty.w[0] * ((WREAL)0 + cw * (WREAL)src[(size_t)yb * stride + (size_t)ci]);
+}
+
+/* The buffer row of input row y: y itself, or (a streamed chunk, WIN) its
+ * place in the chunk's window; -1 for rows the window does not hold, which
+ * only outputs past the chunk's last row read (rows are loaded as zeros). */
+template <bool WIN> __device__ __forceinline__ long rs_row(const lwt_window &w, long y)
+{
+    return WIN ? lwt_window_pos(&w, y) : y;
+}
+
+/* whether rows [y, y + n) are consecutive buffer rows (*yb the first) */
+template <bool WIN> __device__ __forceinline__ bool rs_rows_run(const lwt_window &w, long y, long n, long *yb)
+{
+    if constexpr (!WIN) {
+        *yb = y;
+        return true;
+    } else {
+        for (int s = 0; s < w.nseg; s++)
+            if (y >= w.lo[s] && y + n <= w.hi[s]) {
+                *yb = w.pos[s] + (y - w.lo[s]);
+                return true;
+            }
+        return false;
+    }
+}
+
+/* A value between the vertical and the horizontal steps. The CPU backend stores
+ * it in the element type between its two passes (float32 computes in double
+ * and rounds each pass's output), so the kernel that matches it bit for bit
+ * (REAL float, WREAL double: a streamed chunk's level) rounds it there too. */
+template <typename REAL, typename WREAL> __device__ __forceinline__ WREAL rs_mid(WREAL v)
+{
+    return sizeof(REAL) < sizeof(WREAL) ? (WREAL)(REAL)v : v;
 }
 
 template <typename WREAL> struct rs_args {
@@ -212,6 +247,11 @@ template <typename WREAL> struct rs_args {
     size_t out_stride[4];
     int ach;
     long sa, sd;
+    /* forward: coefficient rows [row0, row_end) along axis 0, tile 0 starting at row0 and
+       output row k written at row k - row0 of the bands (a whole level: 0 and nc0); win:
+       where the input rows are (the WIN kernels) */
+    long row0, row_end;
+    lwt_window win;
 };
 
 /* one row of both vertical channels enters the window: shift, then every
@@ -433,9 +473,9 @@ __device__ __forceinline__ void hlift(WREAL *lrow, const WREAL *taps, int lane, 
 
 /* last vertical channel row any output of the block needs, relative to m_start */
 /* first coefficient row and column of block blk's tile */
-__device__ __forceinline__ void rs_tile(const lwt_slide_geom &G, long blk, long *sy, long *sx)
+__device__ __forceinline__ void rs_tile(const lwt_slide_geom &G, long row0, long blk, long *sy, long *sx)
 {
-    *sy = (blk / G.tiles[1]) * G.ax[0].T;
+    *sy = row0 + (blk / G.tiles[1]) * G.ax[0].T;
     *sx = (blk % G.tiles[1]) * G.ax[1].T;
 }
 
@@ -445,7 +485,7 @@ __device__ __forceinline__ long rs_iters(const lwt_slide_geom &G, const int D[2]
     return (e0 > e1 ? e0 : e1) - G.m_start + 1;
 }
 
-template <int ID, int GS, typename REAL, typename WREAL>
+template <int ID, int GS, typename REAL, typename WREAL, bool WIN>
 __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), false))
     rs_forward(const __grid_constant__ lwt_slide_geom G, const __grid_constant__ rs_args<WREAL> A)
 {
@@ -455,7 +495,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
     WREAL *const buf = reinterpret_cast<WREAL *>(smem_raw); /* [2][R][2][RW] */
     const lwt_slide_axis &ay = G.ax[0], &ax = G.ax[1];
     long sy, sx;
-    rs_tile(G, blockIdx.x, &sy, &sx);
+    rs_tile(G, A.row0, blockIdx.x, &sy, &sx);
     long xlo;
     const int NX = lwt_slide_strip(&G, sx, &xlo);
     const bool x_inside = xlo + ax.delta >= 0 && xlo + NX + ax.delta <= ax.n;
@@ -503,14 +543,17 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
 #pragma unroll
     for (int s = 0; s < P.WM; s++)
         w[0][s] = w[1][s] = 0;
+    auto row_at = [&](long y) { return rs_row<WIN>(A.win, y); };
     /* this thread's samples of rows m0 .. m0 + R - 1 of both channels */
     auto load = [&](WREAL(&v)[R][2], long m0) {
         /* all loaded and inside the array: no checks per sample */
         const long y0 = 2 * (m0 + sy) + ay.delta;
+        long yb = y0;
         const bool plain = x_inside && m0 >= ay.lo[0] && m0 >= ay.lo[1] && m0 + R <= ay.lo[0] + ay.len[0] &&
-                           m0 + R <= ay.lo[1] + ay.len[1] && y0 >= 0 && y0 + 2 * R <= ay.n;
+                           m0 + R <= ay.lo[1] + ay.len[1] && y0 >= 0 && y0 + 2 * R <= ay.n &&
+                           rs_rows_run<WIN>(A.win, y0, 2 * R, &yb);
         if (plain) {
-            const REAL *p = src + (size_t)y0 * stride + (size_t)xx;
+            const REAL *p = src + (size_t)yb * stride + (size_t)xx;
 #pragma unroll
             for (int r = 0; r < R; r++)
 #pragma unroll
@@ -528,10 +571,11 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
                     continue;
                 const long yy = 2 * (m + sy) + c + ay.delta;
                 if (x_inside && yy >= 0 && yy < ay.n) {
-                    v[r][c] = (WREAL)src[(size_t)yy * stride + (size_t)xx];
+                    const long yb = row_at(yy);
+                    v[r][c] = yb < 0 ? (WREAL)0 : (WREAL)src[(size_t)yb * stride + (size_t)xx];
                     continue;
                 }
-                v[r][c] = edge_load(src, stride, ay, yy, col_idx, col_w);
+                v[r][c] = edge_load(src, stride, ay, yy, col_idx, col_w, row_at);
             }
     };
     /* 1. the batch's loads: issued ahead (before the previous batch's
@@ -568,8 +612,8 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
                     bb[(2 * r) * RW + rc] = w[0][P.D[0]];
                     bb[(2 * r + 1) * RW + rc] = w[1][P.D[1]];
                 } else {
-                    bb[(2 * r) * RW + rc] = kv[0] * w[0][P.D[0]];
-                    bb[(2 * r + 1) * RW + rc] = kv[1] * w[1][P.D[1]];
+                    bb[(2 * r) * RW + rc] = rs_mid<REAL>(kv[0] * w[0][P.D[0]]);
+                    bb[(2 * r + 1) * RW + rc] = rs_mid<REAL>(kv[1] * w[1][P.D[1]]);
                 }
             }
         }
@@ -591,11 +635,12 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
         const WREAL ka = kvh * A.k[2], kd = kvh * A.k[3];
         for (int r = warp >> 1; r < R; r += nwarp >> 1) {
             const long rr = G.m_start + i0 + r - P.D[hc];
-            if (rr < G.out_lo[hc] || rr >= G.out_hi[hc] || rr - hsh >= ay.nc)
+            if (rr < G.out_lo[hc] || rr >= G.out_hi[hc] || rr - hsh >= A.row_end)
                 continue;
             WREAL *row = bb + (2 * r + hc) * RW;
             hlift<ID, false, GS>(row + hlane, A.taps, lane);
-            REAL *oa = ob_a + (size_t)(rr - hsh) * os_a, *od = ob_d + (size_t)(rr - hsh) * os_d;
+            const size_t orow = (size_t)(rr - hsh - A.row0);
+            REAL *oa = ob_a + orow * os_a, *od = ob_d + orow * os_d;
             /* loads outside the test, so only the stores are predicated (positions past
                the row stay inside the allocation: rs_smem's slack) */
 #pragma unroll
@@ -630,7 +675,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
     WREAL *const buf = reinterpret_cast<WREAL *>(smem_raw); /* [2][R][2][RW] */
     const lwt_slide_axis &ay = G.ax[0], &ax = G.ax[1];
     long sy, sx;
-    rs_tile(G, blockIdx.x, &sy, &sx);
+    rs_tile(G, 0, blockIdx.x, &sy, &sx);
     const int a = A.ach;
     const bool periodic = ay.mode == LWT_MODE_PERIODIZATION;
     const long x0 = 2 * sx; /* first output column */
@@ -798,16 +843,15 @@ template <typename WREAL> struct kernel_table {
 template <int GS, typename REAL, typename WREAL, int... ID>
 kernel_table<WREAL> kernels(std::integer_sequence<int, ID...>)
 {
-    return {{rs_forward<ID, GS, REAL, WREAL>...}, {rs_inverse<ID, GS, REAL, WREAL>...}};
+    return {{rs_forward<ID, GS, REAL, WREAL, false>...}, {rs_inverse<ID, GS, REAL, WREAL>...}};
 }
 
 /* GS: steps per exchange round along the rows (1 classic, 2 improved) */
-template <int GS, typename REAL, typename WREAL>
-cudaError_t launch_id(int id, const lwt_slide_geom &g, const rs_args<WREAL> &A, cudaStream_t stream)
+/* kernel k of shape id on one block per tile, with the shared memory it needs */
+template <typename WREAL>
+cudaError_t launch_kernel(kern_t<WREAL> k, int id, const lwt_slide_geom &g, const rs_args<WREAL> &A,
+                          cudaStream_t stream)
 {
-    const kern_t<WREAL> k = g.inverse ? kernels<GS, REAL, WREAL>(std::make_integer_sequence<int, kNumShapes>{}).inv[id]
-                                      : kernels<GS, REAL, WREAL>(std::make_integer_sequence<int, kNumShapes>{}).fwd[id];
-    static_assert(sizeof(REAL) == sizeof(WREAL), "the inverse copies REAL band values into WREAL ring rows");
     const size_t smem = rs_smem(g.inverse != 0, rs_rows(id, sizeof(WREAL))) * sizeof(WREAL);
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
@@ -816,6 +860,15 @@ cudaError_t launch_id(int id, const lwt_slide_geom &g, const rs_args<WREAL> &A, 
     }
     k<<<(unsigned)(g.tiles[0] * g.tiles[1]), RS_THREADS, smem, stream>>>(g, A);
     return cudaGetLastError();
+}
+
+template <int GS, typename REAL, typename WREAL>
+cudaError_t launch_id(int id, const lwt_slide_geom &g, const rs_args<WREAL> &A, cudaStream_t stream)
+{
+    const kern_t<WREAL> k = g.inverse ? kernels<GS, REAL, WREAL>(std::make_integer_sequence<int, kNumShapes>{}).inv[id]
+                                      : kernels<GS, REAL, WREAL>(std::make_integer_sequence<int, kNumShapes>{}).fwd[id];
+    static_assert(sizeof(REAL) == sizeof(WREAL), "the inverse copies REAL band values into WREAL ring rows");
+    return launch_kernel(k, id, g, A, stream);
 }
 
 template <typename REAL, typename WREAL>
@@ -841,6 +894,18 @@ void fill_args(rs_args<WREAL> &A, const lwt_slide_geom *g, const lwt_scheme *s, 
     A.ach = s->ach;
     A.sa = s->sa;
     A.sd = s->sd;
+    A.row0 = 0;
+    A.row_end = g->ax[0].nc;
+    memset(&A.win, 0, sizeof A.win);
+}
+
+/* a streamed chunk's forward level: the window kernels, classic lifting (the same bits as improved) */
+template <typename REAL, int... ID>
+cudaError_t launch_part(int id, const lwt_slide_geom &g, const rs_args<double> &A, cudaStream_t stream,
+                        std::integer_sequence<int, ID...>)
+{
+    const kern_t<double> tab[] = {rs_forward<ID, 1, REAL, double, true>...};
+    return launch_kernel(tab[id], id, g, A, stream);
 }
 
 } // namespace
@@ -891,4 +956,46 @@ cudaError_t lwt_cuda_slide2d_regs(int shape, int improved, const lwt_slide_geom 
     rs_args<float> A;
     fill_args(A, g, s, in, in_stride, out, out_stride);
     return launch_variant<float, float>(shape, improved, *g, A, stream);
+}
+
+lwt_slide_geom *lwt_cuda_slide_regs_plan(const lwt_scheme *s, lwt_mode mode, int F, int inverse, long n0, long n1,
+                                         long nc0, long nc1, long rows, size_t es, long min_blocks)
+{
+    if (lwt_cuda_slide_regs_shape(s) < 0)
+        return NULL;
+    if (!inverse && (mode == LWT_MODE_SMOOTH || mode == LWT_MODE_ANTIREFLECT))
+        return NULL;
+    lwt_slide_geom *g = (lwt_slide_geom *)malloc(sizeof *g);
+    if (!g)
+        return NULL;
+    /* ring rows of RS_THREADS elements; the inverse's hold its halo besides
+       2 T = RS_THREADS output columns (its width measured by a first plan) */
+    int cols = RS_THREADS;
+    if (inverse && lwt_slide_plan_rows(g, s, mode, F, inverse, n0, n1, nc0, nc1, rows, es, 0, min_blocks, cols))
+        cols += g->RW - 2 * g->ax[1].T;
+    for (int attempt = 0; attempt < 8 && cols >= 32; attempt++, cols -= 2)
+        if (lwt_slide_plan_rows(g, s, mode, F, inverse, n0, n1, nc0, nc1, rows, es, 0, min_blocks, cols) &&
+            lwt_cuda_slide_regs_fits(g))
+            return g;
+    free(g);
+    return NULL;
+}
+
+cudaError_t lwt_cuda_slide2d_regs_part(int shape, const lwt_slide_geom *g, const lwt_scheme *s, lwt_dtype dtype,
+                                       const lwt_window *win, long row0, long row_end, const void *in,
+                                       size_t in_stride, void *const out[4], size_t out_stride, cudaStream_t stream)
+{
+    if (shape < 0 || shape >= kNumShapes || g->inverse || !win->nseg)
+        return cudaErrorInvalidValue;
+    const void *ins[4] = {in, in, in, in};
+    const size_t is[4] = {in_stride, in_stride, in_stride, in_stride};
+    const size_t os[4] = {out_stride, out_stride, out_stride, out_stride};
+    rs_args<double> A;
+    fill_args(A, g, s, ins, is, out, os);
+    A.row0 = row0;
+    A.row_end = row_end;
+    A.win = *win;
+    const auto ids = std::make_integer_sequence<int, kNumShapes>{};
+    return dtype == LWT_F64 ? launch_part<double>(shape, *g, A, stream, ids)
+                            : launch_part<float>(shape, *g, A, stream, ids);
 }

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 extern "C" {
+#include "core/line.h"
 #include "core/scheme.h"
 #include "core/slide.h"
 }
@@ -22,11 +23,30 @@ int lwt_cuda_slide_regs_threads(void);
 /* whether a level planned as g fits one thread per column of its strips */
 int lwt_cuda_slide_regs_fits(const lwt_slide_geom *g);
 
+/* a level planned for the register kernel (lwt_slide_plan_rows, strips as wide as
+   one thread per column allows; rows 0: the whole axis), or NULL where it does not
+   apply: not a compiled-in shape, the forward of smooth and antireflect (whose
+   columns outside the array are extended after the vertical steps), no fit.
+   Free with free(). */
+lwt_slide_geom *lwt_cuda_slide_regs_plan(const lwt_scheme *s, lwt_mode mode, int F, int inverse, long n0, long n1,
+                                         long nc0, long nc1, long rows, size_t es, long min_blocks);
+
 /* one level: in/out as lwt_cuda_slide2d; float32 computes in float. improved: the
    steps along the rows in predict-update pairs, one warp exchange per pair (seed
    000's eq. 16), else one per step (classic); the same bits either way */
 cudaError_t lwt_cuda_slide2d_regs(int shape, int improved, const lwt_slide_geom *g, const lwt_scheme *s, lwt_dtype dtype,
                                   const void *const in[4], const size_t in_stride[4], void *const out[4],
                                   const size_t out_stride[4], cudaStream_t stream);
+
+/* A streamed chunk's forward level (g from lwt_cuda_slide_regs_plan with rows =
+   row_end - row0): coefficient rows [row0, row_end) from the input rows that win
+   places in `in` (rows of in_stride elements), into out[b] (band b as the
+   driver's fused2d: bit 0 detail along axis 0, bit 1 along axis 1; row k at k -
+   row0). Double arithmetic in the CPU backend's order, float32 rounded between
+   the vertical and horizontal steps as the CPU's two passes round it: the same
+   bits as the CPU backend. */
+cudaError_t lwt_cuda_slide2d_regs_part(int shape, const lwt_slide_geom *g, const lwt_scheme *s, lwt_dtype dtype,
+                                       const lwt_window *win, long row0, long row_end, const void *in,
+                                       size_t in_stride, void *const out[4], size_t out_stride, cudaStream_t stream);
 
 #endif

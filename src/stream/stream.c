@@ -142,7 +142,7 @@ void engine_failed(stream_engine *e, int w, long c, lwt_status why)
 }
 
 void engine_add_gpu_times(stream_engine *e, double h2d, double kernel, double d2h, size_t bh2d, size_t bd2h,
-                          size_t bwindows)
+                          size_t bwindows, long fused, long passes)
 {
     pthread_mutex_lock(&e->mu);
     e->rep.h2d_s += h2d;
@@ -151,6 +151,8 @@ void engine_add_gpu_times(stream_engine *e, double h2d, double kernel, double d2
     e->rep.bytes_h2d += bh2d;
     e->rep.bytes_d2h += bd2h;
     e->rep.bytes_windows += bwindows;
+    e->rep.levels_fused += fused;
+    e->rep.levels_passes += passes;
     pthread_mutex_unlock(&e->mu);
 }
 

@@ -24,7 +24,7 @@ void engine_done(stream_engine *e, int w, long c, double busy_s, double util_com
 /* worker w failed on chunk c (c < 0: before any chunk) and retires */
 void engine_failed(stream_engine *e, int w, long c, lwt_status why);
 void engine_add_gpu_times(stream_engine *e, double h2d, double kernel, double d2h, size_t bh2d, size_t bd2h,
-                          size_t bwindows);
+                          size_t bwindows, long fused, long passes);
 const lwt_context *engine_ctx(const stream_engine *e);
 
 double stream_now(void);

@@ -15,6 +15,9 @@
  * directions alternated instead of overlapping (measured, docs/PERFORMANCE.md).
  * A forward chunk's input window goes through a row cache (row_cache.h) on
  * the device, so the halo rows consecutive chunks share go up once.
+ * A chunk's 2-D forward levels run as one sliding-window kernel each (the
+ * register kernel in the CPU backend's arithmetic, lwt_cuda_run_level_part)
+ * where the wavelet and mode have one, else as the recipe's two passes.
  * A chunk whose buffers do not fit in device memory is run in halves.
  */
 #include <cuda_runtime.h>
@@ -28,9 +31,7 @@ extern "C" {
 #include "stream/row_cache.h"
 #include "stream/worker.h"
 }
-
-extern "C" lwt_status lwt_cuda_run_pass_on(const lwt_plan *p, const lwt_pass *ps, double *scratch, cudaStream_t stream,
-                                           int naive);
+#include "cuda/cuda_chunk.cuh"
 
 #define MAX_SLOTS 8
 /* windows smaller than this go up directly: the ring saves little there */
@@ -44,6 +45,7 @@ struct slot {
     int reads_ring;
     row_plan ring_plan;        /* what it uploads to and reads from the ring */
     size_t up_bytes;           /* bytes it moved host -> device */
+    long fused, passes;        /* its 2-D levels run as one kernel, and as two passes */
     char *arena;
     size_t acap;               /* bytes */
     double *scratch;
@@ -64,6 +66,7 @@ struct cuda_worker {
     int device, naive, pinned_pool, nslots;
     cudaStream_t up, comp, down;
     slot s[MAX_SLOTS];
+    lwt_cuda_part_cache levels; /* geometries of the fused 2-D levels (lwt_cuda_run_level_part) */
     char *ring;                /* device ring of the row cache (NULL: not made, or no memory) */
     row_cache cache;
     /* the next chunk, fetched while every slot was busy, its new rows already going up */
@@ -372,6 +375,7 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
         e = ring_read(cw, sl, &r->gather.v[rg].c, &rp);
     if (e != cudaSuccess)
         return cuda_fail(cw, e, "copying a window out of the row cache");
+    sl->fused = sl->passes = 0;
     for (int i = 0; i < r->compute.n; i++) {
         const rop *o = &r->compute.v[i];
         if (!o->is_pass) {
@@ -381,6 +385,21 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
                 return cuda_fail(cw, e, "assembling a window");
             continue;
         }
+        if (o->p.fuse_next && !cw->naive && i + 1 < r->compute.n && r->compute.v[i + 1].is_pass) {
+            /* a whole 2-D level in one kernel: one read and one write of the window */
+            const rpass *p1 = &r->compute.v[i + 1].p;
+            lwt_status s = lwt_cuda_run_level_part(cw->plan, &cw->levels, &o->p.prog, &p1->prog,
+                                                   sl->arena + o->p.in.off * es, sl->arena + p1->out.off * es,
+                                                   cw->comp);
+            if (s == LWT_OK) {
+                sl->fused++;
+                i++;
+                continue;
+            }
+            if (s != LWT_ERR_UNSUPPORTED)
+                return s;
+        }
+        sl->passes += o->p.fuse_next;
         lwt_pass ps;
         pass_of(cw, o, &ps);
         ps.in = sl->arena + o->p.in.off * es;
@@ -434,7 +453,7 @@ lwt_status complete(cuda_worker *cw, slot *sl, stream_engine *e, int w, int repo
     for (int k = 0; k < 3; k++)
         cudaEventElapsedTime(&t[k], sl->ev[k], sl->ev[k + 1]);
     engine_add_gpu_times(e, 1e-3 * t[0], 1e-3 * t[1], 1e-3 * t[2], sl->up_bytes, r->out_elems * es,
-                         r->in_elems * es);
+                         r->in_elems * es, sl->fused, sl->passes);
     if (!cw->pinned_pool)
         free_pinned(sl);
     const double now = stream_now();
@@ -492,6 +511,39 @@ void fetch_ahead(cuda_worker *cw, const level_job *job, stream_engine *e, int w)
     cw->ahead_up = cw->ahead_plan.cached;
 }
 
+/* Device buffers sized at level start, while nothing is in flight, for the
+ * chunks that need the most: the first and the last (their windows hold the
+ * far-end rows too) and a middle one. Growing a buffer later frees the old
+ * one, and cudaFree waits for the whole device: measured, the last chunk's
+ * larger arena held its upload until the chunks before it had finished, 1-2
+ * ms of drained pipeline per level. The ring is sized from the middle chunk
+ * (the first window, cut short by the boundary, would make it too small and
+ * a later growth drop it). Allocation failures are left to the chunks, which
+ * split when their buffers do not fit. */
+void reserve_level(cuda_worker *cw, const level_job *job)
+{
+    size_t arena = 0, scratch = 0;
+    const long cs[3] = {0, job->nchunks / 2, job->nchunks - 1};
+    for (int i = 0; i < 3; i++) {
+        if (recipe_build(job, cs[i], &cw->ahead_r))
+            continue;
+        const size_t a = cw->ahead_r.arena_elems * cw->es, sc = recipe_scratch(cw, &cw->ahead_r);
+        arena = a > arena ? a : arena;
+        scratch = sc > scratch ? sc : scratch;
+        if (i == 1 && job->nchunks > 2) {
+            const int rg = ring_gather(cw, &cw->ahead_r, needs_stage_in(cw, &cw->ahead_r));
+            if (rg >= 0)
+                ring_reserve(cw, copy_elems(&cw->ahead_r.gather.v[rg].c) * cw->es);
+        }
+    }
+    for (int k = 0; k < cw->nslots; k++) {
+        slot *sl = &cw->s[k];
+        if (grow_dev((void **)&sl->arena, &sl->acap, arena) != cudaSuccess ||
+            grow_dev((void **)&sl->scratch, &sl->scap, scratch) != cudaSuccess)
+            cudaGetLastError();
+    }
+}
+
 /* Start chunk c on a free slot (synchronously when it has to be split);
  * ahead: c is the chunk fetch_ahead took. */
 lwt_status launch(cuda_worker *cw, slot *sl, const level_job *job, long c, stream_engine *e, int w, int ahead)
@@ -540,13 +592,7 @@ lwt_status cuda_level(void *state, stream_engine *e, int w, const level_job *job
     cw->last_done = 0;
     row_cache_reset(&cw->cache); /* a new level reads a new array, or new data in the old one */
     cw->ahead_c = -1;
-    /* size the ring for a middle chunk's window now, while nothing is in flight: the first
-       window, cut short by the boundary, would make it too small and a later growth drop it */
-    if (job->nchunks > 2 && recipe_build(job, job->nchunks / 2, &cw->ahead_r) == 0) {
-        const int rg = ring_gather(cw, &cw->ahead_r, needs_stage_in(cw, &cw->ahead_r));
-        if (rg >= 0)
-            ring_reserve(cw, copy_elems(&cw->ahead_r.gather.v[rg].c) * cw->es);
-    }
+    reserve_level(cw, job);
     lwt_status st = LWT_OK;
     int next_slot = 0;
     for (;;) {
@@ -623,6 +669,7 @@ void cuda_destroy(void *state)
         recipe_free(&sl->r);
     }
     recipe_free(&cw->ahead_r);
+    lwt_cuda_part_cache_free(&cw->levels);
     cudaFree(cw->ring);
     for (int i = 0; i < 3; i++)
         if (st[i])

@@ -26,6 +26,7 @@ static double rnd(void)
 }
 
 static int failures, cases;
+static long fwd_fused, fwd_passes; /* the last forward's 2-D chunk levels: one kernel each, two passes */
 static lwt_context *ctx;
 static int ndev;
 
@@ -142,6 +143,8 @@ static void run_case_up(const char *wname, lwt_mode mode, int ndim, const size_t
     int ok = lwt_forward(p, x, c1, NULL) == LWT_OK && lwt_inverse(p, c1, y1, NULL) == LWT_OK;
     lwt_status st1 = lwt_stream_forward(p, &sd, x, c2, NULL, &rep);
     const int gpu_chunks = (int)rep.chunks[0];
+    fwd_fused = st1 == LWT_OK ? rep.levels_fused : -1;
+    fwd_passes = st1 == LWT_OK ? rep.levels_passes : -1;
     const double in_bytes = (double)(info.input_count * es), up = (double)rep.bytes_h2d / in_bytes;
     const double up_max = 1.0 + 0.5 * ((double)rep.bytes_windows / in_bytes - 1.0);
     lwt_status st2 = lwt_stream_inverse(p, &sd, c1, y2, NULL, &rep);
@@ -213,6 +216,31 @@ int main(int argc, char **argv)
         const size_t sh[2] = {1031, 517};
         run_case("cdf97", LWT_MODE_SYMMETRIC, 2, sh, 4, LWT_F32, (setup)s, 96, s % 2);
         run_case("db4", LWT_MODE_PERIODIZATION, 2, sh, 3, LWT_F64, (setup)s, 64, 1 - s % 2);
+    }
+    /* the fused 2-D level (one sliding-window kernel per chunk level) for every wavelet shape
+       it has, every mode, both dtypes, odd sizes, chunk rows that leave short remainders; it
+       must give the CPU's bits and run every level where it applies (not the forward of smooth
+       and antireflect, whose levels stay separable passes) */
+    {
+        const char *fw[] = {"haar", "db2", "bior2.2", "cdf97", "db4", "db10"};
+        for (int a = 0; a < 6; a++)
+            for (int m = 0; m < LWT_MODE_COUNT; m++)
+                for (int f = 0; f < 2; f++) {
+                    const int v = (a * LWT_MODE_COUNT + m) * 2 + f;
+                    if (quick && v % 3)
+                        continue;
+                    const size_t sh[2] = {233 + (size_t)(v % 17), 301 + (size_t)(v % 11)};
+                    const int levels = 1 + v % 4;
+                    run_case(fw[a], (lwt_mode)m, 2, sh, levels, f ? LWT_F64 : LWT_F32,
+                             v % 5 == 0 ? SETUP_GPU_CPU : SETUP_GPU, 9 + (size_t)(v % 23), v % 2);
+                    const int fusable = m != LWT_MODE_SMOOTH && m != LWT_MODE_ANTIREFLECT;
+                    if (fwd_fused < 0 || (fusable ? fwd_fused == 0 || fwd_passes != 0 : fwd_fused != 0)) {
+                        failures++;
+                        fprintf(stderr, "FAIL %s %s %s L%d: %ld chunk levels fused, %ld as passes (expected %s)\n",
+                                fw[a], lwt_mode_name((lwt_mode)m), f ? "f64" : "f32", levels, fwd_fused, fwd_passes,
+                                fusable ? "all fused" : "none fused");
+                    }
+                }
     }
     /* windows of more than 1 MiB, which go through the GPU worker's row cache: the next
        chunk's rows fetched ahead, evictions, a worker failing with a chunk fetched, a CPU worker
