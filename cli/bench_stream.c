@@ -10,7 +10,9 @@
  *     (every GPU copying both ways at once), a slowed GPU against the ideal
  *     makespan, and an optional big dataset (--big GIB).
  * Times are medians of --stream-reps runs (default 5), wall clock around the
- * lwt_stream_* call, pinned host buffers (cudaHostAlloc) unless stated.
+ * lwt_streamer_* call on a streamer made before the runs (the "one-shot" rows:
+ * around lwt_stream_*, which makes the workers inside the call), pinned host
+ * buffers (cudaHostAlloc) unless stated.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -109,27 +111,41 @@ static int bufs_make(lwt_context *ctx, const char *wname, size_t n, int levels, 
     return 0;
 }
 
-/* median seconds of reps streamed runs; report of the median run's neighbour (last) */
-static int time_stream(bufset *b, const lwt_stream_desc *d, int inverse, int reps, double *sec, lwt_stream_report *rep)
+/* median seconds of reps streamed runs on one streamer (its workers made once, as a plan is;
+   one_shot: lwt_stream_* per run, which makes and tears down the workers each time); report of
+   the last run */
+static int time_stream_how(bufset *b, const lwt_stream_desc *d, int inverse, int reps, int one_shot, double *sec,
+                           lwt_stream_report *rep)
 {
     double t[64];
     if (reps > 64)
         reps = 64;
-    for (int r = -1; r < reps; r++) { /* one warm-up */
+    lwt_streamer *s = NULL;
+    lwt_status st = one_shot ? LWT_OK : lwt_streamer_create(b->plan, d, &s);
+    for (int r = -1; r < reps && !st; r++) { /* one warm-up */
         double t0 = now_s();
-        lwt_status st = inverse ? lwt_stream_inverse(b->plan, d, b->coeffs, b->back, b->scratch, rep)
-                                : lwt_stream_forward(b->plan, d, b->in, b->coeffs, b->scratch, rep);
-        if (st) {
-            fprintf(stderr, "lwt bench: streamed %s failed: %s\n", inverse ? "inverse" : "forward",
-                    lwt_status_string(st));
-            return -1;
-        }
+        if (one_shot)
+            st = inverse ? lwt_stream_inverse(b->plan, d, b->coeffs, b->back, b->scratch, rep)
+                         : lwt_stream_forward(b->plan, d, b->in, b->coeffs, b->scratch, rep);
+        else
+            st = inverse ? lwt_streamer_inverse(s, b->coeffs, b->back, b->scratch, rep)
+                         : lwt_streamer_forward(s, b->in, b->coeffs, b->scratch, rep);
         if (r >= 0)
             t[r] = now_s() - t0;
+    }
+    lwt_streamer_destroy(s);
+    if (st) {
+        fprintf(stderr, "lwt bench: streamed %s failed: %s\n", inverse ? "inverse" : "forward", lwt_status_string(st));
+        return -1;
     }
     qsort(t, (size_t)reps, sizeof *t, cmp_double);
     *sec = t[reps / 2];
     return 0;
+}
+
+static int time_stream(bufset *b, const lwt_stream_desc *d, int inverse, int reps, double *sec, lwt_stream_report *rep)
+{
+    return time_stream_how(b, d, inverse, reps, 0, sec, rep);
 }
 
 /* Bus floor: every listed GPU moves its share of in_bytes H2D and out_bytes
@@ -281,6 +297,16 @@ static int floor16k(lwt_context *ctx, int reps, size_t n)
             snprintf(what, sizeof what, "%s chunk %zu rows", inv ? "inverse" : "forward", rows[k]);
             print_row(what, t, &rep, fl);
         }
+    /* one call without a streamer: the workers made and torn down inside the timed call */
+    for (int inv = 0; inv < 2; inv++) {
+        lwt_stream_desc d = gpus(1, 512, LWT_BALANCE_POLICY_QUEUE);
+        lwt_stream_report rep;
+        double t;
+        if (time_stream_how(&b, &d, inv, reps, 1, &t, &rep))
+            return -1;
+        print_row(inv ? "inverse chunk 512 rows, one-shot call" : "forward chunk 512 rows, one-shot call", t, &rep,
+                  fl);
+    }
     /* other pipeline depths: chunks in flight per GPU (streams; the default above is 3) */
     const int depth[] = {6, 8};
     for (int k = 1; k < 3; k++)
@@ -510,7 +536,7 @@ int bench_stream(lwt_context *ctx, int reps, double big_gib, double slow, size_t
     int ndev = lwt_context_device_count(ctx);
     struct cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
-    printf("lwt bench --stream on %d x %s; median of %d runs, wall clock\n", ndev, prop.name, reps);
+    printf("lwt bench --stream on %d x %s; median of %d runs on one streamer, wall clock\n", ndev, prop.name, reps);
     if (resident_only)
         return device_resident(ctx, ndev, n16, reps) || device_resident(ctx, ndev, 2 * n16, reps) ? LWT_EXIT_RUNTIME
                                                                                                   : LWT_EXIT_OK;

@@ -42,7 +42,7 @@ typedef struct worker_slot {
     void *state;
     worker_caps caps;
     int dead;
-    long started;        /* chunks begun over the whole call (for fail_after) */
+    long started;        /* chunks begun over the streamer's life (for fail_after) */
     lwt_status status;
 } worker_slot;
 
@@ -422,36 +422,84 @@ static lwt_status make_workers(stream_engine *e)
     return LWT_OK;
 }
 
-static lwt_status stream_call(const lwt_plan *p, const lwt_stream_desc *d, const void *in, void *out, void *scratch,
-                              lwt_stream_report *report, int inverse)
+/* A streamer is the engine with its workers kept between calls. */
+struct lwt_streamer {
+    stream_engine e;
+    lwt_stream_desc desc; /* the caller's, copied */
+};
+
+lwt_status lwt_streamer_create(const lwt_plan *p, const lwt_stream_desc *d, lwt_streamer **out)
 {
-    if (!p || !in || !out)
-        return lwt_fail(p ? p->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "lwt_stream: NULL argument");
-    lwt_stream_desc dflt = lwt_stream_desc_default();
-    if (!d)
-        d = &dflt;
-    if ((int)d->balance < 0 || (int)d->balance > LWT_BALANCE_POLICY_FNN)
+    if (!out)
+        return LWT_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!p)
+        return lwt_fail(NULL, LWT_ERR_INVALID_ARGUMENT, "lwt_streamer_create: NULL plan");
+    if (d && ((int)d->balance < 0 || (int)d->balance > LWT_BALANCE_POLICY_FNN))
         return lwt_fail(p->ctx, LWT_ERR_INVALID_ARGUMENT, "unknown balance policy %d", (int)d->balance);
-    stream_engine *e = calloc(1, sizeof *e);
-    if (!e)
+    lwt_streamer *s = calloc(1, sizeof *s);
+    if (!s)
         return LWT_ERR_OUT_OF_MEMORY;
+    s->desc = d ? *d : lwt_stream_desc_default();
+    stream_engine *e = &s->e;
     e->plan = p;
-    e->desc = d;
+    e->desc = &s->desc;
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);
+    lwt_status st = make_workers(e);
+    if (st) {
+        lwt_streamer_destroy(s);
+        return st;
+    }
+    *out = s;
+    return LWT_OK;
+}
+
+void lwt_streamer_destroy(lwt_streamer *s)
+{
+    if (!s)
+        return;
+    stream_engine *e = &s->e;
+    for (int w = 0; w < e->nworkers; w++)
+        if (e->w[w].ops)
+            e->w[w].ops->destroy(e->w[w].state);
+    lwt_sched_destroy(e->sched);
+    pthread_cond_destroy(&e->cv);
+    pthread_mutex_destroy(&e->mu);
+    free(s);
+}
+
+static lwt_status streamer_run(lwt_streamer *s, const void *in, void *out, void *scratch, lwt_stream_report *report,
+                               int inverse)
+{
+    if (!s)
+        return LWT_ERR_INVALID_ARGUMENT;
+    stream_engine *e = &s->e;
+    const lwt_plan *p = e->plan;
+    if (!in || !out)
+        return lwt_fail(p->ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_stream: NULL argument");
+    /* this call's counters; workers that failed in an earlier call stay retired */
+    memset(&e->rep, 0, sizeof e->rep);
+    e->done = e->failed_chunks = 0;
+    e->work_total = e->work_done = 0;
+    e->live = 0;
+    for (int w = 0; w < e->nworkers; w++) {
+        e->live += !e->w[w].dead;
+        e->rep.failed[w] = e->w[w].dead;
+    }
     const double t0 = stream_now();
     size_t sbytes = 0;
     lwt_stream_scratch_size(p, &sbytes);
     char *own = NULL;
     lwt_status st = LWT_OK;
-    if (!scratch && sbytes) {
+    if (!e->live)
+        st = lwt_fail(p->ctx, LWT_ERR_DEVICE, "lwt_stream: every worker of this streamer failed in an earlier call");
+    if (!st && !scratch && sbytes) {
         own = malloc(sbytes);
         if (!own)
             st = lwt_fail(p->ctx, LWT_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes of stream scratch", sbytes);
         scratch = own;
     }
-    if (!st)
-        st = make_workers(e);
     if (!st) {
         const size_t es = lwt_plan_elem_size(p);
         const size_t nin = (inverse ? p->coeff_count : p->input_count) * es;
@@ -462,7 +510,6 @@ static lwt_status stream_call(const lwt_plan *p, const lwt_stream_desc *d, const
             st = run_one(e, inverse, (const char *)in + b * nin, (char *)out + b * nout, scratch);
     }
     if (report) {
-        memset(report, 0, sizeof *report);
         *report = e->rep;
         report->nworkers = e->nworkers;
         if (e->sched) {
@@ -473,14 +520,32 @@ static lwt_status stream_call(const lwt_plan *p, const lwt_stream_desc *d, const
             report->total_chunks += report->chunks[w];
         report->seconds = stream_now() - t0;
     }
-    for (int w = 0; w < e->nworkers; w++)
-        if (e->w[w].ops)
-            e->w[w].ops->destroy(e->w[w].state);
-    lwt_sched_destroy(e->sched);
-    pthread_cond_destroy(&e->cv);
-    pthread_mutex_destroy(&e->mu);
-    free(e);
     free(own);
+    return st;
+}
+
+lwt_status lwt_streamer_forward(lwt_streamer *s, const void *in, void *out, void *scratch, lwt_stream_report *report)
+{
+    return streamer_run(s, in, out, scratch, report, 0);
+}
+
+lwt_status lwt_streamer_inverse(lwt_streamer *s, const void *in, void *out, void *scratch, lwt_stream_report *report)
+{
+    return streamer_run(s, in, out, scratch, report, 1);
+}
+
+/* one call: a streamer made, run once and destroyed */
+static lwt_status stream_call(const lwt_plan *p, const lwt_stream_desc *d, const void *in, void *out, void *scratch,
+                              lwt_stream_report *report, int inverse)
+{
+    if (!p || !in || !out)
+        return lwt_fail(p ? p->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "lwt_stream: NULL argument");
+    lwt_streamer *s;
+    lwt_status st = lwt_streamer_create(p, d, &s);
+    if (st)
+        return st;
+    st = streamer_run(s, in, out, scratch, report, inverse);
+    lwt_streamer_destroy(s);
     return st;
 }
 

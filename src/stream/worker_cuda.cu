@@ -591,6 +591,7 @@ lwt_status cuda_level(void *state, stream_engine *e, int w, const level_job *job
     }
     cw->last_done = 0;
     row_cache_reset(&cw->cache); /* a new level reads a new array, or new data in the old one */
+    cw->nknown = 0; /* a streamer's next call may pass buffers at the addresses of freed ones */
     cw->ahead_c = -1;
     reserve_level(cw, job);
     lwt_status st = LWT_OK;

@@ -3,7 +3,8 @@
  * to the in-memory transform: every wavelet, every mode, 1-D/2-D/3-D, odd
  * sizes, levels up to past the maximum, chunk sizes down to one row (hundreds
  * of seams), one level per pass or several fused, float32 and float64, forward and inverse, several workers under
- * every policy, a failing worker and a slowed one.
+ * every policy, a failing worker and a slowed one; a streamer's workers reused
+ * over several calls.
  * LWT_QUICK=1 runs a subset (sanitizer builds). Random data from a fixed seed
  * (LWT_SEED overrides; the seed is printed).
  */
@@ -216,6 +217,71 @@ static void faults(void)
     lwt_wavelet_destroy(w);
 }
 
+/* A streamer's workers serve several calls: forward of two inputs and their inverses, each equal
+ * to the in-memory result; a worker that fails in the first call stays retired and the others
+ * finish the second; once none is left a call fails cleanly. */
+static void streamer_reuse(void)
+{
+    lwt_wavelet *w;
+    lwt_plan *p;
+    lwt_wavelet_create(ctx, "bior3.5", &w);
+    lwt_plan_desc pd = lwt_plan_desc_default();
+    pd.wavelet = w;
+    pd.ndim = 2;
+    pd.shape[0] = 157;
+    pd.shape[1] = 43;
+    pd.levels = 3;
+    pd.mode = LWT_MODE_REFLECT;
+    pd.backend = LWT_BACKEND_CPU;
+    lwt_plan_create(ctx, &pd, &p);
+    lwt_plan_info info;
+    lwt_plan_get_info(p, &info);
+    const size_t ni = info.input_count, nc = info.coeff_count;
+    double *x = malloc(2 * ni * sizeof *x), *ref = malloc(2 * nc * sizeof *ref), *back = malloc(2 * ni * sizeof *back);
+    double *y = malloc(nc * sizeof *y), *z = malloc(ni * sizeof *z);
+    for (size_t i = 0; i < 2 * ni; i++)
+        x[i] = urand();
+    for (int k = 0; k < 2; k++) {
+        lwt_forward(p, x + k * ni, ref + k * nc, NULL);
+        lwt_inverse(p, ref + k * nc, back + k * ni, NULL);
+    }
+    lwt_stream_desc d = cpu_desc(3, 6, LWT_BALANCE_POLICY_FNN);
+    d.workers[1].fail_after = 4;
+    lwt_streamer *s;
+    CHECK(lwt_streamer_create(p, &d, &s) == LWT_OK, "streamer made");
+    lwt_stream_report rep;
+    for (int k = 0; k < 2; k++) {
+        CHECK(lwt_streamer_forward(s, x + k * ni, y, NULL, &rep) == LWT_OK &&
+                  !memcmp(y, ref + k * nc, nc * sizeof *y),
+              "streamer call %d: forward equals the in-memory one", 2 * k + 1);
+        CHECK(rep.failed[1] && !rep.failed[0] && !rep.failed[2] && rep.chunks[1] == 0 + (k == 0) * 3,
+              "call %d: worker 1 failed on its 4th chunk and stays retired (%ld chunks)", 2 * k + 1, rep.chunks[1]);
+        CHECK(lwt_streamer_inverse(s, ref + k * nc, z, NULL, &rep) == LWT_OK &&
+                  !memcmp(z, back + k * ni, ni * sizeof *z),
+              "streamer call %d: inverse equals the in-memory one", 2 * k + 2);
+        cases += 2;
+    }
+    lwt_streamer_destroy(s);
+    /* every worker gone in the first call: the second fails at once, with a clear status */
+    d = cpu_desc(1, 6, LWT_BALANCE_POLICY_QUEUE);
+    d.workers[0].fail_after = 2;
+    CHECK(lwt_streamer_create(p, &d, &s) == LWT_OK, "streamer made");
+    CHECK(lwt_streamer_forward(s, x, y, NULL, NULL) == LWT_ERR_DEVICE, "its only worker fails");
+    CHECK(lwt_streamer_forward(s, x, y, NULL, &rep) == LWT_ERR_DEVICE && rep.failed[0] == 1,
+          "the next call is refused (none left)");
+    lwt_streamer_destroy(s);
+    lwt_streamer_destroy(NULL);
+    CHECK(lwt_streamer_create(p, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "NULL out refused");
+    CHECK(lwt_streamer_forward(NULL, x, y, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "NULL streamer refused");
+    free(x);
+    free(ref);
+    free(back);
+    free(y);
+    free(z);
+    lwt_plan_destroy(p);
+    lwt_wavelet_destroy(w);
+}
+
 static void quiet(void *user, lwt_log_level level, const char *msg)
 {
     (void)user;
@@ -238,6 +304,7 @@ int main(void)
     sweep_wavelets(quick);
     many_seams(quick);
     faults();
+    streamer_reuse();
     printf("test_stream: %ld streamed cases compared bit for bit\n", cases);
     lwt_context_destroy(ctx);
     return finish("test_stream");

@@ -3,7 +3,8 @@
  * bit-identical to the CPU backend's in-memory transform, for GPU-only,
  * GPU + CPU (heterogeneous), every GPU when there are several, each of
  * seed 000's optimizations switched off, pinned and pageable host memory,
- * a failing GPU worker whose chunks the others take over, and a slowed one.
+ * a failing GPU worker whose chunks the others take over, and a slowed one;
+ * a streamer's workers reused over several calls.
  * Exits 77 (skipped) without a CUDA device.
  *
  * Usage: test_gpu_stream [--quick]
@@ -178,6 +179,63 @@ static void run_case(const char *wname, lwt_mode mode, int ndim, const size_t *s
     run_case_up(wname, mode, ndim, shape, levels, dt, s, chunk_rows, pinned, 0);
 }
 
+/* One streamer for several calls (its device buffers, row cache and pinned staging kept): four
+ * different inputs forward and back, two pinned then two pageable, each equal to the CPU's in
+ * memory.
+ * The row cache must not hand the second call the first call's rows. */
+static void streamer_reuse(setup st)
+{
+    lwt_wavelet *w;
+    if (lwt_wavelet_create(ctx, "cdf97", &w)) {
+        failures++;
+        return;
+    }
+    lwt_plan_desc d = lwt_plan_desc_default();
+    d.wavelet = w;
+    d.ndim = 2;
+    d.shape[0] = 2500;
+    d.shape[1] = 2049;
+    d.levels = 4;
+    d.mode = LWT_MODE_PERIODIZATION;
+    d.dtype = LWT_F32;
+    d.backend = LWT_BACKEND_CPU;
+    lwt_plan *p;
+    if (lwt_plan_create(ctx, &d, &p)) {
+        lwt_wavelet_destroy(w);
+        failures++;
+        return;
+    }
+    lwt_plan_info info;
+    lwt_plan_get_info(p, &info);
+    const size_t ni = info.input_count, nc = info.coeff_count;
+    lwt_stream_desc sd = make_desc(st, 256);
+    lwt_streamer *s = NULL;
+    int bad = lwt_streamer_create(p, &sd, &s) != LWT_OK;
+    for (int k = 0; k < 4 && !bad; k++) {
+        const int pinned = k < 2;
+        float *x = host_alloc(ni * 4, pinned), *c1 = malloc(nc * 4), *c2 = host_alloc(nc * 4, pinned);
+        float *y1 = malloc(ni * 4), *y2 = host_alloc(ni * 4, pinned);
+        for (size_t i = 0; i < ni; i++)
+            x[i] = (float)rnd();
+        bad |= lwt_forward(p, x, c1, NULL) || lwt_inverse(p, c1, y1, NULL);
+        bad |= lwt_streamer_forward(s, x, c2, NULL, NULL) || memcmp(c1, c2, nc * 4);
+        bad |= lwt_streamer_inverse(s, c1, y2, NULL, NULL) || memcmp(y1, y2, ni * 4);
+        host_free(x, pinned);
+        host_free(c2, pinned);
+        host_free(y2, pinned);
+        free(c1);
+        free(y1);
+        if (bad)
+            fprintf(stderr, "FAIL streamer (%s): call pair %d (%s) differs from the CPU\n", setup_name[st], k + 1,
+                    pinned ? "pinned" : "pageable");
+    }
+    cases++;
+    failures += bad;
+    lwt_streamer_destroy(s);
+    lwt_plan_destroy(p);
+    lwt_wavelet_destroy(w);
+}
+
 static void quiet(void *user, lwt_log_level level, const char *msg)
 {
     (void)user;
@@ -261,6 +319,8 @@ int main(int argc, char **argv)
             run_case_up("bior2.2", LWT_MODE_PERIODIC, 3, big3, 2, LWT_F32, rs, 8, 1, c);
         }
     }
+    streamer_reuse(SETUP_GPU);
+    streamer_reuse(SETUP_GPU_CPU);
     printf("test_gpu_stream: %d cases (%d GPU%s), %d failures; streamed GPU results %s the CPU's bit for bit\n",
            cases, ndev, ndev == 1 ? "" : "s", failures, failures ? "do NOT match" : "match");
     lwt_context_destroy(ctx);
