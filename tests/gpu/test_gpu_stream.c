@@ -97,19 +97,17 @@ static void host_free(void *p, int pinned)
     free(p);
 }
 
-/* check_up: the forward's windows are big enough for the GPU worker's row cache, which keeps the
- * rows consecutive windows share on the device: at least half of the bytes the windows read
- * beyond the input must not have crossed the bus (without the cache all of them do) */
-static void run_case_up(const char *wname, lwt_mode mode, int ndim, const size_t *shape, int levels, lwt_dtype dt,
-                        setup s, size_t chunk_rows, int pinned, int check_up)
+/* the CPU plan the streamed runs are compared with; NULL when the wavelet is unknown (a failure)
+ * or the plan is refused (some cases ask for more than a mode allows: the caller decides) */
+static lwt_plan *cpu_plan(const char *wname, lwt_mode mode, int ndim, const size_t *shape, int levels, lwt_dtype dt,
+                          lwt_wavelet **w)
 {
-    lwt_wavelet *w;
-    if (lwt_wavelet_create(ctx, wname, &w)) {
+    if (lwt_wavelet_create(ctx, wname, w)) {
         failures++;
-        return;
+        return NULL;
     }
     lwt_plan_desc d = lwt_plan_desc_default();
-    d.wavelet = w;
+    d.wavelet = *w;
     d.ndim = ndim;
     for (int k = 0; k < ndim; k++)
         d.shape[k] = shape[k];
@@ -119,9 +117,22 @@ static void run_case_up(const char *wname, lwt_mode mode, int ndim, const size_t
     d.backend = LWT_BACKEND_CPU;
     lwt_plan *p;
     if (lwt_plan_create(ctx, &d, &p)) {
-        lwt_wavelet_destroy(w);
-        return;
+        lwt_wavelet_destroy(*w);
+        return NULL;
     }
+    return p;
+}
+
+/* check_up: the forward's windows are big enough for the GPU worker's row cache, which keeps the
+ * rows consecutive windows share on the device: at least half of the bytes the windows read
+ * beyond the input must not have crossed the bus (without the cache all of them do) */
+static void run_case_up(const char *wname, lwt_mode mode, int ndim, const size_t *shape, int levels, lwt_dtype dt,
+                        setup s, size_t chunk_rows, int pinned, int check_up)
+{
+    lwt_wavelet *w;
+    lwt_plan *p = cpu_plan(wname, mode, ndim, shape, levels, dt, &w);
+    if (!p)
+        return;
     lwt_plan_info info;
     lwt_plan_get_info(p, &info);
     const size_t es = dt == LWT_F32 ? 4 : 8;
@@ -181,27 +192,13 @@ static void run_case(const char *wname, lwt_mode mode, int ndim, const size_t *s
 
 /* One streamer for several calls (its device buffers, row cache and pinned staging kept): four
  * different inputs forward and back, two pinned then two pageable, each equal to the CPU's in
- * memory.
- * The row cache must not hand the second call the first call's rows. */
+ * memory. The row cache must not hand a call the rows of the call before. */
 static void streamer_reuse(setup st)
 {
+    const size_t shape[2] = {2500, 2049};
     lwt_wavelet *w;
-    if (lwt_wavelet_create(ctx, "cdf97", &w)) {
-        failures++;
-        return;
-    }
-    lwt_plan_desc d = lwt_plan_desc_default();
-    d.wavelet = w;
-    d.ndim = 2;
-    d.shape[0] = 2500;
-    d.shape[1] = 2049;
-    d.levels = 4;
-    d.mode = LWT_MODE_PERIODIZATION;
-    d.dtype = LWT_F32;
-    d.backend = LWT_BACKEND_CPU;
-    lwt_plan *p;
-    if (lwt_plan_create(ctx, &d, &p)) {
-        lwt_wavelet_destroy(w);
+    lwt_plan *p = cpu_plan("cdf97", LWT_MODE_PERIODIZATION, 2, shape, 4, LWT_F32, &w);
+    if (!p) {
         failures++;
         return;
     }
