@@ -307,6 +307,19 @@ static int floor16k(lwt_context *ctx, int reps, size_t n)
         print_row(inv ? "inverse chunk 512 rows, one-shot call" : "forward chunk 512 rows, one-shot call", t, &rep,
                   fl);
     }
+    /* a CPU worker next to the GPU: queue, and FNN, whose tail guard keeps a slow worker from
+       starting a chunk the GPU would finish first once it has measured both (a streamer keeps what
+       it learned from one call to the next) */
+    for (int k = 0; k < 2; k++) {
+        lwt_stream_desc d = gpus(1, 512, k ? LWT_BALANCE_POLICY_FNN : LWT_BALANCE_POLICY_QUEUE);
+        d.workers[1].kind = LWT_WORKER_CPU;
+        d.nworkers = 2;
+        lwt_stream_report rep;
+        double t;
+        if (time_stream(&b, &d, 0, reps, &t, &rep))
+            return -1;
+        print_row(k ? "forward 512 rows, GPU + CPU, fnn" : "forward 512 rows, GPU + CPU, queue", t, &rep, fl);
+    }
     /* other pipeline depths: chunks in flight per GPU (streams; the default above is 3) */
     const int depth[] = {6, 8};
     for (int k = 1; k < 3; k++)
