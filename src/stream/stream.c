@@ -540,6 +540,8 @@ static lwt_status stream_call(const lwt_plan *p, const lwt_stream_desc *d, const
 {
     if (!p || !in || !out)
         return lwt_fail(p ? p->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "lwt_stream: NULL argument");
+    if (report)
+        memset(report, 0, sizeof *report); /* what a call whose workers cannot be made reports */
     lwt_streamer *s;
     lwt_status st = lwt_streamer_create(p, d, &s);
     if (st)
