@@ -314,13 +314,36 @@ static long pick_steal(lwt_sched *s, int self, int take)
 
 /* FNN tail guard: a slow worker does not start a chunk that the busy workers would finish, along
  * with everything else unstarted, before it could: s_self > max s_busy + unstarted / sum(1/s_busy).
- * Only with measurements of this set, and only counting workers with a chunk in flight (they are
- * sure to come back for more), so declined chunks always have a taker. */
+ * With measurements of this set, counting only workers with a chunk in flight (they are sure to
+ * come back for more), so declined chunks always have a taker. Before its first measurement of a
+ * set (at every set's start) the same question is asked of relative capabilities c (the last
+ * observed ones, else the FNN's prediction): it declines when its share of the unstarted chunks
+ * is less than one chunk, c_self (unstarted - 1) < sum of the others' c (a CPU worker next to GPUs
+ * on a bus-bound transform, whose one chunk would finish after everything else). The most capable
+ * live worker never declines, so every chunk has a taker; capabilities change only when a chunk
+ * finishes, and the engine wakes its waiting workers then, so a worker that declined asks again. */
 static int fnn_declines(const lwt_sched *s, int self)
 {
     const wstate *me = &s->w[self];
-    if (!me->measured)
-        return 0;
+    if (!me->measured) {
+        /* capabilities: the last observed ones (LCP) once every live worker has been timed in
+           some set, which a streamer keeps from call to call, else the FNN's prediction */
+        int observed = 1;
+        for (int i = 0; i < s->nw; i++)
+            observed &= !s->w[i].live || s->w[i].seen;
+        double others = 0.0;
+        int best = self;
+        for (int i = 0; i < s->nw; i++) {
+            const double ci = observed ? s->w[i].lcp : s->w[i].cp, cb = observed ? s->w[best].lcp : s->w[best].cp;
+            if (i != self && s->w[i].live) {
+                others += ci;
+                if (ci > cb || (ci == cb && i < best))
+                    best = i;
+            }
+        }
+        const double mine = observed ? me->lcp : me->cp;
+        return best != self && mine * (double)(s->unstarted - 1) < others;
+    }
     double rate = 0.0, slowest = 0.0;
     for (int i = 0; i < s->nw; i++) {
         const wstate *k = &s->w[i];

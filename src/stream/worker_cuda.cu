@@ -460,8 +460,17 @@ lwt_status complete(cuda_worker *cw, slot *sl, stream_engine *e, int w, int repo
     const double start = sl->t_launch > cw->last_done ? sl->t_launch : cw->last_done;
     cw->last_done = now;
     sl->busy = 0;
+    /* busy time: since this chunk's launch or the previous completion, but no more than the
+       chunk's own span on the device (its first upload to its last D2H). The test-only slowdown
+       sleeps (slowdown - 1) x this after each chunk; without the cap the next chunk, finished
+       during that sleep, would count the sleep as its busy time, and at slowdown 4 the sleeps
+       grew threefold per chunk (docs/STREAMING.md) */
+    float span_ms = 0.0f;
+    double busy = now - start;
+    if (cudaEventElapsedTime(&span_ms, sl->ev[0], sl->ev[3]) == cudaSuccess && 1e-3 * span_ms < busy)
+        busy = 1e-3 * span_ms;
     if (report)
-        engine_done(e, w, sl->chunk, now - start, 1.0, 1.0);
+        engine_done(e, w, sl->chunk, busy, 1.0, 1.0);
     return LWT_OK;
 }
 

@@ -398,6 +398,41 @@ static void test_fault_sim(void)
     }
 }
 
+/* FNN's guard at a set's start: a worker 50x slower than the other, so slow that its one chunk
+ * would end after the other has done all 32 (a CPU worker next to a GPU on a bus-bound transform).
+ * In the first set the profiles (which the FNN maps to a share of about a quarter) let it take
+ * one chunk; once both have been timed it takes none, and the makespan is the fast worker's alone.
+ * When the fast worker fails, the slow one takes everything that is left (declined chunks always
+ * have a taker). */
+static void test_fnn_start_guard(void)
+{
+    const double speed[2] = {1, 0.02};
+    lwt_worker_profile prof[2];
+    profiles_for(prof, speed, 2);
+    int handed[32], finished[32];
+    for (int fail = 0; fail < 2; fail++) {
+        lwt_sched *s = make(LWT_BALANCE_FNN, 2, prof);
+        if (!s)
+            return;
+        for (int set = 0; set < 3; set++) {
+            memset(handed, 0, sizeof handed);
+            memset(finished, 0, sizeof finished);
+            sim m = {2, speed, fail && set == 0 ? 0 : -1, 5, -1, handed, finished, 0};
+            const double t = sim_set(s, &m, 32);
+            long done[2];
+            lwt_sched_stats(s, done, NULL);
+            CHECK(exactly_once(&m, 32), "start guard, set %d%s: not exactly once", set, fail ? " (fast fails)" : "");
+            if (!fail && set > 0)
+                CHECK(done[1] == 0 && t <= 32.0 + 1e-9, "start guard, set %d: the slow worker took %ld chunks, "
+                      "makespan %.1f (the fast one alone: 32)", set, done[1], t);
+            else if (fail && set == 0)
+                CHECK(m.failed_chunk >= 0 && done[1] == 32 - 4, "start guard: after the fast worker failed the slow "
+                      "one finished %ld chunks (expected 28; fast %ld, makespan %.1f)", done[1], done[0], t);
+        }
+        lwt_sched_destroy(s);
+    }
+}
+
 static void test_all_fail(void)
 {
     for (size_t p = 0; p < 4; p++) {
@@ -475,6 +510,7 @@ int main(void)
     printf("FNN share of the slow worker, before and after each of 5 sets:\n");
     test_fnn_learns();
     test_fault_sim();
+    test_fnn_start_guard();
     test_all_fail();
     return finish("test_sched");
 }
