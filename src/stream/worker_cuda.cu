@@ -252,10 +252,9 @@ int ring_gather(cuda_worker *cw, const recipe *r, int stage_in)
 }
 
 /* Ring bytes for windows of `bytes`: the chunks in flight, one fetched ahead
- * and one spare (a level's first window, cut short by the boundary, may be
- * the smallest), so evictions rarely wait. Made at the first window that
- * wants it, grown only while no chunk is in flight (cudaFree synchronizes and
- * would drop bytes chunks in flight still read); without the memory the
+ * and one spare, so evictions rarely wait. Made or grown at level start
+ * (reserve_level), only while no chunk is in flight (cudaFree synchronizes
+ * and would drop bytes chunks in flight still read); without the memory the
  * worker goes on uploading whole windows. */
 void ring_reserve(cuda_worker *cw, size_t bytes)
 {
@@ -334,10 +333,8 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
     }
     if (e != cudaSuccess)
         return cuda_fail(cw, e, "allocating chunk buffers");
-    /* the window's main run through the row cache */
+    /* the window's main run through the row cache (sized at level start, reserve_level) */
     const int rg = ring_gather(cw, r, stage_in);
-    if (rg >= 0 && !pre)
-        ring_reserve(cw, copy_elems(&r->gather.v[rg].c) * es);
     row_plan rp;
     memset(&rp, 0, sizeof rp);
     sl->reads_ring = 0;
@@ -525,13 +522,13 @@ void fetch_ahead(cuda_worker *cw, const level_job *job, stream_engine *e, int w)
  * far-end rows too) and a middle one. Growing a buffer later frees the old
  * one, and cudaFree waits for the whole device: measured, the last chunk's
  * larger arena held its upload until the chunks before it had finished, 1-2
- * ms of drained pipeline per level. The ring is sized from the middle chunk
- * (the first window, cut short by the boundary, would make it too small and
- * a later growth drop it). Allocation failures are left to the chunks, which
- * split when their buffers do not fit. */
+ * ms of drained pipeline per level. The ring is sized for the largest of
+ * their windows' main runs (the first window, cut short by the boundary, is
+ * the smallest). Allocation failures are left to the chunks, which split when
+ * their buffers do not fit. */
 void reserve_level(cuda_worker *cw, const level_job *job)
 {
-    size_t arena = 0, scratch = 0;
+    size_t arena = 0, scratch = 0, run = 0;
     const long cs[3] = {0, job->nchunks / 2, job->nchunks - 1};
     for (int i = 0; i < 3; i++) {
         if (recipe_build(job, cs[i], &cw->ahead_r))
@@ -539,12 +536,12 @@ void reserve_level(cuda_worker *cw, const level_job *job)
         const size_t a = cw->ahead_r.arena_elems * cw->es, sc = recipe_scratch(cw, &cw->ahead_r);
         arena = a > arena ? a : arena;
         scratch = sc > scratch ? sc : scratch;
-        if (i == 1 && job->nchunks > 2) {
-            const int rg = ring_gather(cw, &cw->ahead_r, needs_stage_in(cw, &cw->ahead_r));
-            if (rg >= 0)
-                ring_reserve(cw, copy_elems(&cw->ahead_r.gather.v[rg].c) * cw->es);
-        }
+        const int rg = ring_gather(cw, &cw->ahead_r, needs_stage_in(cw, &cw->ahead_r));
+        const size_t rb = rg >= 0 ? copy_elems(&cw->ahead_r.gather.v[rg].c) * cw->es : 0;
+        run = rb > run ? rb : run;
     }
+    if (run)
+        ring_reserve(cw, run);
     for (int k = 0; k < cw->nslots; k++) {
         slot *sl = &cw->s[k];
         if (grow_dev((void **)&sl->arena, &sl->acap, arena) != cudaSuccess ||
