@@ -8,7 +8,8 @@
  *  3. with several GPUs: seed 000's fifth experiment (single GPU, static equal
  *     split, weighted, queue, FNN over 10240..16384), the aggregate bus ceiling
  *     (every GPU copying both ways at once), a slowed GPU against the ideal
- *     makespan, and an optional big dataset (--big GIB).
+ *     makespan, and an optional big dataset (--big GIB);
+ *  4. with several GPUs: device-resident data spread over them (bench_spread.c).
  * Times are medians of --stream-reps runs (default 5), wall clock around the
  * lwt_streamer_* call on a streamer made before the runs (the "one-shot" rows:
  * around lwt_stream_*, which makes the workers inside the call), pinned host
@@ -23,22 +24,11 @@
 
 #ifdef LWT_HAVE_CUDA
 #include <cuda_runtime.h>
-#include <time.h>
 
 #include "lwt_stream.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+int bench_spread(lwt_context *ctx, int reps, size_t n16); /* bench_spread.c */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 typedef struct bufset {
     lwt_plan *plan;
@@ -123,7 +113,7 @@ static int time_stream_how(bufset *b, const lwt_stream_desc *d, int inverse, int
     lwt_streamer *s = NULL;
     lwt_status st = one_shot ? LWT_OK : lwt_streamer_create(b->plan, d, &s);
     for (int r = -1; r < reps && !st; r++) { /* one warm-up */
-        double t0 = now_s();
+        double t0 = cli_now_s();
         if (one_shot)
             st = inverse ? lwt_stream_inverse(b->plan, d, b->coeffs, b->back, b->scratch, rep)
                          : lwt_stream_forward(b->plan, d, b->in, b->coeffs, b->scratch, rep);
@@ -131,14 +121,14 @@ static int time_stream_how(bufset *b, const lwt_stream_desc *d, int inverse, int
             st = inverse ? lwt_streamer_inverse(s, b->coeffs, b->back, b->scratch, rep)
                          : lwt_streamer_forward(s, b->in, b->coeffs, b->scratch, rep);
         if (r >= 0)
-            t[r] = now_s() - t0;
+            t[r] = cli_now_s() - t0;
     }
     lwt_streamer_destroy(s);
     if (st) {
         fprintf(stderr, "lwt bench: streamed %s failed: %s\n", inverse ? "inverse" : "forward", lwt_status_string(st));
         return -1;
     }
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    qsort(t, (size_t)reps, sizeof *t, cli_cmp_double);
     *sec = t[reps / 2];
     return 0;
 }
@@ -165,7 +155,7 @@ static double bus_floor(const int *devs, int ndev, const char *host_in, char *ho
     }
     double t[32];
     for (int r = -1; r < reps && r < 32; r++) {
-        double t0 = now_s();
+        double t0 = cli_now_s();
         for (int g = 0; g < ndev; g++) {
             size_t io = (size_t)g * ish, oo = (size_t)g * osh;
             size_t ib = io < in_bytes ? (in_bytes - io < ish ? in_bytes - io : ish) : 0;
@@ -179,7 +169,7 @@ static double bus_floor(const int *devs, int ndev, const char *host_in, char *ho
             cudaDeviceSynchronize();
         }
         if (r >= 0)
-            t[r] = now_s() - t0;
+            t[r] = cli_now_s() - t0;
     }
     for (int g = 0; g < ndev; g++) {
         cudaSetDevice(devs[g]);
@@ -190,7 +180,7 @@ static double bus_floor(const int *devs, int ndev, const char *host_in, char *ho
     }
     cudaSetDevice(0);
     int n = reps < 32 ? reps : 32;
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    qsort(t, (size_t)n, sizeof *t, cli_cmp_double);
     return t[n / 2];
 }
 
@@ -434,116 +424,6 @@ static int multi(lwt_context *ctx, int ngpu, int reps, double big_gib, double sl
     return 0;
 }
 
-/* Managed rows [r0, r1) of an array with row_bytes per row to device g (preferred location, resident). */
-static void place_rows(char *base, size_t row_bytes, size_t r0, size_t r1, int g)
-{
-    if (r1 <= r0)
-        return;
-#if CUDART_VERSION >= 13000
-    struct cudaMemLocation loc = {cudaMemLocationTypeDevice, g};
-    cudaMemAdvise(base + r0 * row_bytes, (r1 - r0) * row_bytes, cudaMemAdviseSetPreferredLocation, loc);
-    cudaMemPrefetchAsync(base + r0 * row_bytes, (r1 - r0) * row_bytes, loc, 0, 0);
-#else
-    cudaMemAdvise(base + r0 * row_bytes, (r1 - r0) * row_bytes, cudaMemAdviseSetPreferredLocation, g);
-    cudaMemPrefetchAsync(base + r0 * row_bytes, (r1 - r0) * row_bytes, g, 0);
-#endif
-}
-
-/* Every array's rows spread over ngpu devices the way the static policy hands out chunks
- * (equal contiguous shares): input and approximations by rows, the packed coefficients by the
- * level-1 rows each share owns (both axis-0 halves). ngpu = 1: everything on device 0. */
-static void place_all(const lwt_plan *p, char *in, char *co, char *sc, size_t sc_bytes, int ngpu)
-{
-    lwt_plan_info info;
-    lwt_plan_get_info(p, &info);
-    const size_t n0 = info.shape[0], row = info.shape[1] * 4, P = info.packed_shape[0], prow = info.packed_shape[1] * 4;
-    lwt_band b;
-    lwt_plan_band(p, info.levels, 1, &b); /* level-1 detail along axis 0: its rows start at b.offset[0] */
-    const size_t nc1 = b.shape[0], top = b.offset[0];
-    for (int g = 0; g < ngpu; g++) {
-        place_rows(in, row, n0 * g / ngpu, n0 * (g + 1) / ngpu, g);
-        place_rows(co, prow, nc1 * g / ngpu, nc1 * (g + 1) / ngpu, g);
-        place_rows(co, prow, top + nc1 * g / ngpu, top + nc1 * (g + 1) / ngpu, g);
-        place_rows(sc, 1, sc_bytes * g / ngpu, sc_bytes * (g + 1) / ngpu, g);
-    }
-    if (top > nc1) /* rows between the halves (other modes): to the last device */
-        place_rows(co, prow, nc1, top, ngpu - 1);
-    (void)P;
-    for (int g = 0; g < ngpu; g++) {
-        cudaSetDevice(g);
-        cudaDeviceSynchronize();
-    }
-    cudaSetDevice(0);
-}
-
-/* Device-resident data spread over the GPUs: managed arrays whose rows live where the static
- * policy runs them; halos and coarse levels cross between GPUs over NVLink. */
-static int device_resident(lwt_context *ctx, int ngpu, size_t n, int reps)
-{
-    lwt_wavelet *w = NULL;
-    lwt_plan *p = NULL;
-    char *in = NULL, *co = NULL, *sc = NULL, *ref = NULL;
-    int rc = -1;
-    if (lwt_wavelet_create(ctx, "cdf97", &w))
-        return -1;
-    lwt_plan_desc d = lwt_plan_desc_default();
-    d.wavelet = w;
-    d.ndim = 2;
-    d.shape[0] = d.shape[1] = n;
-    d.levels = 4;
-    d.mode = LWT_MODE_PERIODIZATION;
-    d.dtype = LWT_F32;
-    d.backend = LWT_BACKEND_CPU;
-    if (lwt_plan_create(ctx, &d, &p))
-        goto out;
-    lwt_plan_info info;
-    lwt_plan_get_info(p, &info);
-    size_t sb = 0;
-    lwt_stream_scratch_size(p, &sb);
-    if (cudaMallocManaged((void **)&in, info.input_count * 4, cudaMemAttachGlobal) ||
-        cudaMallocManaged((void **)&co, info.coeff_count * 4, cudaMemAttachGlobal) ||
-        cudaMallocManaged((void **)&sc, sb ? sb : 1, cudaMemAttachGlobal) || !(ref = malloc(info.coeff_count * 4)))
-        goto out;
-    unsigned s = 777;
-    for (size_t i = 0; i < info.input_count; i++) {
-        s = s * 1664525u + 1013904223u;
-        ((float *)in)[i] = (float)(s >> 8) / 16777216.0f - 0.5f;
-    }
-    if (lwt_forward(p, in, ref, NULL)) /* CPU reference, bit for bit */
-        goto out;
-    printf("\n== device-resident %zu^2 CDF 9/7, 4 levels, float32: managed arrays placed by rows over the GPUs\n", n);
-    double t1 = 0;
-    for (int G = 1; G <= ngpu; G *= 2) {
-        place_all(p, in, co, sc, sb, G);
-        lwt_stream_desc sd = gpus(G, 1024, LWT_BALANCE_POLICY_STATIC);
-        lwt_stream_report rep;
-        double t[16];
-        int nr = reps < 16 ? reps : 16;
-        for (int r = -1; r < nr; r++) {
-            double t0 = now_s();
-            if (lwt_stream_forward(p, &sd, in, co, sc, &rep))
-                goto out;
-            if (r >= 0)
-                t[r] = now_s() - t0;
-        }
-        qsort(t, (size_t)nr, sizeof *t, cmp_double);
-        if (G == 1)
-            t1 = t[nr / 2];
-        printf("%d GPU%s: %8.2f ms  speedup %.2fx over 1 GPU  %s the CPU\n", G, G > 1 ? "s" : " ", 1e3 * t[nr / 2],
-               t1 / t[nr / 2], memcmp(co, ref, info.coeff_count * 4) ? "DIFFERS FROM" : "bit-identical to");
-        fflush(stdout);
-    }
-    rc = 0;
-out:
-    cudaFree(in);
-    cudaFree(co);
-    cudaFree(sc);
-    free(ref);
-    lwt_plan_destroy(p);
-    lwt_wavelet_destroy(w);
-    return rc;
-}
-
 int bench_stream(lwt_context *ctx, int reps, double big_gib, double slow, size_t n16, int resident_only)
 {
     int ndev = lwt_context_device_count(ctx);
@@ -551,14 +431,11 @@ int bench_stream(lwt_context *ctx, int reps, double big_gib, double slow, size_t
     cudaGetDeviceProperties(&prop, 0);
     printf("lwt bench --stream on %d x %s; median of %d runs on one streamer, wall clock\n", ndev, prop.name, reps);
     if (resident_only)
-        return device_resident(ctx, ndev, n16, reps) || device_resident(ctx, ndev, 2 * n16, reps) ? LWT_EXIT_RUNTIME
-                                                                                                  : LWT_EXIT_OK;
+        return bench_spread(ctx, reps, n16);
     if (table1(ctx, reps) || floor16k(ctx, reps, n16))
         return LWT_EXIT_RUNTIME;
     if (ndev > 1 && multi(ctx, ndev, reps, big_gib, slow))
         return LWT_EXIT_RUNTIME;
-    if (ndev > 1 && (device_resident(ctx, ndev, n16, reps) || device_resident(ctx, ndev, 2 * n16, reps)))
-        return LWT_EXIT_RUNTIME;
-    return LWT_EXIT_OK;
+    return ndev > 1 ? bench_spread(ctx, reps, n16) : LWT_EXIT_OK;
 }
 #endif

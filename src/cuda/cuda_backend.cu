@@ -16,16 +16,11 @@ extern "C" {
 }
 #include "cuda/cuda_chunk.cuh"
 #include "cuda/cuda_kernels.cuh"
+#include "cuda/cuda_check.cuh"
+#include "cuda/cuda_plan_levels.cuh"
 #include "cuda/cuda_slide_regs.cuh"
 #include "lwt_cuda.h"
 
-#define CK(call)                                                                                       \
-    do {                                                                                               \
-        cudaError_t e_ = (call);                                                                       \
-        if (e_ != cudaSuccess)                                                                         \
-            return lwt_fail(ctx, LWT_ERR_DEVICE, "CUDA error %s (%s) in %s", cudaGetErrorName(e_),   \
-                            cudaGetErrorString(e_), #call);                                            \
-    } while (0)
 
 struct cuda_plan_state {
     lwt_dev_scheme dev;      /* pointers into table */
@@ -266,6 +261,20 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
             CK(e);
         }
     return LWT_OK;
+}
+
+extern "C" const lwt_slide_geom *lwt_cuda_plan_level(const lwt_plan *p, int j, int inverse, int *shape,
+                                                     int *improved)
+{
+    const cuda_plan_state *st = (const cuda_plan_state *)p->cuda;
+    if (!st || !st->slide || j < 1 || j > p->levels)
+        return NULL;
+    const int idx = 2 * (j - 1) + (inverse ? 1 : 0);
+    if (!st->slide[idx] || st->slide_regs[idx] < 0)
+        return NULL;
+    *shape = st->slide_regs[idx];
+    *improved = regs_improved(p);
+    return st->slide[idx];
 }
 
 extern "C" void lwt_cuda_plan_free(lwt_plan *p)

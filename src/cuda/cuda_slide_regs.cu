@@ -252,6 +252,9 @@ template <typename WREAL> struct rs_args {
        where the input rows are (the WIN kernels) */
     long row0, row_end;
     lwt_window win;
+    /* the launch's blocks are tiles blk0 .. blk0 + nblk - 1 (a device's share of a level
+       spread over several, cuda_spread.cu; all of them otherwise) */
+    long blk0, nblk;
 };
 
 /* one row of both vertical channels enters the window: shift, then every
@@ -495,7 +498,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
     WREAL *const buf = reinterpret_cast<WREAL *>(smem_raw); /* [2][R][2][RW] */
     const lwt_slide_axis &ay = G.ax[0], &ax = G.ax[1];
     long sy, sx;
-    rs_tile(G, A.row0, blockIdx.x, &sy, &sx);
+    rs_tile(G, A.row0, A.blk0 + blockIdx.x, &sy, &sx);
     long xlo;
     const int NX = lwt_slide_strip(&G, sx, &xlo);
     const bool x_inside = xlo + ax.delta >= 0 && xlo + NX + ax.delta <= ax.n;
@@ -675,7 +678,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
     WREAL *const buf = reinterpret_cast<WREAL *>(smem_raw); /* [2][R][2][RW] */
     const lwt_slide_axis &ay = G.ax[0], &ax = G.ax[1];
     long sy, sx;
-    rs_tile(G, 0, blockIdx.x, &sy, &sx);
+    rs_tile(G, 0, A.blk0 + blockIdx.x, &sy, &sx);
     const int a = A.ach;
     const bool periodic = ay.mode == LWT_MODE_PERIODIZATION;
     const long x0 = 2 * sx; /* first output column */
@@ -858,7 +861,9 @@ cudaError_t launch_kernel(kern_t<WREAL> k, int id, const lwt_slide_geom &g, cons
         if (e != cudaSuccess)
             return e;
     }
-    k<<<(unsigned)(g.tiles[0] * g.tiles[1]), RS_THREADS, smem, stream>>>(g, A);
+    if (A.nblk <= 0)
+        return cudaSuccess;
+    k<<<(unsigned)A.nblk, RS_THREADS, smem, stream>>>(g, A);
     return cudaGetLastError();
 }
 
@@ -897,6 +902,21 @@ void fill_args(rs_args<WREAL> &A, const lwt_slide_geom *g, const lwt_scheme *s, 
     A.row0 = 0;
     A.row_end = g->ax[0].nc;
     memset(&A.win, 0, sizeof A.win);
+    A.blk0 = 0;
+    A.nblk = g->tiles[0] * g->tiles[1];
+}
+
+/* tile rows [t0, t1) of a level, storage and arithmetic in REAL */
+template <typename REAL>
+cudaError_t launch_tiles(int shape, int improved, const lwt_slide_geom *g, const lwt_scheme *s, const void *const in[4],
+                         const size_t in_stride[4], void *const out[4], const size_t out_stride[4], long t0, long t1,
+                         cudaStream_t stream)
+{
+    rs_args<REAL> A;
+    fill_args(A, g, s, in, in_stride, out, out_stride);
+    A.blk0 = t0 * g->tiles[1];
+    A.nblk = (t1 - t0) * g->tiles[1];
+    return launch_variant<REAL, REAL>(shape, improved, *g, A, stream);
 }
 
 /* a streamed chunk's forward level: the window kernels, classic lifting (the same bits as improved) */
@@ -942,20 +962,24 @@ int lwt_cuda_slide_regs_fits(const lwt_slide_geom *g)
 
 int lwt_cuda_slide_regs_threads(void) { return RS_THREADS; }
 
+cudaError_t lwt_cuda_slide2d_regs_tiles(int shape, int improved, const lwt_slide_geom *g, const lwt_scheme *s,
+                                        lwt_dtype dtype, const void *const in[4], const size_t in_stride[4],
+                                        void *const out[4], const size_t out_stride[4], long t0, long t1,
+                                        cudaStream_t stream)
+{
+    if (shape < 0 || shape >= kNumShapes || t0 < 0 || t1 > g->tiles[0] || t0 > t1)
+        return cudaErrorInvalidValue;
+    return dtype == LWT_F64
+               ? launch_tiles<double>(shape, improved, g, s, in, in_stride, out, out_stride, t0, t1, stream)
+               : launch_tiles<float>(shape, improved, g, s, in, in_stride, out, out_stride, t0, t1, stream);
+}
+
 cudaError_t lwt_cuda_slide2d_regs(int shape, int improved, const lwt_slide_geom *g, const lwt_scheme *s, lwt_dtype dtype,
                                   const void *const in[4], const size_t in_stride[4], void *const out[4],
                                   const size_t out_stride[4], cudaStream_t stream)
 {
-    if (shape < 0 || shape >= kNumShapes)
-        return cudaErrorInvalidValue;
-    if (dtype == LWT_F64) {
-        rs_args<double> A;
-        fill_args(A, g, s, in, in_stride, out, out_stride);
-        return launch_variant<double, double>(shape, improved, *g, A, stream);
-    }
-    rs_args<float> A;
-    fill_args(A, g, s, in, in_stride, out, out_stride);
-    return launch_variant<float, float>(shape, improved, *g, A, stream);
+    return lwt_cuda_slide2d_regs_tiles(shape, improved, g, s, dtype, in, in_stride, out, out_stride, 0, g->tiles[0],
+                                       stream);
 }
 
 lwt_slide_geom *lwt_cuda_slide_regs_plan(const lwt_scheme *s, lwt_mode mode, int F, int inverse, long n0, long n1,

@@ -38,6 +38,13 @@ cudaError_t lwt_cuda_slide2d_regs(int shape, int improved, const lwt_slide_geom 
                                   const void *const in[4], const size_t in_stride[4], void *const out[4],
                                   const size_t out_stride[4], cudaStream_t stream);
 
+/* the tile rows [t0, t1) of that level only, the same bits as in the whole level
+   (a device's share of a level spread over several devices) */
+cudaError_t lwt_cuda_slide2d_regs_tiles(int shape, int improved, const lwt_slide_geom *g, const lwt_scheme *s,
+                                        lwt_dtype dtype, const void *const in[4], const size_t in_stride[4],
+                                        void *const out[4], const size_t out_stride[4], long t0, long t1,
+                                        cudaStream_t stream);
+
 /* A streamed chunk's forward level (g from lwt_cuda_slide_regs_plan with rows =
    row_end - row0): coefficient rows [row0, row_end) from the input rows that win
    places in `in` (rows of in_stride elements), into out[b] (band b as the

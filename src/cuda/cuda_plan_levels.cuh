@@ -1,0 +1,18 @@
+/* The 2-D levels a CUDA plan runs with the register kernel (made at plan
+ * creation, cuda_backend.cu), for executors that launch them in parts
+ * (cuda_spread.cu: a level's tile rows shared out over several devices). */
+#ifndef LWT_CUDA_PLAN_LEVELS_CUH
+#define LWT_CUDA_PLAN_LEVELS_CUH
+
+extern "C" {
+#include "core/plan.h"
+#include "core/slide.h"
+}
+
+/* level j (1-based) in direction `inverse`: its geometry, the kernel's shape and
+   lifting variant (improved: seed 000's eq. 16); NULL where the level runs some
+   other way (generic sliding kernel, separable passes) */
+extern "C" const lwt_slide_geom *lwt_cuda_plan_level(const lwt_plan *p, int j, int inverse, int *shape,
+                                                     int *improved);
+
+#endif

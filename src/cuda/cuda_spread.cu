@@ -1,0 +1,522 @@
+/*
+ * Device-resident transforms spread over several GPUs (lwt_cuda.h, lwt_spread_*).
+ *
+ * Every 2-D level of the plan runs the register kernel of the in-memory path
+ * with the plan's own geometry; device k launches the tile rows of its share
+ * (lwt_cuda_slide2d_regs_tiles), so each coefficient is computed by the same
+ * block code as on one device: the same bits for any device count. Rows of the
+ * arrays live where they are written (forward: the share's coefficient rows
+ * at each level, and the samples they come from); what a device reads from
+ * its neighbours is its tiles' halo, over NVLink. Between levels each device's
+ * stream waits for the others' events: level j + 1 reads rows of level j that
+ * another device wrote.
+ */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "core/context.h"
+#include "core/plan.h"
+}
+#include "cuda/cuda_check.cuh"
+#include "cuda/cuda_plan_levels.cuh"
+#include "cuda/cuda_slide_regs.cuh"
+#include "cuda/cuda_spread_mem.cuh"
+#include "lwt_cuda.h"
+
+#define SPREAD_MAX_DEV 16
+#define SPREAD_MAX_ALLOCS 64
+
+
+typedef struct spread_level {
+    const lwt_slide_geom *g[2]; /* forward, inverse (NULL: not the register kernel) */
+    int shape[2], improved[2];
+    long tile[2][SPREAD_MAX_DEV + 1]; /* device k runs tile rows [tile[k], tile[k + 1]) */
+} spread_level;
+
+struct lwt_spread {
+    const lwt_plan *plan;
+    int ndev;
+    int dev[SPREAD_MAX_DEV];
+    int plan_k; /* the plan's device's index in dev */
+    cudaStream_t stream[SPREAD_MAX_DEV];
+    cudaEvent_t done[SPREAD_MAX_DEV];
+    int split[2];
+    spread_level *lv; /* [levels + 1], index j */
+    lwt_vmm vmm;
+    lwt_spread_mem *approx; /* [levels + 1]: a_j, 1 <= j < levels (the split path's) */
+    struct {
+        lwt_spread_mem m;
+        int used;
+    } arr[SPREAD_MAX_ALLOCS];
+    void *ws; /* the plan device's workspace (the whole-plan path) */
+};
+
+/* ------------------------------------------------------------ placement */
+
+/* the device index that writes coefficient row r of level j: the share of
+   the forward tiles holding it, or an even split of the rows */
+static int level_row_owner(const lwt_spread *s, int j, size_t r)
+{
+    const lwt_plan *p = s->plan;
+    const size_t rows = p->sizes[j][0];
+    if (r >= rows)
+        r = rows ? rows - 1 : 0;
+    const spread_level *L = &s->lv[j];
+    if (!L->g[0])
+        return rows ? (int)(r * (size_t)s->ndev / rows) : 0;
+    const long tr = (long)r / L->g[0]->ax[0].T;
+    int k = 0;
+    while (k + 1 < s->ndev && L->tile[0][k + 1] <= tr)
+        k++;
+    return k;
+}
+
+/* the device index owning row r of level j's array (0: the samples) */
+static int array_row_owner(const lwt_spread *s, int j, size_t r)
+{
+    if (s->plan->levels == 0)
+        return 0;
+    return j == 0 ? level_row_owner(s, 1, r / 2) : level_row_owner(s, j, r);
+}
+
+/* packed row r: the level-1 bands fill the packed array's rows in two runs
+   (their top edges 0 and top1), and each row goes where its level-1 band row
+   is written; the coarser levels' rows share those rows */
+static int packed_row_owner(const lwt_spread *s, size_t r)
+{
+    const lwt_plan *p = s->plan;
+    if (p->levels == 0)
+        return 0;
+    lwt_band b;
+    lwt_plan_band(p, p->levels, 1, &b);
+    const size_t top1 = b.offset[0];
+    return level_row_owner(s, 1, r >= top1 ? r - top1 : r);
+}
+
+typedef struct owner_user {
+    const lwt_spread *s;
+    int kind;  /* 0: level array, 1: packed coefficients */
+    int level; /* kind 0: j (0: the samples) */
+    size_t row_bytes;
+} owner_user;
+
+static int owner_of_byte(const void *user, size_t byte)
+{
+    const owner_user *u = (const owner_user *)user;
+    const size_t r = byte / u->row_bytes;
+    const int k = u->kind ? packed_row_owner(u->s, r) : array_row_owner(u->s, u->level, r);
+    return u->s->dev[k];
+}
+
+/* the inverse's tiles of level j by where their first output row lives */
+static void inverse_tiles(lwt_spread *s, int j)
+{
+    spread_level *L = &s->lv[j];
+    const lwt_slide_geom *g = L->g[1];
+    const long T = g->ax[0].T, nt = g->tiles[0];
+    long tr = 0;
+    L->tile[1][0] = 0;
+    for (int k = 1; k < s->ndev; k++) {
+        /* tile tr's outputs start near sample row 2 tr T */
+        while (tr < nt && array_row_owner(s, j - 1, (size_t)(2 * tr * T)) < k)
+            tr++;
+        L->tile[1][k] = tr;
+    }
+    L->tile[1][s->ndev] = nt;
+}
+
+/* ------------------------------------------------------------ lifetime */
+
+static lwt_status spread_alloc_mem(lwt_spread *s, size_t bytes, owner_user *u, lwt_spread_mem *m)
+{
+    const lwt_context *ctx = s->plan->ctx;
+    char err[160];
+    const int r = lwt_spread_mem_alloc(&s->vmm, s->dev, s->ndev, bytes, owner_of_byte, u, m, err, sizeof err);
+    if (r)
+        return lwt_fail(ctx, r == (int)CUDA_ERROR_OUT_OF_MEMORY ? LWT_ERR_OUT_OF_MEMORY : LWT_ERR_DEVICE,
+                        "spread array of %zu bytes: %s", bytes, err);
+    return LWT_OK;
+}
+
+static lwt_status check_devices(const lwt_plan *p, int ndev, const int *devs, int *plan_k)
+{
+    const lwt_context *ctx = p->ctx;
+    int count = 0;
+    CK(cudaGetDeviceCount(&count));
+    *plan_k = -1;
+    for (int k = 0; k < ndev; k++) {
+        if (devs[k] < 0 || devs[k] >= count)
+            return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "spread: device %d does not exist (%d devices)", devs[k],
+                            count);
+        if (devs[k] == p->device && *plan_k < 0)
+            *plan_k = k;
+        for (int q = 0; q < k; q++) {
+            int can = 1;
+            if (devs[q] != devs[k])
+                CK(cudaDeviceCanAccessPeer(&can, devs[k], devs[q]));
+            if (!can)
+                return lwt_fail(ctx, LWT_ERR_UNSUPPORTED, "spread: devices %d and %d have no peer access", devs[k],
+                                devs[q]);
+        }
+    }
+    if (*plan_k < 0)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "spread: the plan's device %d is not in the device list",
+                        p->device);
+    return LWT_OK;
+}
+
+/* the levels' kernels and the devices' tile shares */
+static void plan_levels(lwt_spread *s)
+{
+    const lwt_plan *p = s->plan;
+    const bool shape_ok = p->ndim == 2 && p->desc.batch == 1 && !p->direct && p->levels >= 1;
+    s->split[0] = s->split[1] = shape_ok;
+    for (int j = 1; j <= p->levels; j++)
+        for (int inv = 0; inv < 2; inv++) {
+            spread_level *L = &s->lv[j];
+            L->g[inv] = shape_ok ? lwt_cuda_plan_level(p, j, inv, &L->shape[inv], &L->improved[inv]) : NULL;
+            if (!L->g[inv])
+                s->split[inv] = 0;
+        }
+    for (int j = 1; j <= p->levels; j++)
+        if (s->lv[j].g[0])
+            for (int k = 0; k <= s->ndev; k++)
+                s->lv[j].tile[0][k] = s->lv[j].g[0]->tiles[0] * k / s->ndev;
+    /* after the forward shares: the inverse's follow where its rows live */
+    for (int j = 1; j <= p->levels; j++)
+        if (s->lv[j].g[1])
+            inverse_tiles(s, j);
+}
+
+extern "C" lwt_status lwt_spread_create(const lwt_plan *p, int ndev, const int *devs, lwt_spread **out)
+{
+    if (!out)
+        return LWT_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!p || !devs || ndev < 1 || ndev > SPREAD_MAX_DEV)
+        return p ? lwt_fail(p->ctx, LWT_ERR_INVALID_ARGUMENT, "spread: 1 to %d devices", SPREAD_MAX_DEV)
+                 : LWT_ERR_INVALID_ARGUMENT;
+    const lwt_context *ctx = p->ctx;
+    if (p->backend != LWT_BACKEND_CUDA || !p->cuda)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "spread: the plan must use the CUDA backend");
+    int plan_k = -1;
+    lwt_status st = check_devices(p, ndev, devs, &plan_k);
+    if (st)
+        return st;
+    lwt_spread *s = (lwt_spread *)calloc(1, sizeof *s);
+    if (!s)
+        return LWT_ERR_OUT_OF_MEMORY;
+    s->plan = p;
+    s->ndev = ndev;
+    s->plan_k = plan_k;
+    memcpy(s->dev, devs, sizeof(int) * (size_t)ndev);
+    char err[160];
+    s->lv = (spread_level *)calloc((size_t)p->levels + 1, sizeof *s->lv);
+    s->approx = (lwt_spread_mem *)calloc((size_t)p->levels + 1, sizeof *s->approx);
+    if (!s->lv || !s->approx) {
+        lwt_spread_destroy(s);
+        return LWT_ERR_OUT_OF_MEMORY;
+    }
+    if (lwt_vmm_load(&s->vmm, err, sizeof err)) {
+        lwt_spread_destroy(s);
+        return lwt_fail(ctx, LWT_ERR_UNSUPPORTED, "spread: %s", err);
+    }
+    int cur = 0;
+    cudaGetDevice(&cur);
+    for (int k = 0; k < ndev && !st; k++) {
+        cudaError_t e = cudaSetDevice(devs[k]);
+        if (e == cudaSuccess)
+            e = cudaStreamCreateWithFlags(&s->stream[k], cudaStreamNonBlocking);
+        if (e == cudaSuccess)
+            e = cudaEventCreateWithFlags(&s->done[k], cudaEventDisableTiming);
+        if (e != cudaSuccess)
+            st = lwt_fail(ctx, LWT_ERR_DEVICE, "spread: CUDA error %s on device %d", cudaGetErrorName(e), devs[k]);
+    }
+    cudaSetDevice(cur);
+    if (!st) {
+        plan_levels(s);
+        /* the split path's approximations a_1 .. a_{J-1}, rows where they are written */
+        for (int j = 1; j < p->levels && !st && (s->split[0] || s->split[1]); j++) {
+            owner_user u = {s, 0, j, p->sizes[j][1] * lwt_plan_elem_size(p)};
+            st = spread_alloc_mem(s, p->sizes[j][0] * u.row_bytes, &u, &s->approx[j]);
+        }
+    }
+    if (!st && !(s->split[0] && s->split[1])) {
+        size_t wb = 0;
+        st = lwt_plan_device_workspace_size(p, &wb);
+        cudaSetDevice(p->device);
+        if (!st && cudaMalloc(&s->ws, wb ? wb : 1) != cudaSuccess) {
+            cudaGetLastError();
+            st = lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "spread: %zu bytes of workspace on device %d", wb, p->device);
+        }
+        cudaSetDevice(cur);
+    }
+    if (st) {
+        lwt_spread_destroy(s);
+        return st;
+    }
+    lwt_log(ctx, LWT_LOG_DEBUG, "spread over %d devices: forward %s, inverse %s", ndev,
+            s->split[0] ? "split by tile rows" : "on the plan's device",
+            s->split[1] ? "split by tile rows" : "on the plan's device");
+    *out = s;
+    return LWT_OK;
+}
+
+extern "C" void lwt_spread_destroy(lwt_spread *s)
+{
+    if (!s)
+        return;
+    int cur = 0;
+    cudaGetDevice(&cur);
+    for (int k = 0; k < s->ndev; k++) {
+        cudaSetDevice(s->dev[k]);
+        if (s->stream[k])
+            cudaStreamSynchronize(s->stream[k]);
+    }
+    for (int i = 0; i < SPREAD_MAX_ALLOCS; i++)
+        if (s->arr[i].used)
+            lwt_spread_mem_free(&s->vmm, &s->arr[i].m);
+    for (int j = 0; s->approx && j <= s->plan->levels; j++)
+        if (s->approx[j].base)
+            lwt_spread_mem_free(&s->vmm, &s->approx[j]);
+    for (int k = 0; k < s->ndev; k++) {
+        cudaSetDevice(s->dev[k]);
+        if (s->stream[k])
+            cudaStreamDestroy(s->stream[k]);
+        if (s->done[k])
+            cudaEventDestroy(s->done[k]);
+    }
+    if (s->ws) {
+        cudaSetDevice(s->plan->device);
+        cudaFree(s->ws);
+    }
+    cudaSetDevice(cur);
+    free(s->lv);
+    free(s->approx);
+    free(s);
+}
+
+extern "C" lwt_status lwt_spread_alloc(lwt_spread *s, lwt_spread_array what, void **ptr)
+{
+    if (!s || !ptr || (what != LWT_SPREAD_SAMPLES && what != LWT_SPREAD_COEFFS))
+        return LWT_ERR_INVALID_ARGUMENT;
+    *ptr = NULL;
+    const lwt_plan *p = s->plan;
+    int i = 0;
+    while (i < SPREAD_MAX_ALLOCS && s->arr[i].used)
+        i++;
+    if (i == SPREAD_MAX_ALLOCS)
+        return lwt_fail(p->ctx, LWT_ERR_OUT_OF_MEMORY, "spread: more than %d arrays", SPREAD_MAX_ALLOCS);
+    const size_t es = lwt_plan_elem_size(p);
+    owner_user u = {s, what == LWT_SPREAD_COEFFS, 0, 0};
+    size_t rows;
+    if (what == LWT_SPREAD_COEFFS) {
+        rows = p->ndim >= 1 ? p->packed[0] : 1;
+        u.row_bytes = p->coeff_count * es / (rows ? rows : 1);
+    } else {
+        rows = p->shape[0];
+        u.row_bytes = p->input_count * es / (rows ? rows : 1);
+    }
+    const size_t bytes = (what == LWT_SPREAD_COEFFS ? p->coeff_count : p->input_count) * es * p->desc.batch;
+    if (!u.row_bytes)
+        u.row_bytes = 1;
+    lwt_status st = spread_alloc_mem(s, bytes, &u, &s->arr[i].m);
+    if (st)
+        return st;
+    s->arr[i].used = 1;
+    *ptr = s->arr[i].m.base;
+    return LWT_OK;
+}
+
+static int find_array(const lwt_spread *s, const void *ptr)
+{
+    for (int i = 0; i < SPREAD_MAX_ALLOCS; i++)
+        if (s->arr[i].used && s->arr[i].m.base == ptr)
+            return i;
+    return -1;
+}
+
+extern "C" lwt_status lwt_spread_free(lwt_spread *s, void *ptr)
+{
+    if (!s)
+        return LWT_ERR_INVALID_ARGUMENT;
+    if (!ptr)
+        return LWT_OK;
+    const int i = find_array(s, ptr);
+    if (i < 0)
+        return lwt_fail(s->plan->ctx, LWT_ERR_INVALID_ARGUMENT, "spread: %p is not one of this spread's arrays", ptr);
+    lwt_spread_mem_free(&s->vmm, &s->arr[i].m);
+    s->arr[i].used = 0;
+    return LWT_OK;
+}
+
+extern "C" lwt_status lwt_spread_device_of(const lwt_spread *s, const void *ptr, size_t byte, int *device)
+{
+    if (!s || !device)
+        return LWT_ERR_INVALID_ARGUMENT;
+    const int i = find_array(s, ptr);
+    if (i < 0 || byte >= s->arr[i].m.bytes)
+        return LWT_ERR_INVALID_ARGUMENT;
+    *device = lwt_spread_mem_device(&s->arr[i].m, byte);
+    return LWT_OK;
+}
+
+extern "C" int lwt_spread_split(const lwt_spread *s, int inverse)
+{
+    return s ? s->split[inverse ? 1 : 0] : 0;
+}
+
+/* ------------------------------------------------------------ execution */
+
+/* every device's stream waits for the other devices' last step */
+static lwt_status barrier(lwt_spread *s)
+{
+    const lwt_context *ctx = s->plan->ctx;
+    for (int k = 0; k < s->ndev; k++) {
+        CK(cudaSetDevice(s->dev[k]));
+        for (int q = 0; q < s->ndev; q++)
+            if (q != k)
+                CK(cudaStreamWaitEvent(s->stream[k], s->done[q], 0));
+    }
+    return LWT_OK;
+}
+
+/* one level on every device: its share of the tile rows, then its event */
+static lwt_status run_level(lwt_spread *s, int j, int inv, const void *const in[4], const size_t in_stride[4],
+                            void *const out[4], const size_t out_stride[4])
+{
+    const lwt_plan *p = s->plan;
+    const lwt_context *ctx = p->ctx;
+    const spread_level *L = &s->lv[j];
+    for (int k = 0; k < s->ndev; k++) {
+        CK(cudaSetDevice(s->dev[k]));
+        CK(lwt_cuda_slide2d_regs_tiles(L->shape[inv], L->improved[inv], L->g[inv], &p->wavelet.scheme,
+                                       p->desc.dtype, in, in_stride, out, out_stride, L->tile[inv][k],
+                                       L->tile[inv][k + 1], s->stream[k]));
+        CK(cudaEventRecord(s->done[k], s->stream[k]));
+    }
+    return barrier(s);
+}
+
+static lwt_status wait_all(lwt_spread *s)
+{
+    const lwt_context *ctx = s->plan->ctx;
+    for (int k = 0; k < s->ndev; k++) {
+        CK(cudaSetDevice(s->dev[k]));
+        CK(cudaStreamSynchronize(s->stream[k]));
+    }
+    return LWT_OK;
+}
+
+/* work issued before the call on the set's devices completes first */
+static lwt_status start(lwt_spread *s)
+{
+    const lwt_context *ctx = s->plan->ctx;
+    for (int k = 0; k < s->ndev; k++) {
+        bool seen = false;
+        for (int q = 0; q < k; q++)
+            seen |= s->dev[q] == s->dev[k];
+        if (seen)
+            continue;
+        CK(cudaSetDevice(s->dev[k]));
+        CK(cudaDeviceSynchronize());
+    }
+    return LWT_OK;
+}
+
+static void *band_at(const lwt_plan *p, const void *coeffs, int j, unsigned mask)
+{
+    lwt_band b;
+    lwt_plan_band(p, p->levels - j + 1, mask, &b);
+    return (char *)coeffs + (b.offset[0] * p->packed[1] + b.offset[1]) * lwt_plan_elem_size(p);
+}
+
+static lwt_status forward_split(lwt_spread *s, const void *in, void *coeffs)
+{
+    const lwt_plan *p = s->plan;
+    const lwt_context *ctx = p->ctx;
+    if (!p->tight) { /* PyWavelets pads the gaps with zeros */
+        CK(cudaSetDevice(s->dev[0]));
+        CK(cudaMemsetAsync(coeffs, 0, p->coeff_count * lwt_plan_elem_size(p), s->stream[0]));
+        CK(cudaEventRecord(s->done[0], s->stream[0]));
+        for (int k = 1; k < s->ndev; k++) {
+            CK(cudaSetDevice(s->dev[k]));
+            CK(cudaStreamWaitEvent(s->stream[k], s->done[0], 0));
+        }
+    }
+    const void *cur = in;
+    size_t cur_stride = p->shape[1];
+    for (int j = 1; j <= p->levels; j++) {
+        const bool last = j == p->levels;
+        void *dst[4];
+        size_t stride[4];
+        dst[0] = last ? coeffs : (void *)s->approx[j].base;
+        stride[0] = last ? p->packed[1] : p->sizes[j][1];
+        for (unsigned mask = 1; mask < 4; mask++) {
+            dst[mask] = band_at(p, coeffs, j, mask);
+            stride[mask] = p->packed[1];
+        }
+        const void *src[4] = {cur, NULL, NULL, NULL};
+        const size_t src_stride[4] = {cur_stride, 0, 0, 0};
+        lwt_status st = run_level(s, j, 0, src, src_stride, dst, stride);
+        if (st)
+            return st;
+        cur = dst[0];
+        cur_stride = stride[0];
+    }
+    return LWT_OK;
+}
+
+static lwt_status inverse_split(lwt_spread *s, const void *coeffs, void *out)
+{
+    const lwt_plan *p = s->plan;
+    const void *approx = coeffs;
+    size_t astride = p->packed[1];
+    for (int j = p->levels; j >= 1; j--) {
+        const void *src[4] = {approx, NULL, NULL, NULL};
+        const size_t src_stride[4] = {astride, p->packed[1], p->packed[1], p->packed[1]};
+        for (unsigned mask = 1; mask < 4; mask++)
+            src[mask] = band_at(p, coeffs, j, mask);
+        void *dst = j == 1 ? out : (void *)s->approx[j - 1].base;
+        void *outs[4] = {dst, NULL, NULL, NULL};
+        const size_t out_stride[4] = {p->sizes[j - 1][1], 0, 0, 0};
+        lwt_status st = run_level(s, j, 1, src, src_stride, outs, out_stride);
+        if (st)
+            return st;
+        approx = dst;
+        astride = p->sizes[j - 1][1];
+    }
+    return LWT_OK;
+}
+
+static lwt_status run(lwt_spread *s, const void *in, void *out, int inv)
+{
+    if (!s || !in || !out)
+        return LWT_ERR_INVALID_ARGUMENT;
+    const lwt_plan *p = s->plan;
+    int cur = 0;
+    cudaGetDevice(&cur);
+    lwt_status st = start(s);
+    if (!st && s->split[inv])
+        st = inv ? inverse_split(s, in, out) : forward_split(s, in, out);
+    else if (!st)
+        st = inv ? lwt_inverse_device(p, in, out, s->ws, s->stream[s->plan_k])
+                 : lwt_forward_device(p, in, out, s->ws, s->stream[s->plan_k]);
+    /* wait even after a failure: nothing may still be writing when the call returns */
+    lwt_status ws = wait_all(s);
+    cudaSetDevice(cur);
+    return st ? st : ws;
+}
+
+extern "C" lwt_status lwt_spread_forward(lwt_spread *s, const void *in, void *coeffs)
+{
+    return run(s, in, coeffs, 0);
+}
+
+extern "C" lwt_status lwt_spread_inverse(lwt_spread *s, const void *coeffs, void *out)
+{
+    return run(s, coeffs, out, 1);
+}
