@@ -371,7 +371,8 @@ extern "C" int lwt_spread_split(const lwt_spread *s, int inverse)
 
 /* ------------------------------------------------------------ execution */
 
-/* every device's stream waits for the other devices' last step */
+/* every device's stream waits for the other devices' last step (events not
+   recorded in this call completed before it: wait_all ended the call before) */
 static lwt_status barrier(lwt_spread *s)
 {
     const lwt_context *ctx = s->plan->ctx;
@@ -384,13 +385,16 @@ static lwt_status barrier(lwt_spread *s)
     return LWT_OK;
 }
 
-/* one level on every device: its share of the tile rows, then its event */
+/* one level on every device, after the others' last step: its share of the tile rows, then its event */
 static lwt_status run_level(lwt_spread *s, int j, int inv, const void *const in[4], const size_t in_stride[4],
                             void *const out[4], const size_t out_stride[4])
 {
     const lwt_plan *p = s->plan;
     const lwt_context *ctx = p->ctx;
     const spread_level *L = &s->lv[j];
+    lwt_status st = barrier(s);
+    if (st)
+        return st;
     for (int k = 0; k < s->ndev; k++) {
         CK(cudaSetDevice(s->dev[k]));
         CK(lwt_cuda_slide2d_regs_tiles(L->shape[inv], L->improved[inv], L->g[inv], &p->wavelet.scheme,
@@ -398,7 +402,7 @@ static lwt_status run_level(lwt_spread *s, int j, int inv, const void *const in[
                                        L->tile[inv][k + 1], s->stream[k]));
         CK(cudaEventRecord(s->done[k], s->stream[k]));
     }
-    return barrier(s);
+    return LWT_OK;
 }
 
 static lwt_status wait_all(lwt_spread *s)
@@ -438,14 +442,10 @@ static lwt_status forward_split(lwt_spread *s, const void *in, void *coeffs)
 {
     const lwt_plan *p = s->plan;
     const lwt_context *ctx = p->ctx;
-    if (!p->tight) { /* PyWavelets pads the gaps with zeros */
+    if (!p->tight) { /* PyWavelets pads the gaps with zeros; level 1's barrier waits for it */
         CK(cudaSetDevice(s->dev[0]));
         CK(cudaMemsetAsync(coeffs, 0, p->coeff_count * lwt_plan_elem_size(p), s->stream[0]));
         CK(cudaEventRecord(s->done[0], s->stream[0]));
-        for (int k = 1; k < s->ndev; k++) {
-            CK(cudaSetDevice(s->dev[k]));
-            CK(cudaStreamWaitEvent(s->stream[k], s->done[0], 0));
-        }
     }
     const void *cur = in;
     size_t cur_stride = p->shape[1];
