@@ -192,14 +192,14 @@ static void free_slides(const lwt_plan *p, cuda_plan_state *st)
  * apply (lwt_cuda_slide_regs_plan), where tuning was asked for, or where the
  * working type is not the element type. */
 static lwt_slide_geom *plan_regs(const lwt_plan *p, const cuda_plan_state *st, int inv, size_t in0, size_t in1,
-                                 size_t nc0, size_t nc1, long min_blocks)
+                                 size_t nc0, size_t nc1)
 {
     if (p->desc.lbb_threads || p->desc.lbb_cols)
         return NULL;
     if (p->desc.dtype == LWT_F32 && !st->dev.f32_in_float)
         return NULL;
     return lwt_cuda_slide_regs_plan(&p->wavelet.scheme, p->desc.mode, p->fb.length, inv, (long)in0, (long)in1,
-                                    (long)nc0, (long)nc1, 0, lwt_plan_elem_size(p), min_blocks);
+                                    (long)nc0, (long)nc1, 0, lwt_plan_elem_size(p));
 }
 
 static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
@@ -226,7 +226,7 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
             const int idx = 2 * (j - 1) + inv;
             const size_t *in = p->sizes[j - 1], *nc = p->sizes[j];
             st->slide_regs[idx] = -1;
-            lwt_slide_geom *g = plan_regs(p, st, inv, in[0], in[1], nc[0], nc[1], 8L * sms);
+            lwt_slide_geom *g = plan_regs(p, st, inv, in[0], in[1], nc[0], nc[1]);
             if (g) {
                 st->slide[idx] = g;
                 st->slide_regs[idx] = lwt_cuda_slide_regs_shape(s);
@@ -341,11 +341,8 @@ static int part_geom(const lwt_plan *p, lwt_cuda_part_cache *c, long n0, long n1
             *g = c->e[i].g;
             return c->e[i].shape;
         }
-    if (!c->sms && cudaDeviceGetAttribute(&c->sms, cudaDevAttrMultiProcessorCount, p->device) != cudaSuccess)
-        c->sms = 1;
-    /* blocks for about two waves: a chunk's level is one kernel at a time on its stream */
     lwt_slide_geom *ng = lwt_cuda_slide_regs_plan(&p->wavelet.scheme, p->desc.mode, p->fb.length, 0, n0, n1, 0, 0,
-                                                  rows, sizeof(double), 4L * c->sms);
+                                                  rows, sizeof(double));
     const int i = c->n < LWT_CUDA_PART_GEOMS ? c->n++ : c->next++ % LWT_CUDA_PART_GEOMS;
     free(c->e[i].g);
     c->e[i].n0 = n0;

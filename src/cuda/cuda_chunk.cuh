@@ -28,7 +28,6 @@ typedef struct lwt_cuda_part_cache {
         lwt_slide_geom *g;
     } e[LWT_CUDA_PART_GEOMS];
     int n, next;
-    int sms; /* multiprocessors of the device (0: not asked yet) */
 } lwt_cuda_part_cache;
 
 void lwt_cuda_part_cache_free(lwt_cuda_part_cache *c);

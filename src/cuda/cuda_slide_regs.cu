@@ -24,12 +24,14 @@
 #include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
+#include <limits.h>
 #include <string.h>
 #include <utility>
 
 extern "C" {
 #include "core/extend.h"
 #include "core/slide.h"
+#include "core/slide_runs.h"
 }
 #include "cuda/cuda_kernels.cuh"
 #include "cuda/cuda_slide_regs.cuh"
@@ -69,15 +71,19 @@ constexpr int rs_rows(int id, int es) { return es == 4 && kShapes[id].n <= 8 ? 8
 /* Registers against occupancy, measured on an H200 (docs/PERFORMANCE.md):
  * more resident blocks hide the barriers and load latency better than
  * registers do, so short float32 schemes issue each batch's loads at its
- * start and run 3-4 blocks per SM (forward: 4 for <= 3 steps, 16 bytes of
- * spills; 3 otherwise, none); float64 and long schemes, two blocks of up to
- * 128 registers, issue the next batch's loads before this batch's lifting.
- * Loading ahead at two blocks made the CDF 9/7 forward 2.3x slower than three
- * blocks without; for db10 it was 2.1x faster than two blocks without. */
+ * start and run 3-4 blocks per SM (forward: 3, no spills; inverse: 4);
+ * float64 and long schemes, two blocks of up to 128 registers, issue the
+ * next batch's loads before this batch's lifting. Loading ahead at two
+ * blocks made the CDF 9/7 forward 2.3x slower than three blocks without; for
+ * db10 it was 2.1x faster than two blocks without. The forwards of <= 3
+ * steps ran 4 blocks (16-68 bytes of spills) until the blocks took runs of
+ * tiles (the runs' extra rows took registers: 44-108 bytes); at 3 blocks the
+ * D4 and CDF 5/3 forwards are 12-23% faster than either, Haar's within 1%
+ * (version 14). */
 constexpr bool rs_short(int id, int es) { return es == 4 && kShapes[id].n <= 8; }
 constexpr int rs_min_blocks(int id, int es, bool inv)
 {
-    return !rs_short(id, es) ? (inv && es == 4 ? 3 : 2) : inv || kShapes[id].n <= 3 ? 4 : 3;
+    return !rs_short(id, es) ? (inv && es == 4 ? 3 : 2) : inv ? 4 : 3;
 }
 
 /* The pipeline of one direction: lag[k] of the step at execution position k
@@ -252,9 +258,9 @@ template <typename WREAL> struct rs_args {
        where the input rows are (the WIN kernels) */
     long row0, row_end;
     lwt_window win;
-    /* the launch's blocks are tiles blk0 .. blk0 + nblk - 1 (a device's share of a level
-       spread over several, cuda_spread.cu; all of them otherwise) */
-    long blk0, nblk;
+    /* the blocks' runs of tiles over tile rows [t0, t0 + ntr) (a device's share of a
+       level spread over several, cuda_spread.cu; all of them otherwise) */
+    lwt_slide_runs runs;
 };
 
 /* one row of both vertical channels enters the window: shift, then every
@@ -413,6 +419,11 @@ constexpr int rs_smem(bool inv, int R) { return 2 * R * 2 * rs_ring(inv) + 2 * r
    4 levels at 16384^2: 3-14% faster for Haar, D4, CDF 5/3, D20 and float64 CDF 9/7; for
    float32 CDF 9/7 (shape 6) 5-8% slower than loading them at the batch's start, as it does. */
 constexpr bool rs_inv_staged(int id, int es) { return !(es == 4 && id == 6); }
+/* The forward's L2 prefetch of the next batch's rows. Measured on an H200 (docs/PERFORMANCE.md,
+   version 14), 4 levels at 16384^2: Haar 6% faster, D4, CDF 5/3 and float32 CDF 9/7 6-8% slower
+   (one level of CDF 9/7: 0.873 -> 0.953 ms); kept for Haar (shape 0) only. */
+constexpr bool rs_prefetch(int id, int es) { return id == 0 && rs_short(id, es); }
+static_assert(kShapes[0].n == 2 && kShapes[0].nt[0] == 1 && kShapes[0].nt[1] == 1, "rs_prefetch names Haar by its place");
 static_assert(kShapes[6].n == 4 && kShapes[6].t[0] == 1 && kShapes[6].nt[3] == 2,
               "rs_inv_staged names float32 CDF 9/7 by its place in kShapes");
 static_assert(rs_cw(false) % 32 == 16 && rs_cw(true) % 32 == 16, "ring regions must start 16 banks apart");
@@ -474,17 +485,25 @@ __device__ __forceinline__ void hlift(WREAL *lrow, const WREAL *taps, int lane, 
         hlift_body<ID, INV, GS>(lrow, taps, lane, k);
 }
 
-/* last vertical channel row any output of the block needs, relative to m_start */
-/* first coefficient row and column of block blk's tile */
-__device__ __forceinline__ void rs_tile(const lwt_slide_geom &G, long row0, long blk, long *sy, long *sx)
+/* this block's run of tiles (core/slide_runs.h) as one tall tile: its first
+   coefficient row and column, and the rows it adds to one tile; false: none */
+template <typename ARGS>
+__device__ __forceinline__ bool rs_block_run(const lwt_slide_geom &G, const ARGS &A, long row0, long *sy, long *sx,
+                                             int *ext)
 {
-    *sy = row0 + (blk / G.tiles[1]) * G.ax[0].T;
-    *sx = (blk % G.tiles[1]) * G.ax[1].T;
+    long strip, tr, nt;
+    if (!lwt_slide_run(&A.runs, G.tiles[1], blockIdx.x, &strip, &tr, &nt))
+        return false;
+    *sy = row0 + tr * G.ax[0].T;
+    *sx = strip * G.ax[1].T;
+    *ext = (int)(nt - 1) * G.ax[0].T; /* at most 15 tiles of at most 256 rows */
+    return true;
 }
 
-__device__ __forceinline__ long rs_iters(const lwt_slide_geom &G, const int D[2])
+/* iterations of a run of tiles ext rows taller than one */
+__device__ __forceinline__ long rs_iters(const lwt_slide_geom &G, const int D[2], int ext)
 {
-    const long e0 = G.out_hi[0] - 1 + D[0], e1 = G.out_hi[1] - 1 + D[1];
+    const long e0 = G.out_hi[0] + ext - 1 + D[0], e1 = G.out_hi[1] + ext - 1 + D[1];
     return (e0 > e1 ? e0 : e1) - G.m_start + 1;
 }
 
@@ -498,7 +517,9 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
     WREAL *const buf = reinterpret_cast<WREAL *>(smem_raw); /* [2][R][2][RW] */
     const lwt_slide_axis &ay = G.ax[0], &ax = G.ax[1];
     long sy, sx;
-    rs_tile(G, A.row0, A.blk0 + blockIdx.x, &sy, &sx);
+    int ext;
+    if (!rs_block_run(G, A, A.row0, &sy, &sx, &ext))
+        return;
     long xlo;
     const int NX = lwt_slide_strip(&G, sx, &xlo);
     const bool x_inside = xlo + ax.delta >= 0 && xlo + NX + ax.delta <= ax.n;
@@ -540,7 +561,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
        float64 scales where the CPU backend does, for the same bits. */
     constexpr bool fold_scale = sizeof(WREAL) == 4;
     const WREAL kv[2] = {A.k[a == 0 ? 0 : 1], A.k[a == 1 ? 0 : 1]};
-    const long NI = rs_iters(G, P.D);
+    const long NI = rs_iters(G, P.D, ext);
 
     WREAL w[2][P.WM];
 #pragma unroll
@@ -548,14 +569,17 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
         w[0][s] = w[1][s] = 0;
     auto row_at = [&](long y) { return rs_row<WIN>(A.win, y); };
     /* this thread's samples of rows m0 .. m0 + R - 1 of both channels */
-    auto load = [&](WREAL(&v)[R][2], long m0) {
-        /* all loaded and inside the array: no checks per sample */
+    /* whether the batch from channel row m0 is all loaded and inside the array (*yb:
+       the buffer row of its first sample row): then no checks per sample */
+    auto plain_batch = [&](long m0, long *yb) {
         const long y0 = 2 * (m0 + sy) + ay.delta;
-        long yb = y0;
-        const bool plain = x_inside && m0 >= ay.lo[0] && m0 >= ay.lo[1] && m0 + R <= ay.lo[0] + ay.len[0] &&
-                           m0 + R <= ay.lo[1] + ay.len[1] && y0 >= 0 && y0 + 2 * R <= ay.n &&
-                           rs_rows_run<WIN>(A.win, y0, 2 * R, &yb);
-        if (plain) {
+        return x_inside && m0 >= ay.lo[0] && m0 >= ay.lo[1] && m0 + R <= ay.lo[0] + ay.len[0] + ext &&
+               m0 + R <= ay.lo[1] + ay.len[1] + ext && y0 >= 0 && y0 + 2 * R <= ay.n &&
+               rs_rows_run<WIN>(A.win, y0, 2 * R, yb);
+    };
+    auto load = [&](WREAL(&v)[R][2], long m0) {
+        long yb;
+        if (plain_batch(m0, &yb)) {
             const REAL *p = src + (size_t)yb * stride + (size_t)xx;
 #pragma unroll
             for (int r = 0; r < R; r++)
@@ -570,7 +594,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
             for (int c = 0; c < 2; c++) {
                 const long m = m0 + r;
                 v[r][c] = 0;
-                if (!has_col || m < ay.lo[c] || m >= ay.lo[c] + ay.len[c])
+                if (!has_col || m < ay.lo[c] || m >= ay.lo[c] + ay.len[c] + ext)
                     continue;
                 const long yy = 2 * (m + sy) + c + ay.delta;
                 if (x_inside && yy >= 0 && yy < ay.n) {
@@ -621,6 +645,20 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
             }
         }
         __syncthreads();
+        /* the next batch's rows start coming into L2 while this one's are lifted along
+           the rows: one bulk prefetch per sample row (Hopper), the strip's bytes from
+           their 16-byte boundary, within the row's last sample (rs_prefetch) */
+        if (rs_prefetch(ID, sizeof(WREAL)) && j < 2 * R && i0 + R < NI) {
+            long yb;
+            if (plain_batch(G.m_start + i0 + R, &yb)) {
+                const char *row = (const char *)(src + (size_t)(yb + j) * stride);
+                const uintptr_t a0 = (uintptr_t)(row + (size_t)(xlo + ax.delta) * sizeof(REAL)) & ~(uintptr_t)15;
+                const uintptr_t a1 = (uintptr_t)(row + (size_t)(xlo + NX + ax.delta) * sizeof(REAL)) & ~(uintptr_t)15;
+                if (a1 > a0)
+                    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a0), "r"((unsigned)(a1 - a0))
+                                 : "memory");
+            }
+        }
         /* 3. each warp lifts whole rows of its vertical channel hc along the row and
            writes them to their bands (coalesced, from the ring row): its rows go to
            bands vb and vb | 2, row rr - hsh; hlane is its lane's offset in a ring
@@ -638,7 +676,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
         const WREAL ka = kvh * A.k[2], kd = kvh * A.k[3];
         for (int r = warp >> 1; r < R; r += nwarp >> 1) {
             const long rr = G.m_start + i0 + r - P.D[hc];
-            if (rr < G.out_lo[hc] || rr >= G.out_hi[hc] || rr - hsh >= A.row_end)
+            if (rr < G.out_lo[hc] || rr >= G.out_hi[hc] + ext || rr - hsh >= A.row_end)
                 continue;
             WREAL *row = bb + (2 * r + hc) * RW;
             hlift<ID, false, GS>(row + hlane, A.taps, lane);
@@ -678,7 +716,9 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
     WREAL *const buf = reinterpret_cast<WREAL *>(smem_raw); /* [2][R][2][RW] */
     const lwt_slide_axis &ay = G.ax[0], &ax = G.ax[1];
     long sy, sx;
-    rs_tile(G, 0, A.blk0 + blockIdx.x, &sy, &sx);
+    int ext;
+    if (!rs_block_run(G, A, 0, &sy, &sx, &ext))
+        return;
     const int a = A.ach;
     const bool periodic = ay.mode == LWT_MODE_PERIODIZATION;
     const long x0 = 2 * sx; /* first output column */
@@ -696,7 +736,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
         const int odd = (int)(yx & 1);
         rc = rs_pos(true, ax, odd, odd ? (int)((yx - 1 - 2 * (ax.lo[1] + sx)) >> 1) : (int)((yx - 2 * (ax.lo[0] + sx)) >> 1));
     }
-    const long NI = rs_iters(G, P.D);
+    const long NI = rs_iters(G, P.D, ext);
 
     /* Each warp takes ring rows of one vertical channel hc: coefficient row ky = m - hsh
        of bands vb and vb | 2. Per horizontal channel cx (rs_wbands): its band (data,
@@ -728,7 +768,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
         *ky = m - hsh;
         if (periodic && (*ky < 0 || *ky >= ay.nc)) /* the division only where it wraps */
             *ky = lwt_mod(*ky, ay.nc);
-        return m >= ay.lo[hc] && m < ay.lo[hc] + ay.len[hc] && *ky >= 0 && *ky < ay.nc;
+        return m >= ay.lo[hc] && m < ay.lo[hc] + ay.len[hc] + ext && *ky >= 0 && *ky < ay.nc;
     };
     /* The rows of the batch at i0 that need no checks, copied into ring buffer bb
        asynchronously (cp.async, rs_inv_staged), zeros beside the band. Ring rows hold
@@ -811,8 +851,8 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
         const long m0 = G.m_start + i0;
         /* every row of the batch is an output row inside the array: no checks */
         const long y0 = 2 * (m0 - P.D[0] + sy) + ay.delta, y1 = 2 * (m0 - P.D[1] + sy) + 1 + ay.delta;
-        const bool plain = has_col && m0 - P.D[0] >= G.out_lo[0] && m0 + R - P.D[0] <= G.out_hi[0] &&
-                           m0 - P.D[1] >= G.out_lo[1] && m0 + R - P.D[1] <= G.out_hi[1] && y0 >= 0 &&
+        const bool plain = has_col && m0 - P.D[0] >= G.out_lo[0] && m0 + R - P.D[0] <= G.out_hi[0] + ext &&
+                           m0 - P.D[1] >= G.out_lo[1] && m0 + R - P.D[1] <= G.out_hi[1] + ext && y0 >= 0 &&
                            y1 >= 0 && y0 + 2 * R <= ay.n && y1 + 2 * R <= ay.n + 1;
         REAL *const q0 = dst + (plain ? (size_t)y0 * dstride + (size_t)(x0 + j) : 0);
         REAL *const q1 = dst + (plain ? (size_t)y1 * dstride + (size_t)(x0 + j) : 0);
@@ -828,7 +868,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
 #pragma unroll
             for (int c = 0; c < 2; c++) {
                 const long rr = m0 + r - P.D[c];
-                if (!has_col || rr < G.out_lo[c] || rr >= G.out_hi[c])
+                if (!has_col || rr < G.out_lo[c] || rr >= G.out_hi[c] + ext)
                     continue;
                 const long y = 2 * (rr + sy) + c + ay.delta;
                 if (y >= 0 && y < ay.n)
@@ -849,21 +889,23 @@ kernel_table<WREAL> kernels(std::integer_sequence<int, ID...>)
     return {{rs_forward<ID, GS, REAL, WREAL, false>...}, {rs_inverse<ID, GS, REAL, WREAL>...}};
 }
 
-/* GS: steps per exchange round along the rows (1 classic, 2 improved) */
-/* kernel k of shape id on one block per tile, with the shared memory it needs */
+/* kernel k of shape id on the runs of tiles of A.runs (rs_block_run), with
+   the shared memory it needs */
 template <typename WREAL>
-cudaError_t launch_kernel(kern_t<WREAL> k, int id, const lwt_slide_geom &g, const rs_args<WREAL> &A,
-                          cudaStream_t stream)
+cudaError_t launch_kernel(kern_t<WREAL> k, int id, const lwt_slide_geom &g, rs_args<WREAL> A, cudaStream_t stream)
 {
     const size_t smem = rs_smem(g.inverse != 0, rs_rows(id, sizeof(WREAL))) * sizeof(WREAL);
-    if (smem > 48 * 1024) {
-        cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (e != cudaSuccess)
-            return e;
-    }
-    if (A.nblk <= 0)
+    cudaError_t e = cudaSuccess;
+    if (smem > 48 * 1024 && (e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)))
+        return e;
+    if (A.runs.ntr <= 0)
         return cudaSuccess;
-    k<<<(unsigned)A.nblk, RS_THREADS, smem, stream>>>(g, A);
+    int dev = 0, sms = 0, per_sm = 0;
+    if ((e = cudaGetDevice(&dev)) || (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) ||
+        (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, RS_THREADS, smem)))
+        return e;
+    const long blocks = lwt_slide_runs_plan(&A.runs, A.runs.t0, A.runs.ntr, g.tiles[1], (long)sms * (per_sm > 0 ? per_sm : 1));
+    k<<<(unsigned)blocks, RS_THREADS, smem, stream>>>(g, A);
     return cudaGetLastError();
 }
 
@@ -902,8 +944,8 @@ void fill_args(rs_args<WREAL> &A, const lwt_slide_geom *g, const lwt_scheme *s, 
     A.row0 = 0;
     A.row_end = g->ax[0].nc;
     memset(&A.win, 0, sizeof A.win);
-    A.blk0 = 0;
-    A.nblk = g->tiles[0] * g->tiles[1];
+    A.runs.t0 = 0;
+    A.runs.ntr = g->tiles[0];
 }
 
 /* tile rows [t0, t1) of a level, storage and arithmetic in REAL */
@@ -914,8 +956,8 @@ cudaError_t launch_tiles(int shape, int improved, const lwt_slide_geom *g, const
 {
     rs_args<REAL> A;
     fill_args(A, g, s, in, in_stride, out, out_stride);
-    A.blk0 = t0 * g->tiles[1];
-    A.nblk = (t1 - t0) * g->tiles[1];
+    A.runs.t0 = t0;
+    A.runs.ntr = t1 - t0;
     return launch_variant<REAL, REAL>(shape, improved, *g, A, stream);
 }
 
@@ -983,8 +1025,10 @@ cudaError_t lwt_cuda_slide2d_regs(int shape, int improved, const lwt_slide_geom 
 }
 
 lwt_slide_geom *lwt_cuda_slide_regs_plan(const lwt_scheme *s, lwt_mode mode, int F, int inverse, long n0, long n1,
-                                         long nc0, long nc1, long rows, size_t es, long min_blocks)
+                                         long nc0, long nc1, long rows, size_t es)
 {
+    /* tiles of the fewest rows lwt_slide_plan_rows makes (16); blocks take runs of them */
+    const long min_blocks = LONG_MAX;
     if (lwt_cuda_slide_regs_shape(s) < 0)
         return NULL;
     if (!inverse && (mode == LWT_MODE_SMOOTH || mode == LWT_MODE_ANTIREFLECT))

@@ -27,9 +27,10 @@ int lwt_cuda_slide_regs_fits(const lwt_slide_geom *g);
    one thread per column allows; rows 0: the whole axis), or NULL where it does not
    apply: not a compiled-in shape, the forward of smooth and antireflect (whose
    columns outside the array are extended after the vertical steps), no fit.
-   Free with free(). */
+   Tiles are short (16 rows): the kernels run as many blocks as the device holds,
+   each sliding down an equal share of the tiles. Free with free(). */
 lwt_slide_geom *lwt_cuda_slide_regs_plan(const lwt_scheme *s, lwt_mode mode, int F, int inverse, long n0, long n1,
-                                         long nc0, long nc1, long rows, size_t es, long min_blocks);
+                                         long nc0, long nc1, long rows, size_t es);
 
 /* one level: in/out as lwt_cuda_slide2d; float32 computes in float. improved: the
    steps along the rows in predict-update pairs, one warp exchange per pair (seed
