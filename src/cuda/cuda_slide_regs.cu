@@ -568,24 +568,40 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
     for (int s = 0; s < P.WM; s++)
         w[0][s] = w[1][s] = 0;
     auto row_at = [&](long y) { return rs_row<WIN>(A.win, y); };
-    /* this thread's samples of rows m0 .. m0 + R - 1 of both channels */
-    /* whether the batch from channel row m0 is all loaded and inside the array (*yb:
-       the buffer row of its first sample row): then no checks per sample */
-    auto plain_batch = [&](long m0, long *yb) {
+    /* whether the rows of the batch from channel row m0 are all loaded and inside the
+       array (*yb: the buffer row of its first sample row): then no checks per row */
+    auto plain_rows = [&](long m0, long *yb) {
         const long y0 = 2 * (m0 + sy) + ay.delta;
-        return x_inside && m0 >= ay.lo[0] && m0 >= ay.lo[1] && m0 + R <= ay.lo[0] + ay.len[0] + ext &&
+        return m0 >= ay.lo[0] && m0 >= ay.lo[1] && m0 + R <= ay.lo[0] + ay.len[0] + ext &&
                m0 + R <= ay.lo[1] + ay.len[1] + ext && y0 >= 0 && y0 + 2 * R <= ay.n &&
                rs_rows_run<WIN>(A.win, y0, 2 * R, yb);
     };
+    /* this thread's samples of rows m0 .. m0 + R - 1 of both channels */
     auto load = [&](WREAL(&v)[R][2], long m0) {
         long yb;
-        if (plain_batch(m0, &yb)) {
-            const REAL *p = src + (size_t)yb * stride + (size_t)xx;
+        if (plain_rows(m0, &yb)) {
+            if (x_inside) { /* and the strip's columns: no checks at all */
+                const REAL *p = src + (size_t)yb * stride + (size_t)xx;
+#pragma unroll
+                for (int r = 0; r < R; r++)
+#pragma unroll
+                    for (int c = 0; c < 2; c++)
+                        v[r][c] = (WREAL)p[(size_t)(2 * r + c) * stride];
+                return;
+            }
+            /* A strip at the array's left or right edge: each thread loads its column
+               or the column its extension reads, and makes the value edge_load makes.
+               Through edge_load sample by sample, these strips ran several times slower
+               than the others and ended the grid alone (version 14). */
+            const bool x_in = xx >= 0 && xx < ax.n;
+            const REAL *p = src + (size_t)yb * stride + (size_t)(x_in ? xx : col_idx >= 0 ? col_idx : 0);
 #pragma unroll
             for (int r = 0; r < R; r++)
 #pragma unroll
-                for (int c = 0; c < 2; c++)
-                    v[r][c] = (WREAL)p[(size_t)(2 * r + c) * stride];
+                for (int c = 0; c < 2; c++) {
+                    const WREAL x = (WREAL)p[(size_t)(2 * r + c) * stride];
+                    v[r][c] = !has_col ? (WREAL)0 : x_in ? x : col_idx < 0 ? (WREAL)0 : (WREAL)0 + col_w * x;
+                }
             return;
         }
 #pragma unroll
@@ -650,7 +666,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
            their 16-byte boundary, within the row's last sample (rs_prefetch) */
         if (rs_prefetch(ID, sizeof(WREAL)) && j < 2 * R && i0 + R < NI) {
             long yb;
-            if (plain_batch(G.m_start + i0 + R, &yb)) {
+            if (x_inside && plain_rows(G.m_start + i0 + R, &yb)) {
                 const char *row = (const char *)(src + (size_t)(yb + j) * stride);
                 const uintptr_t a0 = (uintptr_t)(row + (size_t)(xlo + ax.delta) * sizeof(REAL)) & ~(uintptr_t)15;
                 const uintptr_t a1 = (uintptr_t)(row + (size_t)(xlo + NX + ax.delta) * sizeof(REAL)) & ~(uintptr_t)15;
