@@ -712,6 +712,19 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
     }
 }
 
+/* band column kx of a band of nc, wrapped where periodic; -1 outside. One period
+   first: a strip's halo is shorter than the band, and the division of lwt_mod made
+   the periodization inverse's edge strips slow */
+__device__ __forceinline__ long rs_band_col(long kx, long nc, bool periodic)
+{
+    if (kx >= 0 && kx < nc)
+        return kx;
+    if (!periodic)
+        return -1;
+    kx += kx < 0 ? nc : -nc;
+    return kx >= 0 && kx < nc ? kx : lwt_mod(kx, nc);
+}
+
 /* the bands a warp of the inverse reads, per horizontal channel (rs_inverse) */
 template <typename REAL, typename WREAL> struct rs_wbands {
     const REAL *g[2];
@@ -849,10 +862,8 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
                 }
                 for (int q = 0; q < NP; q++) {
                     const int mx = lane + 32 * q - W.off[cx];
-                    long kx = W.k0[cx] + mx;
-                    if (periodic && (kx < 0 || kx >= ax.nc))
-                        kx = lwt_mod(kx, ax.nc);
-                    out[lane + 32 * q] = !live || mx < 0 || mx >= len || kx < 0 || kx >= ax.nc ? (WREAL)0 : (WREAL)g[kx];
+                    const long kx = rs_band_col(W.k0[cx] + mx, ax.nc, periodic);
+                    out[lane + 32 * q] = !live || mx < 0 || mx >= len || kx < 0 ? (WREAL)0 : (WREAL)g[kx];
                 }
             }
             __syncwarp(); /* every lane's copies and stores of the row */
