@@ -713,8 +713,9 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
 }
 
 /* band column kx of a band of nc, wrapped where periodic; -1 outside. One period
-   first: a strip's halo is shorter than the band, and the division of lwt_mod made
-   the periodization inverse's edge strips slow */
+   first: a strip's halo is shorter than the band, and lwt_mod's division made the
+   periodization inverse's edge strips slow (float32 CDF 9/7, 4 levels at 16384^2:
+   1.389 -> 1.345 ms) */
 __device__ __forceinline__ long rs_band_col(long kx, long nc, bool periodic)
 {
     if (kx >= 0 && kx < nc)
@@ -862,8 +863,13 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
                 }
                 for (int q = 0; q < NP; q++) {
                     const int mx = lane + 32 * q - W.off[cx];
-                    const long kx = rs_band_col(W.k0[cx] + mx, ax.nc, periodic);
-                    out[lane + 32 * q] = !live || mx < 0 || mx >= len || kx < 0 ? (WREAL)0 : (WREAL)g[kx];
+                    long kx = W.k0[cx] + mx;
+                    /* one period first where this path loads every row of an edge strip
+                       (unstaged); in the staged kernels it made float64 CDF 9/7 spill
+                       (28 bytes, 12-19% slower), so they keep the division */
+                    if (periodic && (kx < 0 || kx >= ax.nc))
+                        kx = staged ? lwt_mod(kx, ax.nc) : rs_band_col(kx, ax.nc, true);
+                    out[lane + 32 * q] = !live || mx < 0 || mx >= len || kx < 0 || kx >= ax.nc ? (WREAL)0 : (WREAL)g[kx];
                 }
             }
             __syncwarp(); /* every lane's copies and stores of the row */
