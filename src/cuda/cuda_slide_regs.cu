@@ -670,9 +670,14 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
                 const char *row = (const char *)(src + (size_t)(yb + j) * stride);
                 const uintptr_t a0 = (uintptr_t)(row + (size_t)(xlo + ax.delta) * sizeof(REAL)) & ~(uintptr_t)15;
                 const uintptr_t a1 = (uintptr_t)(row + (size_t)(xlo + NX + ax.delta) * sizeof(REAL)) & ~(uintptr_t)15;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 /* a Hopper instruction; older GPUs go without */
                 if (a1 > a0)
                     asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a0), "r"((unsigned)(a1 - a0))
                                  : "memory");
+#else
+                (void)a0;
+                (void)a1;
+#endif
             }
         }
         /* 3. each warp lifts whole rows of its vertical channel hc along the row and
