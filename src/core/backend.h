@@ -9,6 +9,7 @@
 #ifndef LWT_CORE_BACKEND_H
 #define LWT_CORE_BACKEND_H
 
+#include "core/boxes.h"
 #include <stddef.h>
 
 #include "core/hd.h"
@@ -82,7 +83,9 @@ typedef struct lwt_backend_ops {
     lwt_status (*copy_block)(void *bctx, size_t elem_size, const void *src, const size_t *src_shape,
                              const size_t *src_off, void *dst, const size_t *dst_shape, const size_t *dst_off,
                              const size_t *block);
-    lwt_status (*zero)(void *bctx, void *dst, size_t bytes);
+    /* zero n blocks of a C-order 3-D array of dst_shape (the packed array's gaps) */
+    lwt_status (*zero_blocks)(void *bctx, size_t elem_size, void *dst, const size_t *dst_shape, const lwt_box *blocks,
+                              size_t n);
     /* Optional (NULL when absent): one whole level j (1-based) of a 2-D plan
      * in one go (core/slide.h). Forward: in[0] is the level's input
      * (sizes[j-1], row stride in_stride[0]) and band mask b (bit k: axis k

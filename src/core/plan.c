@@ -52,6 +52,55 @@ static size_t prod(const size_t *s, int nd)
     return p;
 }
 
+/* a trailing unit axis (value 1 for shapes, 0 for offsets) moved to the front */
+static void unit_axis_first(size_t v[3], size_t unit)
+{
+    v[2] = v[1];
+    v[1] = v[0];
+    v[0] = unit;
+}
+
+/* p->gaps: the parts of the packed array no band covers (core/boxes.h); non-zero
+   when out of memory */
+static int plan_gaps(lwt_plan *p)
+{
+    const size_t per_level = ((size_t)1 << p->ndim) - 1, nb = 1 + per_level * (size_t)p->levels;
+    lwt_box *bands = calloc(nb, sizeof *bands);
+    if (!bands)
+        return 1;
+    size_t n = 0, shape[3];
+    for (int level = 0; level <= p->levels; level++)
+        for (unsigned mask = level ? 1 : 0; mask <= (level ? per_level : 0); mask++) {
+            lwt_band b;
+            lwt_plan_band(p, level, mask, &b);
+            for (int k = 0; k < 3; k++) {
+                bands[n].off[k] = k < p->ndim ? b.offset[k] : 0;
+                bands[n].ext[k] = k < p->ndim ? b.shape[k] : 1;
+            }
+            n++;
+        }
+    for (int k = 0; k < 3; k++)
+        shape[k] = k < p->ndim ? p->packed[k] : 1;
+    const size_t ng = lwt_box_complement(shape, bands, n, NULL, 0);
+    p->gaps = ng == (size_t)-1 ? NULL : calloc(ng ? ng : 1, sizeof *p->gaps);
+    if (p->gaps)
+        p->ngaps = lwt_box_complement(shape, bands, n, p->gaps, ng);
+    free(bands);
+    if (!p->gaps || p->ngaps != ng)
+        return 1;
+    /* unit axes first (a 2-D array as 1 x n0 x n1), so the backends zero runs of
+       the last axis, not single elements */
+    memcpy(p->gap_shape, shape, sizeof shape);
+    for (int r = 0; r < 2 && p->gap_shape[2] == 1; r++) {
+        unit_axis_first(p->gap_shape, 1);
+        for (size_t i = 0; i < p->ngaps; i++) {
+            unit_axis_first(p->gaps[i].off, 0);
+            unit_axis_first(p->gaps[i].ext, 1);
+        }
+    }
+    return 0;
+}
+
 /* overflow-safe product; 0 on overflow */
 static size_t prod_checked(const size_t *s, int nd)
 {
@@ -219,6 +268,10 @@ lwt_status lwt_plan_create(lwt_context *ctx, const lwt_plan_desc *d, lwt_plan **
     for (int j = 1; j <= levels; j++)
         band_total += ((size_t)(1u << p->ndim) - 1) * prod(p->sizes[j], p->ndim);
     p->tight = band_total == p->coeff_count;
+    if (!p->tight && plan_gaps(p)) {
+        lwt_plan_destroy(p);
+        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "the packed array's gaps");
+    }
     if (!p->input_count || !p->coeff_count || buf > ((size_t)-1) / 16 / 2) {
         lwt_plan_destroy(p);
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "array too large");
@@ -245,6 +298,7 @@ void lwt_plan_destroy(lwt_plan *p)
         lwt_cuda_plan_free(p);
 #endif
     free(p->sizes);
+    free(p->gaps);
     free(p);
 }
 
@@ -348,14 +402,15 @@ static lwt_status copy_normalized(const exec_env *env, size_t es, const void *sr
     memcpy(dof, do0, sizeof dof);
     memcpy(b, b0, sizeof b);
     for (int r = 0; r < 2 && b[2] == 1 && ss[2] == 1 && ds[2] == 1; r++) {
-        for (int k = 2; k > 0; k--) {
-            ss[k] = ss[k - 1]; so[k] = so[k - 1]; ds[k] = ds[k - 1]; dof[k] = dof[k - 1]; b[k] = b[k - 1];
-        }
-        ss[0] = so[0] = ds[0] = dof[0] = b[0] = 1;
-        so[0] = dof[0] = 0;
+        unit_axis_first(ss, 1);
+        unit_axis_first(so, 0);
+        unit_axis_first(ds, 1);
+        unit_axis_first(dof, 0);
+        unit_axis_first(b, 1);
     }
     return env->ops->copy_block(env->bctx, es, src, ss, so, dst, ds, dof, b);
 }
+
 
 #define COPY(src, sshape, soff, dst, dshape, doff, block)                                         \
     do {                                                                                         \
@@ -414,7 +469,7 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
     const size_t es = lwt_plan_elem_size(p);
     const size_t zero[LWT_MAX_NDIM] = {0, 0, 0};
     if (!p->tight) {
-        lwt_status zs = env->ops->zero(env->bctx, coeffs, p->coeff_count * es); /* PyWavelets pads gaps with 0 */
+        lwt_status zs = env->ops->zero_blocks(env->bctx, es, coeffs, p->gap_shape, p->gaps, p->ngaps);
         if (zs)
             return zs;
     }
@@ -622,8 +677,10 @@ static lwt_status batch_rows(const lwt_plan *p, const exec_env *env, const char 
     int which = 0;
     lwt_dest_map map;
     if (!inverse) {
-        if (!p->tight) {
-            lwt_status zs = env->ops->zero(env->bctx, out, B * p->coeff_count * lwt_plan_elem_size(p));
+        for (size_t b = 0; b < B && !p->tight; b++) {
+            const size_t es = lwt_plan_elem_size(p);
+            lwt_status zs = env->ops->zero_blocks(env->bctx, es, out + b * p->coeff_count * es, p->gap_shape, p->gaps,
+                                                  p->ngaps);
             if (zs)
                 return zs;
         }

@@ -3,6 +3,7 @@
 #define LWT_CORE_PLAN_H
 
 #include "core/backend.h"
+#include "core/boxes.h"
 #include "core/wavelet.h"
 #include "lwt.h"
 
@@ -22,6 +23,9 @@ struct lwt_plan {
     size_t input_count, coeff_count;
     size_t buf_elems;               /* per ping-pong buffer */
     int tight;                      /* bands tile the packed array: no gaps to zero */
+    lwt_box *gaps;                  /* else the parts no band covers, as blocks of the packed */
+    size_t ngaps;                   /* array seen as gap_shape: 3-D, unit axes first, so the */
+    size_t gap_shape[3];            /* last axis is a contiguous run */
     int device;                     /* CUDA device of a CUDA plan */
     void *cuda;                     /* the CUDA backend's per-plan state (device tables) */
 };
@@ -30,6 +34,7 @@ static inline size_t lwt_plan_elem_size(const lwt_plan *p)
 {
     return p->desc.dtype == LWT_F32 ? sizeof(float) : sizeof(double);
 }
+
 
 /* Runs the whole batch through a backend: in/out/workspace live in the
  * backend's memory; workspace holds 2 * buf_elems elements. */

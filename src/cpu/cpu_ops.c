@@ -28,10 +28,16 @@ static lwt_status cpu_copy_block(void *bctx, size_t es, const void *src, const s
     return LWT_OK;
 }
 
-static lwt_status cpu_zero(void *bctx, void *dst, size_t bytes)
+static lwt_status cpu_zero_blocks(void *bctx, size_t es, void *dst, const size_t *ds, const lwt_box *blocks, size_t n)
 {
     (void)bctx;
-    memset(dst, 0, bytes);
+    char *d = dst;
+    for (size_t i = 0; i < n; i++) {
+        const size_t *o = blocks[i].off, *b = blocks[i].ext;
+        for (size_t i0 = 0; i0 < b[0]; i0++)
+            for (size_t i1 = 0; i1 < b[1]; i1++)
+                memset(d + (((o[0] + i0) * ds[1] + o[1] + i1) * ds[2] + o[2]) * es, 0, b[2] * es);
+    }
     return LWT_OK;
 }
 
@@ -46,4 +52,4 @@ static lwt_status cpu_fused2d(void *bctx, int level, int inverse, const void *co
     return lwt_cpu_slide2d(p, level, inverse, in, in_stride, out, out_stride);
 }
 
-const lwt_backend_ops lwt_cpu_ops = {cpu_run_pass, cpu_copy_block, cpu_zero, cpu_fused2d};
+const lwt_backend_ops lwt_cpu_ops = {cpu_run_pass, cpu_copy_block, cpu_zero_blocks, cpu_fused2d};

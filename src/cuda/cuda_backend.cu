@@ -398,11 +398,12 @@ static lwt_status cuda_copy_block(void *bctx, size_t es, const void *src, const 
     return LWT_OK;
 }
 
-static lwt_status cuda_zero(void *bctx, void *dst, size_t bytes)
+static lwt_status cuda_zero_blocks(void *bctx, size_t es, void *dst, const size_t *dshape, const lwt_box *blocks,
+                                   size_t n)
 {
     cuda_call *call = (cuda_call *)bctx;
     const lwt_context *ctx = call->plan->ctx;
-    CK(cudaMemsetAsync(dst, 0, bytes, call->stream));
+    CK(lwt_cuda_zero_blocks(es, dst, dshape, blocks, n, call->stream));
     return LWT_OK;
 }
 
@@ -428,7 +429,7 @@ static lwt_status cuda_fused2d(void *bctx, int level, int inverse, const void *c
     return LWT_OK;
 }
 
-static const lwt_backend_ops cuda_ops = {cuda_run_pass, cuda_copy_block, cuda_zero, cuda_fused2d};
+static const lwt_backend_ops cuda_ops = {cuda_run_pass, cuda_copy_block, cuda_zero_blocks, cuda_fused2d};
 
 /* ----------------------------------------------------------- execution */
 

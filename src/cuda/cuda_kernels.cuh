@@ -45,4 +45,8 @@ cudaError_t lwt_cuda_launch_copy_block(size_t es, const void *src, const size_t 
                                        void *dst, const size_t *dshape, const size_t *doff, const size_t *block,
                                        cudaStream_t stream);
 
+/* zero n blocks of a C-order 3-D array of es-byte elements (a launch per 32 blocks) */
+cudaError_t lwt_cuda_zero_blocks(size_t es, void *dst, const size_t *dshape, const lwt_box *blocks, size_t n,
+                                 cudaStream_t stream);
+
 #endif

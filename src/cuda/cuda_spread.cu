@@ -21,6 +21,7 @@ extern "C" {
 #include "core/plan.h"
 }
 #include "cuda/cuda_check.cuh"
+#include "cuda/cuda_kernels.cuh"
 #include "cuda/cuda_plan_levels.cuh"
 #include "cuda/cuda_slide_regs.cuh"
 #include "cuda/cuda_spread_mem.cuh"
@@ -442,9 +443,9 @@ static lwt_status forward_split(lwt_spread *s, const void *in, void *coeffs)
 {
     const lwt_plan *p = s->plan;
     const lwt_context *ctx = p->ctx;
-    if (!p->tight) { /* PyWavelets pads the gaps with zeros; level 1's barrier waits for it */
+    if (!p->tight) { /* PyWavelets pads the gaps with zeros; level 1's barrier waits for them */
         CK(cudaSetDevice(s->dev[0]));
-        CK(cudaMemsetAsync(coeffs, 0, p->coeff_count * lwt_plan_elem_size(p), s->stream[0]));
+        CK(lwt_cuda_zero_blocks(lwt_plan_elem_size(p), coeffs, p->gap_shape, p->gaps, p->ngaps, s->stream[0]));
         CK(cudaEventRecord(s->done[0], s->stream[0]));
     }
     const void *cur = in;

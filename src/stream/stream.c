@@ -346,7 +346,7 @@ static lwt_status run_one(stream_engine *e, int inverse, const char *in, char *o
         return LWT_OK;
     }
     if (!inverse && !p->tight)
-        memset(out, 0, p->coeff_count * es); /* PyWavelets' zero gaps */
+        lwt_cpu_ops.zero_blocks(NULL, es, out, p->gap_shape, p->gaps, p->ngaps); /* PyWavelets' zero gaps */
     recipe tmp;
     recipe_init(&tmp);
     lwt_status st = LWT_OK;
