@@ -9,9 +9,9 @@
 #ifndef LWT_CORE_BACKEND_H
 #define LWT_CORE_BACKEND_H
 
-#include "core/boxes.h"
 #include <stddef.h>
 
+#include "core/boxes.h"
 #include "core/hd.h"
 #include "core/line.h"
 #include "core/scheme.h"

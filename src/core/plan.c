@@ -268,13 +268,13 @@ lwt_status lwt_plan_create(lwt_context *ctx, const lwt_plan_desc *d, lwt_plan **
     for (int j = 1; j <= levels; j++)
         band_total += ((size_t)(1u << p->ndim) - 1) * prod(p->sizes[j], p->ndim);
     p->tight = band_total == p->coeff_count;
-    if (!p->tight && plan_gaps(p)) {
-        lwt_plan_destroy(p);
-        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "the packed array's gaps");
-    }
     if (!p->input_count || !p->coeff_count || buf > ((size_t)-1) / 16 / 2) {
         lwt_plan_destroy(p);
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "array too large");
+    }
+    if (!p->tight && plan_gaps(p)) {
+        lwt_plan_destroy(p);
+        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "the packed array's gaps");
     }
 #ifdef LWT_HAVE_CUDA
     if (p->backend == LWT_BACKEND_CUDA) {
@@ -410,7 +410,6 @@ static lwt_status copy_normalized(const exec_env *env, size_t es, const void *sr
     }
     return env->ops->copy_block(env->bctx, es, src, ss, so, dst, ds, dof, b);
 }
-
 
 #define COPY(src, sshape, soff, dst, dshape, doff, block)                                         \
     do {                                                                                         \

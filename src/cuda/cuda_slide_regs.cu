@@ -496,7 +496,7 @@ __device__ __forceinline__ bool rs_block_run(const lwt_slide_geom &G, const ARGS
         return false;
     *sy = row0 + tr * G.ax[0].T;
     *sx = strip * G.ax[1].T;
-    *ext = (int)(nt - 1) * G.ax[0].T; /* at most 15 tiles of at most 256 rows */
+    *ext = (int)(nt - 1) * G.ax[0].T; /* at most 15 more tiles of 16 rows */
     return true;
 }
 
