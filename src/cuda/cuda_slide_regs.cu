@@ -717,20 +717,6 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
     }
 }
 
-/* band column kx of a band of nc, wrapped where periodic; -1 outside. One period
-   first: a strip's halo is shorter than the band, and lwt_mod's division made the
-   periodization inverse's edge strips slow (float32 CDF 9/7, 4 levels at 16384^2:
-   1.389 -> 1.345 ms) */
-__device__ __forceinline__ long rs_band_col(long kx, long nc, bool periodic)
-{
-    if (kx >= 0 && kx < nc)
-        return kx;
-    if (!periodic)
-        return -1;
-    kx += kx < 0 ? nc : -nc;
-    return kx >= 0 && kx < nc ? kx : lwt_mod(kx, nc);
-}
-
 /* the bands a warp of the inverse reads, per horizontal channel (rs_inverse) */
 template <typename REAL, typename WREAL> struct rs_wbands {
     const REAL *g[2];
@@ -866,15 +852,31 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
                     }
                     continue;
                 }
+                /* A strip at the band's left or right edge: band columns wrap (periodization) or
+                   are zero past the edge. Where the strip reaches at most one period past
+                   either end (all but tiny bands), the wrap is an add, unrolled; the general
+                   loop below made these strips 2.7x slower than the others (H200, version 14).
+                   Only in the kernels that load rows here (unstaged): in the staged ones, the
+                   unrolled copy made float64 CDF 9/7 spill 104-120 bytes and D8 32. */
+                const long nc = ax.nc, k0 = W.k0[cx];
+                if (!staged && k0 >= -nc && k0 + len <= 2 * nc) { /* the columns loaded: k0 + [0, len) */
+#pragma unroll
+                    for (int q = 0; q < NP; q++) {
+                        const int mx = lane + 32 * q - W.off[cx];
+                        long kx = k0 + mx;
+                        if (periodic)
+                            kx += kx < 0 ? nc : kx >= nc ? -nc : 0;
+                        out[lane + 32 * q] =
+                            !live || mx < 0 || mx >= len || kx < 0 || kx >= nc ? (WREAL)0 : (WREAL)g[kx];
+                    }
+                    continue;
+                }
                 for (int q = 0; q < NP; q++) {
                     const int mx = lane + 32 * q - W.off[cx];
-                    long kx = W.k0[cx] + mx;
-                    /* one period first where this path loads every row of an edge strip
-                       (unstaged); in the staged kernels it made float64 CDF 9/7 spill
-                       (28 bytes, 12-19% slower), so they keep the division */
-                    if (periodic && (kx < 0 || kx >= ax.nc))
-                        kx = staged ? lwt_mod(kx, ax.nc) : rs_band_col(kx, ax.nc, true);
-                    out[lane + 32 * q] = !live || mx < 0 || mx >= len || kx < 0 || kx >= ax.nc ? (WREAL)0 : (WREAL)g[kx];
+                    long kx = k0 + mx;
+                    if (periodic && (kx < 0 || kx >= nc))
+                        kx = lwt_mod(kx, nc);
+                    out[lane + 32 * q] = !live || mx < 0 || mx >= len || kx < 0 || kx >= nc ? (WREAL)0 : (WREAL)g[kx];
                 }
             }
             __syncwarp(); /* every lane's copies and stores of the row */
