@@ -424,6 +424,12 @@ constexpr bool rs_inv_staged(int id, int es) { return !(es == 4 && id == 6); }
    (one level of CDF 9/7: 0.873 -> 0.953 ms); kept for Haar (shape 0) only. */
 constexpr bool rs_prefetch(int id, int es) { return id == 0 && rs_short(id, es); }
 static_assert(kShapes[0].n == 2 && kShapes[0].nt[0] == 1 && kShapes[0].nt[1] == 1, "rs_prefetch names Haar by its place");
+/* The staged inverses whose edge rows go through rs_edge_row. Measured on an H200
+   (docs/PERFORMANCE.md, version 14), 4 levels at 16384^2, inverse: float64 CDF 9/7
+   (shape 3) 2.832 -> 2.612 ms (symmetric 2.541 -> 2.348); float64 D4 symmetric 1.751 ->
+   1.825, float32 Haar 0.906 -> 0.931 and the rest within 2%: only float64 CDF 9/7. */
+constexpr bool rs_edge_call(int id, int es) { return es == 8 && id == 3; }
+static_assert(kShapes[3].n == 5 && kShapes[3].nt[4] == 6, "rs_edge_call names CDF 9/7 by its place in kShapes");
 static_assert(kShapes[6].n == 4 && kShapes[6].t[0] == 1 && kShapes[6].nt[3] == 2,
               "rs_inv_staged names float32 CDF 9/7 by its place in kShapes");
 static_assert(rs_cw(false) % 32 == 16 && rs_cw(true) % 32 == 16, "ring regions must start 16 banks apart");
@@ -717,6 +723,25 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
     }
 }
 
+/* A ring row's channel of an inverse strip at a band's edge, by one lane: band
+   columns k0 + mx for mx in [0, len), wrapped (periodic) or zero past the band,
+   zero outside [0, len) and for rows that are not live. A call (rs_edge_call):
+   inlined and unrolled it made float64 CDF 9/7 spill 104-120 bytes. */
+template <int NP, typename REAL, typename WREAL>
+__device__ __noinline__ void rs_edge_row(WREAL *out, const REAL *g, long k0, int off, int len, long nc, bool periodic,
+                                         bool live, int lane)
+{
+    const bool one_period = k0 >= -nc && k0 + len <= 2 * nc;
+#pragma unroll
+    for (int q = 0; q < NP; q++) {
+        const int mx = lane + 32 * q - off;
+        long kx = k0 + mx;
+        if (periodic && (kx < 0 || kx >= nc))
+            kx = one_period ? kx + (kx < 0 ? nc : -nc) : lwt_mod(kx, nc);
+        out[lane + 32 * q] = !live || mx < 0 || mx >= len || kx < 0 || kx >= nc ? (WREAL)0 : (WREAL)g[kx];
+    }
+}
+
 /* the bands a warp of the inverse reads, per horizontal channel (rs_inverse) */
 template <typename REAL, typename WREAL> struct rs_wbands {
     const REAL *g[2];
@@ -871,12 +896,17 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
                     }
                     continue;
                 }
-                for (int q = 0; q < NP; q++) {
-                    const int mx = lane + 32 * q - W.off[cx];
-                    long kx = k0 + mx;
-                    if (periodic && (kx < 0 || kx >= nc))
-                        kx = lwt_mod(kx, nc);
-                    out[lane + 32 * q] = !live || mx < 0 || mx >= len || kx < 0 || kx >= nc ? (WREAL)0 : (WREAL)g[kx];
+                if constexpr (rs_edge_call(ID, sizeof(WREAL))) {
+                    rs_edge_row<NP>(out, g, k0, W.off[cx], len, nc, periodic, live, lane);
+                } else {
+                    for (int q = 0; q < NP; q++) {
+                        const int mx = lane + 32 * q - W.off[cx];
+                        long kx = k0 + mx;
+                        if (periodic && (kx < 0 || kx >= nc))
+                            kx = lwt_mod(kx, nc);
+                        out[lane + 32 * q] =
+                            !live || mx < 0 || mx >= len || kx < 0 || kx >= nc ? (WREAL)0 : (WREAL)g[kx];
+                    }
                 }
             }
             __syncwarp(); /* every lane's copies and stores of the row */
