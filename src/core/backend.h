@@ -92,9 +92,14 @@ typedef struct lwt_backend_ops {
      * is a detail axis) goes to out[b] with row stride out_stride[b].
      * Inverse: band b is in[b] (sizes[j]) and the level's output (sizes[j-1])
      * goes to out[0]. LWT_ERR_UNSUPPORTED sends the driver back to the
-     * separable passes. */
+     * separable passes.
+     * 3-D plans: the planes of level j (axes 1 and 2, after or before the
+     * pass along axis 0), nbatch of them at once: plane z's band b at in[b] +
+     * z in_bstride[b] and out[b] + z out_bstride[b] (elements); bit 0 of b is
+     * then axis 1, bit 1 axis 2. 2-D plans: nbatch 1. */
     lwt_status (*fused2d)(void *bctx, int level, int inverse, const void *const in[4], const size_t in_stride[4],
-                          void *const out[4], const size_t out_stride[4]);
+                          void *const out[4], const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
+                          const size_t out_bstride[4]);
 } lwt_backend_ops;
 
 extern const lwt_backend_ops lwt_cpu_ops;

@@ -463,6 +463,78 @@ static void build_band_map(const lwt_plan *p, int j, char *coeffs, char *approx,
         }
 }
 
+static const size_t no_bstride[4] = {0, 0, 0, 0};
+
+/* where band `mask` of level j of a 3-D plan is: its first element, and its
+   row and plane strides (elements). The approximation is in `approx` (compact,
+   nc shape) unless approx_packed, when it is the packed array's corner. */
+static char *band3(const lwt_plan *p, int j, unsigned mask, char *coeffs, char *approx, int approx_packed,
+                   size_t *row_stride, size_t *plane_stride)
+{
+    const size_t es = lwt_plan_elem_size(p);
+    if (mask == 0 && !approx_packed) {
+        *row_stride = p->sizes[j][2];
+        *plane_stride = p->sizes[j][1] * p->sizes[j][2];
+        return approx;
+    }
+    size_t off[LWT_MAX_NDIM] = {0, 0, 0};
+    if (mask)
+        band_offset(p, p->levels - j + 1, mask, off);
+    *row_stride = p->packed[2];
+    *plane_stride = p->packed[1] * p->packed[2];
+    return coeffs + ((off[0] * p->packed[1] + off[1]) * p->packed[2] + off[2]) * es;
+}
+
+/*
+ * A 3-D level by planes, on backends whose 2-D level takes a batch of planes:
+ * the pass along axis 0 (PyWavelets' first) through global memory, and one
+ * 2-D level on every plane of its output for axes 1 and 2, bands straight to
+ * their places: two reads and two writes of the level instead of three of
+ * each plus the bands' copies. Plane hz of the pass's output (hz = 0: the
+ * approximation half along axis 0) holds bands hz | b << 1 of the level.
+ * Forward: zbuf is the pass's output, (2 nc0, n1, n2).
+ */
+static lwt_status planes_forward(const lwt_plan *p, const exec_env *env, int j, const char *zbuf, char *coeffs,
+                                 char *approx, int approx_packed)
+{
+    const size_t es = lwt_plan_elem_size(p);
+    const size_t *n = p->sizes[j - 1], nc0 = p->sizes[j][0];
+    for (unsigned hz = 0; hz < 2; hz++) {
+        const void *in[4] = {zbuf + hz * nc0 * n[1] * n[2] * es, NULL, NULL, NULL};
+        const size_t in_stride[4] = {n[2], 0, 0, 0}, in_bstride[4] = {n[1] * n[2], 0, 0, 0};
+        void *out[4];
+        size_t out_stride[4], out_bstride[4];
+        for (unsigned b = 0; b < 4; b++)
+            out[b] = band3(p, j, hz | b << 1, coeffs, approx, approx_packed, &out_stride[b], &out_bstride[b]);
+        lwt_status st = env->ops->fused2d(env->bctx, j, 0, in, in_stride, out, out_stride, nc0, in_bstride, out_bstride);
+        if (st)
+            return st;
+    }
+    return LWT_OK;
+}
+
+/* Inverse: the planes' 2-D inverse levels into zbuf, (2 nc0, m1, m2) with m
+   the level's output shape, ready for the inverse pass along axis 0. */
+static lwt_status planes_inverse(const lwt_plan *p, const exec_env *env, int j, const char *coeffs, const char *approx,
+                                 int approx_packed, char *zbuf)
+{
+    const size_t es = lwt_plan_elem_size(p);
+    const size_t *m = p->sizes[j - 1], nc0 = p->sizes[j][0];
+    for (unsigned hz = 0; hz < 2; hz++) {
+        const void *in[4];
+        size_t in_stride[4], in_bstride[4];
+        for (unsigned b = 0; b < 4; b++)
+            in[b] = band3(p, j, hz | b << 1, (char *)coeffs, (char *)approx, approx_packed, &in_stride[b],
+                          &in_bstride[b]);
+        void *out[4] = {zbuf + hz * nc0 * m[1] * m[2] * es, NULL, NULL, NULL};
+        const size_t out_stride[4] = {m[2], 0, 0, 0}, out_bstride[4] = {m[1] * m[2], 0, 0, 0};
+        lwt_status st = env->ops->fused2d(env->bctx, j, 1, in, in_stride, out, out_stride, nc0, in_bstride, out_bstride);
+        if (st)
+            return st;
+    }
+    return LWT_OK;
+}
+
 static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char *in, char *coeffs, char *bufs[2])
 {
     const size_t es = lwt_plan_elem_size(p);
@@ -493,7 +565,7 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
             }
             const void *src[4] = {cur, NULL, NULL, NULL};
             const size_t src_stride[4] = {cur_shape[1], 0, 0, 0};
-            lwt_status fs = env->ops->fused2d(env->bctx, j, 0, src, src_stride, dst, stride);
+            lwt_status fs = env->ops->fused2d(env->bctx, j, 0, src, src_stride, dst, stride, 1, no_bstride, no_bstride);
             if (fs == LWT_OK) {
                 if (j == p->levels)
                     return LWT_OK;
@@ -510,29 +582,41 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
         for (int k = 0; k < p->ndim; k++) {
             size_t next_shape[LWT_MAX_NDIM];
             char *dst = bufs[which];
-            lwt_status st = LWT_ERR_UNSUPPORTED;
+            /* the level's bands written where they belong: by the last axis's pass through
+               the map, or (3-D) by the planes after the pass along axis 0 */
+            int bands_done = 0;
+            lwt_status st;
             if (k == p->ndim - 1) {
-                /* last axis: bands straight to their places when the backend can */
                 lwt_dest_map map;
                 build_band_map(p, j, coeffs, bufs[which], j == p->levels, &map);
                 st = run_axis(p, env, k, 0, cur_shape, 0, cur, dst, next_shape, &map);
-                if (st == LWT_OK) {
-                    if (j == p->levels)
-                        return LWT_OK;
-                    cur = bufs[which];
-                    memcpy(cur_shape, nc, sizeof cur_shape);
-                    which ^= 1;
-                    goto next_level;
-                }
-                if (st != LWT_ERR_UNSUPPORTED)
+                if (st != LWT_OK && st != LWT_ERR_UNSUPPORTED)
                     return st;
+                bands_done = st == LWT_OK;
             }
-            st = run_axis(p, env, k, 0, cur_shape, 0, cur, dst, next_shape, NULL);
-            if (st)
-                return st;
-            cur = dst;
-            memcpy(cur_shape, next_shape, sizeof cur_shape);
-            which ^= 1;
+            if (!bands_done) {
+                st = run_axis(p, env, k, 0, cur_shape, 0, cur, dst, next_shape, NULL);
+                if (st)
+                    return st;
+                cur = dst;
+                memcpy(cur_shape, next_shape, sizeof cur_shape);
+                which ^= 1;
+                if (k == 0 && p->ndim == 3 && !p->direct && env->ops->fused2d) {
+                    /* axes 1 and 2 plane by plane, the approximation to the free buffer */
+                    st = planes_forward(p, env, j, cur, coeffs, bufs[which], j == p->levels);
+                    if (st != LWT_OK && st != LWT_ERR_UNSUPPORTED)
+                        return st;
+                    bands_done = st == LWT_OK;
+                }
+            }
+            if (bands_done) { /* the approximation is in bufs[which] */
+                if (j == p->levels)
+                    return LWT_OK;
+                cur = bufs[which];
+                memcpy(cur_shape, nc, sizeof cur_shape);
+                which ^= 1;
+                goto next_level;
+            }
         }
         /* scatter the detail bands of this level, keep the approximation */
         for (unsigned mask = 1; mask < (1u << p->ndim); mask++) {
@@ -580,7 +664,8 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
             char *dst = j == 1 ? out : bufs[which ^ 1];
             void *outs[4] = {dst, NULL, NULL, NULL};
             const size_t out_stride[4] = {p->sizes[j - 1][1], 0, 0, 0};
-            lwt_status fs = env->ops->fused2d(env->bctx, j, 1, src, src_stride, outs, out_stride);
+            lwt_status fs = env->ops->fused2d(env->bctx, j, 1, src, src_stride, outs, out_stride, 1, no_bstride,
+                                              no_bstride);
             if (fs == LWT_OK) {
                 approx = cur = dst;
                 approx_stride = p->sizes[j - 1][1];
@@ -589,6 +674,23 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
             }
             if (fs != LWT_ERR_UNSUPPORTED)
                 return fs;
+        }
+        if (p->ndim == 3 && !p->direct && env->ops->fused2d) {
+            /* axes 2 and 1 plane by plane, then the pass along axis 0 */
+            char *zbuf = bufs[which ^ 1];
+            lwt_status st = planes_inverse(p, env, j, coeffs, approx, approx == coeffs, zbuf);
+            if (st == LWT_OK) {
+                const size_t zshape[LWT_MAX_NDIM] = {2 * nc[0], p->sizes[j - 1][1], p->sizes[j - 1][2]};
+                size_t next_shape[LWT_MAX_NDIM];
+                char *dst = j == 1 ? out : bufs[which];
+                st = run_axis(p, env, 0, 1, zshape, (long)p->sizes[j - 1][0], zbuf, dst, next_shape, NULL);
+                if (st)
+                    return st;
+                approx = cur = dst;
+                continue;
+            }
+            if (st != LWT_ERR_UNSUPPORTED)
+                return st;
         }
         if (approx == coeffs) {
             COPY(coeffs, p->packed, zero, cur, p->sizes[p->levels], zero, p->sizes[p->levels]);

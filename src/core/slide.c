@@ -166,6 +166,54 @@ static int late_ext_fits(const lwt_slide_geom *g, const lwt_scheme *s, lwt_mode 
     return 1;
 }
 
+/* g cleared, with the direction and the lags; a line program to plan the axes
+   with (the caller frees it), or NULL: too many steps, or no memory */
+static lwt_line_prog *plan_begin(lwt_slide_geom *g, const lwt_scheme *s, int inverse)
+{
+    if (s->nsteps > LWT_SLIDE_MAX_STEPS || s->nsteps < 1)
+        return NULL;
+    lwt_line_prog *p = malloc(sizeof *p);
+    if (!p)
+        return NULL;
+    memset(g, 0, sizeof *g);
+    g->inverse = inverse;
+    g->nsteps = s->nsteps;
+    compute_lags(g, s);
+    return p;
+}
+
+/* axis 0's segments (tiles of T0 coefficient rows, 256 or shorter while the
+   blocks, strips times segments, are fewer than min_blocks), the first row
+   and the output rows of tile 0; g->tiles[1] set */
+static void plan_segments(lwt_slide_geom *g, lwt_line_prog *p, const lwt_scheme *s, lwt_mode mode, int F, int inverse,
+                          long n0, long nc0, long rows, long min_blocks)
+{
+    fill_axis(&g->ax[0], p, s, mode, F, inverse, n0, nc0, 1);
+    long out0 = inverse ? (n0 + 1) / 2 : g->ax[0].nc;
+    if (rows > 0 && rows < out0)
+        out0 = rows;
+    int T0 = 256;
+    while (T0 > 16 && g->tiles[1] * ((out0 + T0 - 1) / T0) < min_blocks)
+        T0 /= 2;
+    if (T0 > out0)
+        T0 = (int)out0;
+    fill_axis(&g->ax[0], p, s, mode, F, inverse, n0, g->ax[0].nc, T0);
+    g->tiles[0] = (out0 + T0 - 1) / T0;
+    const lwt_slide_axis *a = &g->ax[0];
+    g->m_start = min_l(a->lo[0], a->lo[1]);
+    for (int c = 0; c < 2; c++) {
+        if (inverse) {
+            /* sample rows m in [0, 2 T0): x[m] = y[m - delta], y[2 j + c] in channel c */
+            g->out_lo[c] = -lwt_floor_div(-(-a->delta - c), 2);
+            g->out_hi[c] = -lwt_floor_div(-(2L * T0 - a->delta - c), 2);
+        } else {
+            const long sh = c == s->ach ? s->sa : s->sd;
+            g->out_lo[c] = sh;
+            g->out_hi[c] = sh + T0;
+        }
+    }
+}
+
 size_t lwt_slide_plan(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode, int F, int inverse, long n0, long n1,
                       long nc0, long nc1, size_t es, size_t smem_limit, long min_blocks, int cols)
 {
@@ -176,15 +224,9 @@ size_t lwt_slide_plan_rows(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode
                            long n1, long nc0, long nc1, long rows, size_t es, size_t smem_limit, long min_blocks,
                            int cols)
 {
-    if (s->nsteps > LWT_SLIDE_MAX_STEPS || s->nsteps < 1)
-        return 0;
-    lwt_line_prog *p = malloc(sizeof *p);
+    lwt_line_prog *p = plan_begin(g, s, inverse);
     if (!p)
         return 0;
-    memset(g, 0, sizeof *g);
-    g->inverse = inverse;
-    g->nsteps = s->nsteps;
-    compute_lags(g, s);
     /* strips: rows of 128 (float) or 64 (double) ring elements, the halo included */
     fill_axis(&g->ax[1], p, s, mode, F, inverse, n1, nc1, 64);
     const int halo = g->ax[1].len[0] + g->ax[1].len[1] - 128;
@@ -210,32 +252,8 @@ size_t lwt_slide_plan_rows(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode
         }
         T1 = 2L * T1 < out1 ? 2 * T1 : (int)out1;
     }
-    /* segments: 256 coefficient rows, shorter while the blocks are too few */
-    fill_axis(&g->ax[0], p, s, mode, F, inverse, n0, nc0, 1);
-    long out0 = inverse ? (n0 + 1) / 2 : g->ax[0].nc;
-    if (rows > 0 && rows < out0)
-        out0 = rows;
-    int T0 = 256;
-    while (T0 > 16 && g->tiles[1] * ((out0 + T0 - 1) / T0) < min_blocks)
-        T0 /= 2;
-    if (T0 > out0)
-        T0 = (int)out0;
-    fill_axis(&g->ax[0], p, s, mode, F, inverse, n0, g->ax[0].nc, T0);
-    g->tiles[0] = (out0 + T0 - 1) / T0;
+    plan_segments(g, p, s, mode, F, inverse, n0, nc0, rows, min_blocks);
     free(p);
-    const lwt_slide_axis *a = &g->ax[0];
-    g->m_start = min_l(a->lo[0], a->lo[1]);
-    for (int c = 0; c < 2; c++) {
-        if (inverse) {
-            /* sample rows m in [0, 2 T0): x[m] = y[m - delta], y[2 j + c] in channel c */
-            g->out_lo[c] = -lwt_floor_div(-(-a->delta - c), 2);
-            g->out_hi[c] = -lwt_floor_div(-(2L * T0 - a->delta - c), 2);
-        } else {
-            const long sh = c == s->ach ? s->sa : s->sd;
-            g->out_lo[c] = sh;
-            g->out_hi[c] = sh + T0;
-        }
-    }
     /* the ring: the smallest power of two (from 32) whose rows are at least
        three quarters new each iteration: work between barriers */
     size_t best = 0;
@@ -285,4 +303,15 @@ void lwt_slide_table(const lwt_slide_geom *g, const lwt_step *steps, int *tab)
             row[9 + 2 * k] = (int)lwt_slide_front(g, k, L);
         }
     }
+}
+
+int lwt_slide_plan_column(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode, int F, int inverse, long n0, long nc0)
+{
+    lwt_line_prog *p = plan_begin(g, s, inverse);
+    if (!p)
+        return 0;
+    g->tiles[1] = 1;
+    plan_segments(g, p, s, mode, F, inverse, n0, nc0, 0, LONG_MAX); /* the shortest tiles: 16 rows */
+    free(p);
+    return 1;
 }

@@ -182,4 +182,11 @@ size_t lwt_slide_plan_rows(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode
                            long n1, long nc0, long nc1, long rows, size_t es, size_t smem_limit, long min_blocks,
                            int cols);
 
+/* Axis 0 alone, for a pass along a strided axis (cuda_columns.cu): the lags,
+ * ax[0] in tiles of 16 coefficient rows (or the whole axis when shorter),
+ * tiles[0], m_start, out_lo and out_hi; ax[1] zero and tiles[1] 1, no ring.
+ * n0 samples (the inverse's output), nc0 coefficients per band (the
+ * inverse's input; the forward's is computed). 0 on failure. */
+int lwt_slide_plan_column(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode, int F, int inverse, long n0, long nc0);
+
 #endif

@@ -41,13 +41,16 @@ static lwt_status cpu_zero_blocks(void *bctx, size_t es, void *dst, const size_t
     return LWT_OK;
 }
 
-/* the sliding-window level only when the plan asks for it (LWT_ALGO_LIFTING_LBB):
-   the separable passes stay the CPU's reference */
+/* the sliding-window level only when the plan asks for it (LWT_ALGO_LIFTING_LBB),
+   and only for 2-D plans: the separable passes stay the CPU's reference */
 static lwt_status cpu_fused2d(void *bctx, int level, int inverse, const void *const in[4], const size_t in_stride[4],
-                              void *const out[4], const size_t out_stride[4])
+                              void *const out[4], const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
+                              const size_t out_bstride[4])
 {
     const lwt_plan *p = bctx;
-    if (!p || p->desc.algorithm != LWT_ALGO_LIFTING_LBB)
+    (void)in_bstride;
+    (void)out_bstride;
+    if (!p || p->desc.algorithm != LWT_ALGO_LIFTING_LBB || p->ndim != 2 || nbatch != 1)
         return LWT_ERR_UNSUPPORTED;
     return lwt_cpu_slide2d(p, level, inverse, in, in_stride, out, out_stride);
 }

@@ -210,8 +210,11 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
     /* LBB: the sliding window for every level; AUTO and LIFTING: where the
        register kernel applies (measured faster than RC there), else RC */
     const bool lbb = algo == LWT_ALGO_LIFTING_LBB;
-    if (p->ndim != 2 || p->direct || !(lbb || algo == LWT_ALGO_AUTO || algo == LWT_ALGO_LIFTING))
+    if (p->ndim < 2 || p->direct || !(lbb || algo == LWT_ALGO_AUTO || algo == LWT_ALGO_LIFTING))
         return LWT_OK;
+    /* 3-D: the register kernel on the planes (axes 1 and 2) of each level, a batch
+       of them per launch, around the pass along axis 0 */
+    const int a0 = p->ndim - 2;
     int sms = 0;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, p->device));
     st->slide = (lwt_slide_geom **)calloc((size_t)2 * p->levels, sizeof *st->slide);
@@ -226,7 +229,7 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
             const int idx = 2 * (j - 1) + inv;
             const size_t *in = p->sizes[j - 1], *nc = p->sizes[j];
             st->slide_regs[idx] = -1;
-            lwt_slide_geom *g = plan_regs(p, st, inv, in[0], in[1], nc[0], nc[1]);
+            lwt_slide_geom *g = plan_regs(p, st, inv, in[a0], in[a0 + 1], nc[a0], nc[a0 + 1]);
             if (g) {
                 st->slide[idx] = g;
                 st->slide_regs[idx] = lwt_cuda_slide_regs_shape(s);
@@ -234,7 +237,7 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
                         j, inv ? "inverse" : "forward", st->slide_regs[idx], regs_improved(p) ? "improved" : "classic");
                 continue;
             }
-            if (!lbb)
+            if (!lbb || p->ndim != 2)
                 continue;
             g = (lwt_slide_geom *)malloc(sizeof *g);
             if (!g)
@@ -385,6 +388,11 @@ static lwt_status cuda_run_pass(void *bctx, const lwt_pass *ps)
     /* band destinations: only the tiled kernel writes through a map */
     if (ps->map && (ps->inner != 1 || !lwt_cuda_tiles_apply(ps, st->dev.f32_in_float)))
         return LWT_ERR_UNSUPPORTED;
+    cudaError_t e = cudaSuccess;
+    if (lwt_cuda_launch_columns(ps, &st->dev, call->stream, &e)) {
+        CK(e);
+        return LWT_OK;
+    }
     CK(lwt_cuda_launch_pass(ps, &st->dev, call->scratch, call->stream));
     return LWT_OK;
 }
@@ -408,7 +416,8 @@ static lwt_status cuda_zero_blocks(void *bctx, size_t es, void *dst, const size_
 }
 
 static lwt_status cuda_fused2d(void *bctx, int level, int inverse, const void *const in[4], const size_t in_stride[4],
-                               void *const out[4], const size_t out_stride[4])
+                               void *const out[4], const size_t out_stride[4], size_t nbatch,
+                               const size_t in_bstride[4], const size_t out_bstride[4])
 {
     cuda_call *call = (cuda_call *)bctx;
     const lwt_plan *p = call->plan;
@@ -419,10 +428,12 @@ static lwt_status cuda_fused2d(void *bctx, int level, int inverse, const void *c
         return LWT_ERR_UNSUPPORTED;
     const int shape = st->slide_regs[2 * (level - 1) + inverse];
     if (shape >= 0) {
-        CK(lwt_cuda_slide2d_regs(shape, regs_improved(p), g, &p->wavelet.scheme, p->desc.dtype, in, in_stride, out, out_stride,
-                                 call->stream));
+        CK(lwt_cuda_slide2d_regs_batch(shape, regs_improved(p), g, &p->wavelet.scheme, p->desc.dtype, in, in_stride,
+                                       out, out_stride, nbatch, in_bstride, out_bstride, call->stream));
         return LWT_OK;
     }
+    if (nbatch != 1)
+        return LWT_ERR_UNSUPPORTED;
     CK(lwt_cuda_slide2d(g, st->slide_tab[2 * (level - 1) + inverse], &st->dev, p->wavelet.scheme.ntaps_total,
                         p->desc.lbb_threads, p->desc.dtype, in, in_stride, out, out_stride,
                         call->stream));

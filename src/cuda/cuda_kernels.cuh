@@ -34,6 +34,12 @@ bool lwt_cuda_launch_tiles(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaSt
 /* Whether a pass would take the tiled path (and so needs no scratch). */
 bool lwt_cuda_tiles_apply(const lwt_pass *ps, bool f32_in_float);
 
+/* A whole pass along a strided axis (inner > 1, no map, no window) for the
+ * compiled-in scheme shapes, with the lifting window in registers
+ * (cuda_columns.cu); false when it does not apply. Within the plan's bounds
+ * of the CPU, not bit for bit: the in-memory driver's passes only. */
+bool lwt_cuda_launch_columns(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaStream_t stream, cudaError_t *err);
+
 /* One sliding-window level of a 2-D array (cuda_slide.cu, core/slide.h):
  * in/out as the driver's fused2d operation, d_tab its lwt_slide_table in
  * device memory, threads per block 0 (256) or a multiple of 32 up to 1024. */

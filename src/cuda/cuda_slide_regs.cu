@@ -34,36 +34,12 @@ extern "C" {
 #include "core/slide_runs.h"
 }
 #include "cuda/cuda_kernels.cuh"
+#include "cuda/cuda_regs_pipe.cuh"
 #include "cuda/cuda_slide_regs.cuh"
 
 namespace {
 
-constexpr int RS_MAXS = 12;   /* steps of the longest compiled-in shape */
-constexpr int RS_MAX_STEP_TAPS = 6; /* taps of the longest step */
 constexpr int RS_THREADS = 256;
-
-struct rs_shape {
-    int n;
-    int t[RS_MAXS], off[RS_MAXS], nt[RS_MAXS];
-};
-
-/* The shapes the factorization (core/factor.c) gives the seed's wavelets and
- * a few more; any scheme with one of these shapes, whatever its taps, runs
- * here (lwt_cuda_slide_regs_shape matches them at plan creation). */
-constexpr rs_shape kShapes[] = {
-    {2, {1, 0}, {0, 0}, {1, 1}},                                  /* haar */
-    {3, {0, 1, 0}, {0, 0, -1}, {1, 2, 1}},                        /* db2 (D4) */
-    {2, {1, 0}, {0, -1}, {2, 2}},                                 /* bior2.2 (CDF 5/3) */
-    {5, {1, 0, 1, 0, 1}, {0, -1, 0, -1, -2}, {2, 2, 2, 2, 6}},    /* bior4.4 (CDF 9/7) */
-    {5, {0, 1, 0, 1, 0}, {0, 0, -2, 2, -3}, {1, 2, 2, 2, 1}},     /* db4 (D8) */
-    {11, {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0}, {0, 0, -1, 0, -2, 2, -4, 4, -6, 6, -7},
-     {1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 6}},                          /* db10 (D20) */
-    /* float32 plans drop taps below float32's resolution (core/scheme_trim.c): */
-    {4, {1, 0, 1, 0}, {0, -1, 0, -1}, {2, 2, 2, 2}},              /* bior4.4 in float32 */
-    {11, {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0}, {0, 0, -1, 0, -2, 2, -4, 4, -6, 6, -7},
-     {1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1}},                          /* db10 in float32 */
-};
-constexpr int kNumShapes = (int)(sizeof kShapes / sizeof kShapes[0]);
 
 /* rows of each vertical channel per block barrier: 8, or 4 for float64 and
    long schemes (whose windows leave fewer registers for the rows loaded ahead) */
@@ -86,111 +62,6 @@ constexpr int rs_min_blocks(int id, int es, bool inv)
     return !rs_short(id, es) ? (inv && es == 4 ? 3 : 2) : inv ? 4 : 3;
 }
 
-/* The pipeline of one direction: lag[k] of the step at execution position k
- * (it lifts row m_new - lag[k] when row m_new has just been loaded), D[c] the
- * lag at which rows of channel c are final, W[c] the rows of channel c the
- * window keeps (slot s holds row m_new - s), first[si] the taps of step si. */
-struct rs_pipe {
-    int lag[RS_MAXS], first[RS_MAXS];
-    int D[2], W[2], WM;
-};
-
-constexpr int rs_max(int a, int b) { return a > b ? a : b; }
-
-/* core/slide.c's compute_lags, for one row per iteration */
-constexpr rs_pipe make_pipe(rs_shape s, bool inv)
-{
-    rs_pipe p{};
-    int first = 0;
-    for (int k = 0; k < s.n; k++) {
-        p.first[k] = first;
-        first += s.nt[k];
-    }
-    int wl[2] = {0, 0};
-    for (int k = 0; k < s.n; k++) {
-        const int si = inv ? s.n - 1 - k : k, t = s.t[si], u = 1 - t;
-        int lag = rs_max(wl[t], wl[u] + s.off[si] + s.nt[si] - 1);
-        for (int j = 0; j < k; j++) {
-            const int sj = inv ? s.n - 1 - j : j;
-            if (s.t[sj] != t)
-                lag = rs_max(lag, p.lag[j] - s.off[sj]);
-        }
-        p.lag[k] = lag;
-        wl[t] = lag;
-    }
-    for (int c = 0; c < 2; c++) {
-        p.D[c] = wl[c];
-        int w = wl[c];
-        for (int k = 0; k < s.n; k++) {
-            const int si = inv ? s.n - 1 - k : k;
-            w = rs_max(w, s.t[si] == c ? p.lag[k] : p.lag[k] - s.off[si]);
-        }
-        p.W[c] = w + 1;
-    }
-    p.WM = rs_max(p.W[0], p.W[1]);
-    return p;
-}
-
-/* every shape's pipeline reads only rows already loaded (slot >= 0) */
-constexpr bool pipe_reads_loaded(rs_shape s, bool inv)
-{
-    const rs_pipe p = make_pipe(s, inv);
-    for (int k = 0; k < s.n; k++) {
-        const int si = inv ? s.n - 1 - k : k;
-        if (p.lag[k] - s.off[si] - (s.nt[si] - 1) < 0)
-            return false;
-    }
-    return true;
-}
-constexpr bool all_pipes_ok()
-{
-    for (int i = 0; i < kNumShapes; i++)
-        if (!pipe_reads_loaded(kShapes[i], false) || !pipe_reads_loaded(kShapes[i], true))
-            return false;
-    return true;
-}
-static_assert(all_pipes_ok(), "a lag lets a step read a row before it is loaded");
-constexpr bool all_steps_short()
-{
-    for (int i = 0; i < kNumShapes; i++)
-        for (int k = 0; k < kShapes[i].n; k++)
-            if (kShapes[i].nt[k] > RS_MAX_STEP_TAPS)
-                return false;
-    return true;
-}
-
-/*
- * One lifting step on one target value y: y +- sum_q taps[q] x[dir q], nt taps
- * (x points at the first tap's source; dir: +1 along a row's slots, -1 down
- * the vertical window, whose slot s holds row m_new - s).
- *
- * Float64 keeps the CPU backend's order and roundings (sum of products, each
- * product and sum rounded, then the update), so its results are the same bits.
- * Float32 runs the step as one FMA chain into the target, the target first:
- * nt FFMA against the 2 nt multiplies and adds of the sum-then-update form
- * (0-5% faster, docs/PERFORMANCE.md version 13: the kernel is bound by load
- * latency more than by issue). It rounds nt times instead of 2 nt; the
- * float32 bound is checked against the float64 CPU reference, not bit for bit.
- */
-template <bool INV>
-__device__ __forceinline__ float lift_step(float y, const float *taps, int nt, const float *x, int dir)
-{
-#pragma unroll
-    for (int q = 0; q < RS_MAX_STEP_TAPS; q++)
-        if (q < nt)
-            y = __fmaf_rn(INV ? -taps[q] : taps[q], x[dir * q], y);
-    return y;
-}
-template <bool INV>
-__device__ __forceinline__ double lift_step(double y, const double *taps, int nt, const double *x, int dir)
-{
-    double acc = __dmul_rn(taps[0], x[0]);
-#pragma unroll
-    for (int q = 1; q < RS_MAX_STEP_TAPS; q++)
-        if (q < nt)
-            acc = __dadd_rn(__dmul_rn(taps[q], x[dir * q]), acc);
-    return INV ? __dsub_rn(y, acc) : __dadd_rn(y, acc);
-}
 
 /* The generic kernel's slide_load2d for the modes the forward runs (one term of
    weight +-1, or none, per axis), given the column's term (ci < 0: none): the
@@ -251,6 +122,10 @@ template <typename WREAL> struct rs_args {
     size_t in_stride[4];
     void *out[4];
     size_t out_stride[4];
+    /* a batch of levels, one per blockIdx.y (the planes of a 3-D level): band b of
+       slice z at in[b] + z in_bstride[b] and out[b] + z out_bstride[b] (elements) */
+    size_t in_bstride[4], out_bstride[4];
+    unsigned nbatch; /* slices in this launch (gridDim.y) */
     int ach;
     long sa, sd;
     /* forward: coefficient rows [row0, row_end) along axis 0, tile 0 starting at row0 and
@@ -262,28 +137,6 @@ template <typename WREAL> struct rs_args {
        level spread over several, cuda_spread.cu; all of them otherwise) */
     lwt_slide_runs runs;
 };
-
-/* one row of both vertical channels enters the window: shift, then every
-   vertical step at its lag (the generic kernel's order and rounding) */
-template <int ID, bool INV, typename WREAL, int WM>
-__device__ __forceinline__ void vpush(WREAL (&w)[2][WM], WREAL v0, WREAL v1, const WREAL *taps)
-{
-    constexpr rs_shape S = kShapes[ID];
-    constexpr rs_pipe P = make_pipe(S, INV);
-#pragma unroll
-    for (int s = WM - 1; s > 0; s--) {
-        w[0][s] = w[0][s - 1];
-        w[1][s] = w[1][s - 1];
-    }
-    w[0][0] = v0;
-    w[1][0] = v1;
-#pragma unroll
-    for (int k = 0; k < S.n; k++) {
-        const int si = INV ? S.n - 1 - k : k;
-        const int t = S.t[si], u = 1 - t, base = P.lag[k] - S.off[si];
-        w[t][P.lag[k]] = lift_step<INV>(w[t][P.lag[k]], taps + P.first[si], S.nt[si], &w[u][base], -1);
-    }
-}
 
 /*
  * The steps along a ring row, by one warp, in registers. Lane l holds slots
@@ -513,7 +366,7 @@ __device__ __forceinline__ long rs_iters(const lwt_slide_geom &G, const int D[2]
     return (e0 > e1 ? e0 : e1) - G.m_start + 1;
 }
 
-template <int ID, int GS, typename REAL, typename WREAL, bool WIN>
+template <int ID, int GS, typename REAL, typename WREAL, bool WIN, bool BATCH>
 __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), false))
     rs_forward(const __grid_constant__ lwt_slide_geom G, const __grid_constant__ rs_args<WREAL> A)
 {
@@ -533,7 +386,10 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
     const int len0 = ax.len[0], len1 = ax.len[1];
     const int a = A.ach;
     const int ncols = (int)(ax.nc - sx < ax.T ? ax.nc - sx : ax.T);
-    const REAL *src = (const REAL *)A.in[0];
+    /* a batch's slice offsets only in the kernels for batches (BATCH): held through
+       the kernel, they made the short float32 forwards spill (ptxas: 8 -> 88 bytes),
+       and the 2-D inverses 2-8% slower (H200) */
+    const REAL *src = (const REAL *)A.in[0] + (BATCH ? blockIdx.y * A.in_bstride[0] : 0);
     const size_t stride = A.in_stride[0];
 
     /* this thread's sample column and its place in a ring row */
@@ -693,7 +549,8 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), f
            each band (those of a band are consecutive from A.sa or A.sd on) */
         const int hc = warp & 1, vb = hc == a ? 0 : 1;
         const long hsh = (hc == a ? A.sa : A.sd) - sy;
-        REAL *const ob_a = (REAL *)A.out[vb] + sx, *const ob_d = (REAL *)A.out[vb | 2] + sx;
+        REAL *const ob_a = (REAL *)A.out[vb] + (BATCH ? blockIdx.y * A.out_bstride[vb] : 0) + sx,
+                   *const ob_d = (REAL *)A.out[vb | 2] + (BATCH ? blockIdx.y * A.out_bstride[vb | 2] : 0) + sx;
         const size_t os_a = A.out_stride[vb], os_d = A.out_stride[vb | 2];
         const int hlane = rs_phys(false, lane * NP);
         const int pa = rs_pos(false, ax, a, (int)(A.sa - ax.lo[a]) + lane);
@@ -752,7 +609,7 @@ template <typename REAL, typename WREAL> struct rs_wbands {
     bool inside[2];
 };
 
-template <int ID, int GS, typename REAL, typename WREAL>
+template <int ID, int GS, typename REAL, typename WREAL, bool BATCH>
 __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), true))
     rs_inverse(const __grid_constant__ lwt_slide_geom G, const __grid_constant__ rs_args<WREAL> A)
 {
@@ -770,7 +627,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
     const long x0 = 2 * sx; /* first output column */
     const int ncols = (int)(ax.n - x0 < 2L * ax.T ? ax.n - x0 : 2L * ax.T);
     constexpr int RW = rs_ring(true), CW = rs_cw(true), NP = rs_slots(true);
-    REAL *const dst = (REAL *)A.out[0];
+    REAL *const dst = (REAL *)A.out[0] + (BATCH ? blockIdx.y * A.out_bstride[0] : 0);
     const size_t dstride = A.out_stride[0];
 
     /* output column x0 + j is y[x0 + j - delta]: its place in a ring row */
@@ -797,7 +654,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
 #pragma unroll
         for (int cx = 0; cx < 2; cx++) {
             const int bnd = vb | (cx == a ? 0 : 2);
-            W.g[cx] = (const REAL *)A.in[bnd];
+            W.g[cx] = (const REAL *)A.in[bnd] + (BATCH ? blockIdx.y * A.in_bstride[bnd] : 0);
             W.s[cx] = A.in_stride[bnd];
             W.k[cx] = A.k[bnd];
             W.k0[cx] = ax.lo[cx] + sx - (cx == a ? A.sa : A.sd);
@@ -952,13 +809,16 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
 
 template <typename WREAL> using kern_t = void (*)(const lwt_slide_geom, const rs_args<WREAL>);
 template <typename WREAL> struct kernel_table {
-    kern_t<WREAL> fwd[kNumShapes], inv[kNumShapes];
+    kern_t<WREAL> fwd[kNumShapes], fwd_batch[kNumShapes], inv[kNumShapes], inv_batch[kNumShapes];
 };
-/* the kernel pair of every compiled-in shape */
+/* the kernels of every compiled-in shape: forward and inverse, one level or a batch of them */
 template <int GS, typename REAL, typename WREAL, int... ID>
 kernel_table<WREAL> kernels(std::integer_sequence<int, ID...>)
 {
-    return {{rs_forward<ID, GS, REAL, WREAL, false>...}, {rs_inverse<ID, GS, REAL, WREAL>...}};
+    return {{rs_forward<ID, GS, REAL, WREAL, false, false>...},
+            {rs_forward<ID, GS, REAL, WREAL, false, true>...},
+            {rs_inverse<ID, GS, REAL, WREAL, false>...},
+            {rs_inverse<ID, GS, REAL, WREAL, true>...}};
 }
 
 /* kernel k of shape id on the runs of tiles of A.runs (rs_block_run), with
@@ -976,16 +836,19 @@ cudaError_t launch_kernel(kern_t<WREAL> k, int id, const lwt_slide_geom &g, rs_a
     if ((e = cudaGetDevice(&dev)) || (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) ||
         (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, RS_THREADS, smem)))
         return e;
-    const long blocks = lwt_slide_runs_plan(&A.runs, A.runs.t0, A.runs.ntr, g.tiles[1], (long)sms * (per_sm > 0 ? per_sm : 1));
-    k<<<(unsigned)blocks, RS_THREADS, smem, stream>>>(g, A);
+    /* the blocks the device holds at once, shared by the slices of a batch */
+    const long resident = (long)sms * (per_sm > 0 ? per_sm : 1), slices = A.nbatch > 0 ? A.nbatch : 1;
+    const long blocks = lwt_slide_runs_plan(&A.runs, A.runs.t0, A.runs.ntr, g.tiles[1], (resident + slices - 1) / slices);
+    k<<<dim3((unsigned)blocks, (unsigned)slices), RS_THREADS, smem, stream>>>(g, A);
     return cudaGetLastError();
 }
 
 template <int GS, typename REAL, typename WREAL>
 cudaError_t launch_id(int id, const lwt_slide_geom &g, const rs_args<WREAL> &A, cudaStream_t stream)
 {
-    const kern_t<WREAL> k = g.inverse ? kernels<GS, REAL, WREAL>(std::make_integer_sequence<int, kNumShapes>{}).inv[id]
-                                      : kernels<GS, REAL, WREAL>(std::make_integer_sequence<int, kNumShapes>{}).fwd[id];
+    const kernel_table<WREAL> t = kernels<GS, REAL, WREAL>(std::make_integer_sequence<int, kNumShapes>{});
+    const bool batch = A.nbatch > 1;
+    const kern_t<WREAL> k = g.inverse ? (batch ? t.inv_batch[id] : t.inv[id]) : batch ? t.fwd_batch[id] : t.fwd[id];
     static_assert(sizeof(REAL) == sizeof(WREAL), "the inverse copies REAL band values into WREAL ring rows");
     return launch_kernel(k, id, g, A, stream);
 }
@@ -1008,8 +871,11 @@ void fill_args(rs_args<WREAL> &A, const lwt_slide_geom *g, const lwt_scheme *s, 
         A.in_stride[bnd] = in_stride[bnd];
         A.out[bnd] = out[bnd];
         A.out_stride[bnd] = out_stride[bnd];
+        A.in_bstride[bnd] = 0;
+        A.out_bstride[bnd] = 0;
         A.k[bnd] = (WREAL)lwt_slide_scale(s->ka, s->kd, g->inverse, bnd);
     }
+    A.nbatch = 1;
     A.ach = s->ach;
     A.sa = s->sa;
     A.sd = s->sd;
@@ -1033,12 +899,36 @@ cudaError_t launch_tiles(int shape, int improved, const lwt_slide_geom *g, const
     return launch_variant<REAL, REAL>(shape, improved, *g, A, stream);
 }
 
+/* a batch of whole levels, at most 65535 slices per launch (gridDim.y) */
+template <typename REAL>
+cudaError_t launch_batch(int shape, int improved, const lwt_slide_geom *g, const lwt_scheme *s, const void *const in[4],
+                         const size_t in_stride[4], void *const out[4], const size_t out_stride[4], size_t nbatch,
+                         const size_t in_bstride[4], const size_t out_bstride[4], cudaStream_t stream)
+{
+    const size_t most = 65535;
+    rs_args<REAL> A;
+    fill_args(A, g, s, in, in_stride, out, out_stride);
+    for (size_t z0 = 0; z0 < nbatch; z0 += most) {
+        for (int bnd = 0; bnd < 4; bnd++) {
+            A.in[bnd] = in[bnd] ? (const REAL *)in[bnd] + z0 * in_bstride[bnd] : NULL;
+            A.out[bnd] = out[bnd] ? (REAL *)out[bnd] + z0 * out_bstride[bnd] : NULL;
+            A.in_bstride[bnd] = in_bstride[bnd];
+            A.out_bstride[bnd] = out_bstride[bnd];
+        }
+        A.nbatch = (unsigned)(nbatch - z0 < most ? nbatch - z0 : most);
+        cudaError_t e = launch_variant<REAL, REAL>(shape, improved, *g, A, stream);
+        if (e)
+            return e;
+    }
+    return cudaSuccess;
+}
+
 /* a streamed chunk's forward level: the window kernels, classic lifting (the same bits as improved) */
 template <typename REAL, int... ID>
 cudaError_t launch_part(int id, const lwt_slide_geom &g, const rs_args<double> &A, cudaStream_t stream,
                         std::integer_sequence<int, ID...>)
 {
-    const kern_t<double> tab[] = {rs_forward<ID, 1, REAL, double, true>...};
+    const kern_t<double> tab[] = {rs_forward<ID, 1, REAL, double, true, false>...};
     return launch_kernel(tab[id], id, g, A, stream);
 }
 
@@ -1094,6 +984,19 @@ cudaError_t lwt_cuda_slide2d_regs(int shape, int improved, const lwt_slide_geom 
 {
     return lwt_cuda_slide2d_regs_tiles(shape, improved, g, s, dtype, in, in_stride, out, out_stride, 0, g->tiles[0],
                                        stream);
+}
+
+cudaError_t lwt_cuda_slide2d_regs_batch(int shape, int improved, const lwt_slide_geom *g, const lwt_scheme *s,
+                                        lwt_dtype dtype, const void *const in[4], const size_t in_stride[4],
+                                        void *const out[4], const size_t out_stride[4], size_t nbatch,
+                                        const size_t in_bstride[4], const size_t out_bstride[4], cudaStream_t stream)
+{
+    if (shape < 0 || shape >= kNumShapes)
+        return cudaErrorInvalidValue;
+    return dtype == LWT_F64 ? launch_batch<double>(shape, improved, g, s, in, in_stride, out, out_stride, nbatch,
+                                                   in_bstride, out_bstride, stream)
+                            : launch_batch<float>(shape, improved, g, s, in, in_stride, out, out_stride, nbatch,
+                                                  in_bstride, out_bstride, stream);
 }
 
 lwt_slide_geom *lwt_cuda_slide_regs_plan(const lwt_scheme *s, lwt_mode mode, int F, int inverse, long n0, long n1,

@@ -39,6 +39,13 @@ cudaError_t lwt_cuda_slide2d_regs(int shape, int improved, const lwt_slide_geom 
                                   const void *const in[4], const size_t in_stride[4], void *const out[4],
                                   const size_t out_stride[4], cudaStream_t stream);
 
+/* nbatch such levels at once, slice z's band b at in[b] + z in_bstride[b] and
+   out[b] + z out_bstride[b] (elements): the planes of a 3-D level */
+cudaError_t lwt_cuda_slide2d_regs_batch(int shape, int improved, const lwt_slide_geom *g, const lwt_scheme *s,
+                                        lwt_dtype dtype, const void *const in[4], const size_t in_stride[4],
+                                        void *const out[4], const size_t out_stride[4], size_t nbatch,
+                                        const size_t in_bstride[4], const size_t out_bstride[4], cudaStream_t stream);
+
 /* the tile rows [t0, t1) of that level only, the same bits as in the whole level
    (a device's share of a level spread over several devices) */
 cudaError_t lwt_cuda_slide2d_regs_tiles(int shape, int improved, const lwt_slide_geom *g, const lwt_scheme *s,

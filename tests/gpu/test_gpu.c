@@ -268,6 +268,26 @@ int main(int argc, char **argv)
             failures++;
         }
     }
+    /* 3-D volumes: the register kernel on the planes of every level (axes 1 and 2, a batch of
+       planes per launch) around the pass along axis 0, each shape, mode and dtype; planes of
+       several strips and tile rows */
+    for (int i = 0; i < 6; i++) {
+        regs_levels = 0;
+        for (int mode = 0; mode < LWT_MODE_COUNT; mode++) {
+            size_t s3[3] = {small ? 7 : 21, small ? 40 : 67 + (size_t)i, small ? 300 : 530 + (size_t)mode};
+            run_case(ctx, regs[i], 3, s3, small ? 1 : 2, (lwt_mode)mode, (i + mode) % 2 ? LWT_F32 : LWT_F64, 1);
+            /* a long axis 0: the pass along it (cuda_columns.cu) slides runs of many tiles */
+            size_t t3[3] = {small ? 70 : 517, 5 + (size_t)i, 19 + (size_t)mode};
+            run_case(ctx, regs[i], 3, t3, 3, (lwt_mode)mode, (i + mode) % 2 ? LWT_F64 : LWT_F32, 1);
+        }
+        checks++;
+        printf("%s 3-D: register pipeline in %d planned levels\n", regs[i], regs_levels);
+        if (regs_levels < LWT_MODE_COUNT) {
+            fprintf(stderr, "FAIL %s 3-D: the register pipeline was chosen for only %d levels\n", regs[i],
+                    regs_levels);
+            failures++;
+        }
+    }
     compare_lifting = 0;
     /* the block-size sweep's knobs (lwt-bench --lbb-threads / --lbb-cols): every thread count
        from one warp to 1024 and strips from the narrowest to wider than the array */
