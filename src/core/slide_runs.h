@@ -29,7 +29,8 @@ typedef struct lwt_slide_runs {
 /* the runs of tile rows [t0, t0 + ntr) of ns strips on a device that holds
    `resident` blocks at once: H the longest run up to LWT_SLIDE_RUN_TILES that
    still makes two waves of blocks; returns the blocks to launch (the last ones
-   may have no work) */
+   may have no work). resident 0: runs of H tiles only, no shorter ones (a
+   level among many in one launch, whose grid's last wave is not its own) */
 LWT_HD long lwt_slide_runs_plan(lwt_slide_runs *r, long t0, long ntr, long ns, long resident)
 {
     int h = LWT_SLIDE_RUN_TILES, halvings = 0;
@@ -37,7 +38,7 @@ LWT_HD long lwt_slide_runs_plan(lwt_slide_runs *r, long t0, long ntr, long ns, l
         h /= 2;
     for (int x = h; x > 1; x /= 2)
         halvings++;
-    const long g = resident > ns ? (resident + ns - 1) / ns : 1;
+    const long g = resident <= 0 ? 0 : resident > ns ? (resident + ns - 1) / ns : 1;
     const long tail = g * (h - 1); /* tiles in the shorter runs */
     r->t0 = t0;
     r->ntr = ntr;
@@ -53,6 +54,8 @@ LWT_HD int lwt_slide_run(const lwt_slide_runs *r, long ns, long blk, long *strip
     const long grp = blk / ns;
     long start = grp * r->H, h = r->H;
     if (grp >= r->nfull) {
+        if (r->G <= 0)
+            return 0;
         const long t = grp - r->nfull, L = t / r->G + 1; /* run height H >> L */
         h = r->H >> (L < 30 ? L : 30);
         start = r->nfull * r->H + r->G * (r->H - (r->H >> (L - 1 < 30 ? L - 1 : 30))) + (t - (L - 1) * r->G) * h;

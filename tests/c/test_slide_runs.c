@@ -45,7 +45,10 @@ static void check_case(long t0, long ntr, long ns, long resident)
         CHECK(seen[i] == 1, "ntr %ld ns %ld res %ld: strip %ld tile row %ld run %d times", ntr, ns, resident, i / ntr,
               t0 + i % ntr, seen[i]);
     CHECK(!bad_order, "ntr %ld ns %ld res %ld: %ld rows of runs out of order", ntr, ns, resident, bad_order);
-    if (ns * ntr >= 2 * resident)
+    if (resident == 0) /* a level among many in one launch: full runs, no block without work */
+        CHECK(blocks == ns * ((ntr + LWT_SLIDE_RUN_TILES - 1) / LWT_SLIDE_RUN_TILES) && working == blocks,
+              "ntr %ld ns %ld res 0: %ld blocks, %ld with work", ntr, ns, blocks, working);
+    else if (ns * ntr >= 2 * resident)
         CHECK(working >= 2 * resident, "ntr %ld ns %ld res %ld: %ld blocks with work, fewer than two waves", ntr, ns,
               resident, working);
     else
@@ -63,13 +66,13 @@ int main(void)
     check_case(0, 32, 9, 396);
     const long ntrs[] = {1, 2, 3, 7, 16, 17, 31, 64, 100, 257, 512, 1440, 4099};
     const long nss[] = {1, 2, 5, 9, 33, 67, 130, 400};
-    const long res[] = {1, 2, 132, 264, 396, 528, 1056};
+    const long res[] = {0, 1, 2, 132, 264, 396, 528, 1056};
     const long t0s[] = {0, 5};
     for (size_t a = 0; a < sizeof ntrs / sizeof *ntrs; a++)
         for (size_t b = 0; b < sizeof nss / sizeof *nss; b++)
             for (size_t c = 0; c < sizeof res / sizeof *res; c++)
                 for (size_t d = 0; d < 2; d++)
                     check_case(t0s[d], ntrs[a], nss[b], res[c]);
-    CHECK(cases == 4 + 13 * 8 * 7 * 2, "ran %d cases", cases);
+    CHECK(cases == 4 + 13 * 8 * 8 * 2, "ran %d cases", cases);
     return finish("test_slide_runs");
 }
