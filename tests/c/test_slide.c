@@ -8,6 +8,7 @@
  * level really took the sliding path (a silent fallback would make the
  * comparison vacuous) and the schedule's own invariants.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,6 +213,54 @@ static void check_lags(lwt_context *ctx, const char *name)
     lwt_wavelet_destroy(w);
 }
 
+/* A pass along one axis (lwt_slide_plan_column, the GPU's column kernel) plans that
+   axis as the 2-D plans plan their rows at the shortest tiles: the same ranges, tiles,
+   first row, output rows and lags, for every length from a handful of samples up */
+static void check_column_plan(lwt_context *ctx, const char *name)
+{
+    lwt_wavelet *w;
+    if (lwt_wavelet_create(ctx, name, &w) != LWT_OK)
+        return;
+    const long lens[] = {2, 5, 17, 64, 301, 1037};
+    for (int mode = 0; mode < LWT_MODE_COUNT; mode++)
+        for (int li = 0; li < 6; li++) {
+            lwt_plan_desc d = lwt_plan_desc_default();
+            d.wavelet = w;
+            d.ndim = 2;
+            d.shape[0] = (size_t)lens[li];
+            d.shape[1] = 300;
+            d.levels = 1;
+            d.mode = (lwt_mode)mode;
+            lwt_plan *p;
+            if (lwt_plan_create(ctx, &d, &p) != LWT_OK)
+                continue;
+            const lwt_scheme *s = &p->wavelet.scheme;
+            const long nc0 = (long)p->sizes[1][0];
+            for (int inv = 0; inv < 2; inv++) {
+                lwt_slide_geom a, b;
+                const int ok_rows =
+                    lwt_slide_plan_rows(&a, s, d.mode, p->fb.length, inv, lens[li], 300, nc0, (long)p->sizes[1][1],
+                                        0, 8, 0, LONG_MAX, 0) != 0;
+                const int ok_col = lwt_slide_plan_column(&b, s, d.mode, p->fb.length, inv, lens[li], nc0);
+                cases++;
+                if (!ok_rows || !ok_col) { /* both or neither: no lifting scheme */
+                    CHECK(ok_rows == ok_col, "%s %s n0 %ld: a plan for one of rows (%d) and columns (%d)", name,
+                          lwt_mode_name(d.mode), lens[li], ok_rows, ok_col);
+                    continue;
+                }
+                CHECK(!memcmp(&a.ax[0], &b.ax[0], sizeof a.ax[0]) && a.tiles[0] == b.tiles[0] &&
+                          a.m_start == b.m_start && !memcmp(a.out_lo, b.out_lo, sizeof a.out_lo) &&
+                          !memcmp(a.out_hi, b.out_hi, sizeof a.out_hi) && !memcmp(a.lag, b.lag, sizeof a.lag) &&
+                          b.ax[0].T <= 16,
+                      "%s %s n0 %ld %s: the column plan differs from the rows of a 2-D plan", name,
+                      lwt_mode_name(d.mode), lens[li], inv ? "inverse" : "forward");
+                CHECK(b.tiles[1] == 1, "%s: a column plan has one strip", name);
+            }
+            lwt_plan_destroy(p);
+        }
+    lwt_wavelet_destroy(w);
+}
+
 int main(int argc, char **argv)
 {
     int quick = argc > 1 && !strcmp(argv[1], "--quick");
@@ -221,6 +270,8 @@ int main(int argc, char **argv)
     for (int wi = 0; wi < nw; wi++) {
         const char *name = lwt_wavelet_catalog_name(wi);
         check_lags(ctx, name);
+        if (!quick || wi % 5 == 0)
+            check_column_plan(ctx, name);
         for (int mode = 0; mode < LWT_MODE_COUNT; mode++) {
             if (quick && (wi + mode) % 5)
                 continue;
