@@ -288,6 +288,12 @@ int main(int argc, char **argv)
             failures++;
         }
     }
+    /* more planes than one launch takes (65535 along gridDim.y): the batch in two launches */
+    if (!small) {
+        size_t v[3] = {131075, 3, 67};
+        run_case(ctx, "haar", 3, v, 1, LWT_MODE_PERIODIZATION, LWT_F32, 1);
+        run_case(ctx, "cdf97", 3, v, 1, LWT_MODE_SYMMETRIC, LWT_F32, 1);
+    }
     compare_lifting = 0;
     /* the block-size sweep's knobs (lwt-bench --lbb-threads / --lbb-cols): every thread count
        from one warp to 1024 and strips from the narrowest to wider than the array */
