@@ -278,7 +278,11 @@ constexpr int rs_smem(bool inv, int R) { return 2 * R * 2 * rs_ring(inv) + 2 * r
    waiting on these loads (L1TEX scoreboard) for half of their stall cycles when they
    were made at the batch's start. Measured on an H200 (docs/PERFORMANCE.md, version 13),
    4 levels at 16384^2: 3-14% faster for Haar, D4, CDF 5/3, D20 and float64 CDF 9/7; for
-   float32 CDF 9/7 (shape 6) 5-8% slower than loading them at the batch's start, as it does. */
+   float32 CDF 9/7 (shape 6) 5-8% slower than loading them at the batch's start, as it does.
+   The kernels for batches of planes (3-D) load at the batch's start too: two strips of five
+   are edge strips at 1024^2, which the unstaged kernels wrap with one add (rs_inverse). 1024^3
+   3 levels, periodization: D4, CDF 5/3, D8, D20 inverses 25-28% faster, float64 CDF 9/7 14%;
+   symmetric 2-5% faster, float64 D4 symmetric 10% slower (version 15). */
 constexpr bool rs_inv_staged(int id, int es) { return !(es == 4 && id == 6); }
 /* The forward's L2 prefetch of the next batch's rows. Measured on an H200 (docs/PERFORMANCE.md,
    version 14), 4 levels at 16384^2: Haar 6% faster, D4, CDF 5/3 and float32 CDF 9/7 6-8% slower
@@ -673,7 +677,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
         return W;
     };
     const int hlane = rs_phys(true, lane * NP);
-    constexpr bool staged = rs_inv_staged(ID, sizeof(WREAL));
+    constexpr bool staged = rs_inv_staged(ID, sizeof(WREAL)) && !BATCH; /* see rs_inv_staged */
     /* ring row r of the batch at i0 holds band row *ky, or zeros (false) */
     auto band_row = [&](long i0, int r, long *ky) {
         const long m = G.m_start + i0 + r;
