@@ -742,7 +742,10 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
             memcpy(shape, next_shape, sizeof shape);
             which ^= 1;
         }
-        cur = (char *)src;
+        /* the next level's approximation, also for the fused paths: a level they do not
+           take may come before one they take */
+        approx = cur = (char *)src;
+        approx_stride = p->sizes[j - 1][p->ndim - 1];
     }
     return LWT_OK;
 }

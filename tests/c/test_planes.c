@@ -1,0 +1,196 @@
+/*
+ * The driver's 3-D levels by planes (core/plan.c: planes_forward, planes_inverse), on the
+ * CPU. CI has no GPU; the GPU runs 3-D levels as a pass along axis 0 and then a batch of 2-D
+ * levels on the planes (the backend's fused2d with nbatch > 1). Here a test backend does the
+ * same with the CPU's sliding-window level (cpu/cpu_slide.c, the GPU kernels' tiles and
+ * ranges) run plane by plane, and refuses chosen levels, so that the driver mixes levels by
+ * planes and separable levels in both directions (a level of one kind after one of the other
+ * reads the approximation the other left). Every result must match the CPU backend's
+ * separable passes: float64 within 1e-12 of the largest coefficient, over wavelets, modes,
+ * odd shapes, levels and refusal patterns; and the planes must have run.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "core/backend.h"
+#include "core/plan.h"
+#include "cpu/cpu_slide.h"
+#include "lwt.h"
+
+typedef struct planes_backend {
+    const lwt_plan *p; /* the 3-D plan */
+    lwt_context *ctx;
+    unsigned refuse;   /* bit j set: level j is refused (separable passes) */
+    int batches;       /* batched calls run */
+} planes_backend;
+
+static lwt_status pb_run_pass(void *b, const lwt_pass *ps)
+{
+    (void)b;
+    return lwt_cpu_ops.run_pass(NULL, ps);
+}
+
+static lwt_status pb_copy_block(void *b, size_t es, const void *src, const size_t *ss, const size_t *so, void *dst,
+                                const size_t *ds, const size_t *dof, const size_t *blk)
+{
+    (void)b;
+    return lwt_cpu_ops.copy_block(NULL, es, src, ss, so, dst, ds, dof, blk);
+}
+
+static lwt_status pb_zero_blocks(void *b, size_t es, void *dst, const size_t *ds, const lwt_box *blocks, size_t n)
+{
+    (void)b;
+    return lwt_cpu_ops.zero_blocks(NULL, es, dst, ds, blocks, n);
+}
+
+/* level j of the 3-D plan on nbatch planes: a one-level 2-D plan of the planes' shape, run
+   by the CPU's sliding window plane by plane */
+static lwt_status pb_fused2d(void *b, int level, int inverse, const void *const in[4], const size_t in_stride[4],
+                             void *const out[4], const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
+                             const size_t out_bstride[4])
+{
+    planes_backend *t = b;
+    const lwt_plan *p = t->p;
+    if (p->ndim != 3 || (t->refuse >> level & 1))
+        return LWT_ERR_UNSUPPORTED;
+    lwt_plan_desc d = p->desc;
+    d.ndim = 2;
+    d.shape[0] = p->sizes[level - 1][1];
+    d.shape[1] = p->sizes[level - 1][2];
+    d.levels = 1;
+    d.batch = 1;
+    d.backend = LWT_BACKEND_CPU;
+    d.algorithm = LWT_ALGO_LIFTING_LBB;
+    lwt_plan *q;
+    lwt_status st = lwt_plan_create(t->ctx, &d, &q);
+    if (st)
+        return st;
+    CHECK(q->sizes[1][0] == p->sizes[level][1] && q->sizes[1][1] == p->sizes[level][2],
+          "level %d: the planes' coefficients %zu x %zu, the volume's %zu x %zu", level, q->sizes[1][0],
+          q->sizes[1][1], p->sizes[level][1], p->sizes[level][2]);
+    const size_t es = lwt_plan_elem_size(p);
+    for (size_t z = 0; z < nbatch && st == LWT_OK; z++) {
+        const void *pin[4];
+        void *pout[4];
+        for (int k = 0; k < 4; k++) {
+            pin[k] = in[k] ? (const char *)in[k] + z * in_bstride[k] * es : NULL;
+            pout[k] = out[k] ? (char *)out[k] + z * out_bstride[k] * es : NULL;
+        }
+        st = lwt_cpu_slide2d(q, 1, inverse, pin, in_stride, pout, out_stride);
+    }
+    lwt_plan_destroy(q);
+    t->batches += st == LWT_OK;
+    return st;
+}
+
+static const lwt_backend_ops planes_ops = {pb_run_pass, pb_copy_block, pb_zero_blocks, pb_fused2d};
+
+static unsigned long long rng = 0x9e3779b97f4a7c15ull;
+static double rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0 - 0.5;
+}
+
+static double max_abs(const double *a, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++)
+        m = fabs(a[i]) > m ? fabs(a[i]) : m;
+    return m;
+}
+
+static double max_diff(const double *a, const double *b, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(fabs(a[i] - b[i]) <= m)) /* NaN fails */
+            m = fabs(a[i] - b[i]);
+    return m;
+}
+
+static int cases;
+
+static void run_case(lwt_context *ctx, const char *name, const size_t shape[3], int levels, lwt_mode mode,
+                     unsigned refuse)
+{
+    lwt_wavelet *w;
+    if (lwt_wavelet_create(ctx, name, &w) != LWT_OK) {
+        CHECK(0, "no wavelet %s", name);
+        return;
+    }
+    lwt_plan_desc d = lwt_plan_desc_default();
+    d.wavelet = w;
+    d.ndim = 3;
+    for (int k = 0; k < 3; k++)
+        d.shape[k] = shape[k];
+    d.levels = levels;
+    d.mode = mode;
+    d.dtype = LWT_F64;
+    d.backend = LWT_BACKEND_CPU;
+    lwt_plan *p;
+    if (lwt_plan_create(ctx, &d, &p) != LWT_OK) {
+        CHECK(0, "%s %s: no plan", name, lwt_mode_name(mode));
+        lwt_wavelet_destroy(w);
+        return;
+    }
+    const size_t ni = p->input_count, nc = p->coeff_count;
+    double *x = malloc(ni * 8), *cref = malloc(nc * 8), *c = malloc(nc * 8), *yref = malloc(ni * 8),
+           *y = malloc(ni * 8), *ws = malloc(2 * p->buf_elems * 8);
+    for (size_t i = 0; i < ni; i++)
+        x[i] = rnd();
+    memset(c, 0xff, nc * 8); /* poison: every coefficient, gaps included, must be written */
+    memset(y, 0xff, ni * 8);
+    planes_backend t = {p, ctx, refuse, 0};
+    const lwt_status s1 = lwt_forward(p, x, cref, NULL), s2 = lwt_driver_run(p, &planes_ops, &t, x, c, ws, 0);
+    const int fwd_batches = t.batches;
+    const lwt_status s3 = lwt_inverse(p, cref, yref, NULL), s4 = lwt_driver_run(p, &planes_ops, &t, cref, y, ws, 1);
+    cases++;
+    const double ec = max_diff(c, cref, nc) / max_abs(cref, nc), ey = max_diff(y, yref, ni) / max_abs(yref, ni);
+    CHECK(!s1 && !s2 && !s3 && !s4 && ec <= 1e-12 && ey <= 1e-12,
+          "%s %s %zux%zux%zu L%d refuse %#x: forward %.2e, inverse %.2e (status %d %d %d %d)", name,
+          lwt_mode_name(mode), shape[0], shape[1], shape[2], levels, refuse, ec, ey, s1, s2, s3, s4);
+    /* two batches (halves) per level the planes take, in each direction */
+    int taken = 0;
+    for (int j = 1; j <= levels; j++)
+        taken += !(refuse >> j & 1);
+    CHECK(fwd_batches == 2 * taken && t.batches == 4 * taken, "%s %s L%d refuse %#x: %d and %d batches, not %d",
+          name, lwt_mode_name(mode), levels, refuse, fwd_batches, t.batches - fwd_batches, 2 * taken);
+    free(x);
+    free(cref);
+    free(c);
+    free(yref);
+    free(y);
+    free(ws);
+    lwt_plan_destroy(p);
+    lwt_wavelet_destroy(w);
+}
+
+int main(void)
+{
+    lwt_context *ctx;
+    lwt_context_create(&ctx);
+    const char *names[] = {"haar", "db2", "bior2.2", "bior4.4", "db4", "sym5", "coif2", "db10"};
+    /* refusals: none; the coarsest level; the finest; every other one */
+    const unsigned refuse[] = {0, 1u << 3, 1u << 1, 0x5u << 1};
+    for (int i = 0; i < 8; i++)
+        for (int mode = 0; mode < LWT_MODE_COUNT; mode++) {
+            const size_t s[3] = {13 + (size_t)i, 22 + (size_t)mode, 19 + 2 * (size_t)i};
+            run_case(ctx, names[i], s, 3, (lwt_mode)mode, refuse[(i + mode) % 4]);
+        }
+    /* every refusal pattern on one wavelet and mode; planes of several strips and tile rows */
+    for (unsigned r = 0; r < 8; r++) {
+        const size_t s[3] = {11, 67, 301};
+        run_case(ctx, "bior4.4", s, 3, LWT_MODE_SYMMETRIC, r << 1);
+        run_case(ctx, "db2", s, 3, LWT_MODE_PERIODIZATION, r << 1);
+    }
+    CHECK(cases == 8 * LWT_MODE_COUNT + 16, "ran %d cases", cases);
+    lwt_context_destroy(ctx);
+    printf("test_planes: %d cases\n", cases);
+    return finish("test_planes");
+}
