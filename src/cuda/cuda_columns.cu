@@ -23,7 +23,6 @@
  */
 #include <cuda_runtime.h>
 
-#include <limits.h>
 #include <stdlib.h>
 #include <utility>
 
@@ -74,13 +73,6 @@ __device__ __forceinline__ bool col_block(const lwt_slide_geom &G, const col_arg
     *sy = tr * G.ax[0].T;
     *ext = (int)(nt - 1) * G.ax[0].T;
     return true;
-}
-
-/* iterations of a run ext rows taller than one tile */
-__device__ __forceinline__ long col_iters(const lwt_slide_geom &G, const int D[2], int ext)
-{
-    const long e0 = G.out_hi[0] + ext - 1 + D[0], e1 = G.out_hi[1] + ext - 1 + D[1];
-    return (e0 > e1 ? e0 : e1) - G.m_start + 1;
 }
 
 /* The slide down a run: the rows of both channels through the window, R at a
@@ -150,16 +142,17 @@ __global__ void __launch_bounds__(CT, col_min_blocks(INV, sizeof(WREAL))) col_pa
     const size_t stride = A.stride;
     const REAL *const src = (const REAL *)A.in + blockIdx.y * A.in_outer + col;
     REAL *const dst = (REAL *)A.out + blockIdx.y * A.out_outer + col;
-    const long NI = col_iters(G, P.D, ext);
+    const long NI = rs_iters(G, P.D, ext);
     /* channel c's coefficient rows: k = m - sh[c] + sy for channel row m, band0[c] + k
        in the pass's [approximation | detail] rows */
     const int a = A.ach;
     const long sh[2] = {a == 0 ? A.sa : A.sd, a == 1 ? A.sa : A.sd};
     const long band0[2] = {a == 0 ? 0 : A.nc, a == 1 ? 0 : A.nc};
+    /* whether row m of channel c is in its range (the run's extra rows included) */
+    auto in_channel = [&](long m, int c) { return m >= ay.lo[c] && m < ay.lo[c] + ay.len[c] + ext; };
     /* whether channel rows m0 .. m0 + R - 1 are all in both channels' ranges */
     auto in_ranges = [&](long m0) {
-        return m0 >= ay.lo[0] && m0 >= ay.lo[1] && m0 + R <= ay.lo[0] + ay.len[0] + ext &&
-               m0 + R <= ay.lo[1] + ay.len[1] + ext;
+        return in_channel(m0, 0) && in_channel(m0, 1) && in_channel(m0 + R - 1, 0) && in_channel(m0 + R - 1, 1);
     };
 
     if constexpr (!INV) {
@@ -181,7 +174,7 @@ __global__ void __launch_bounds__(CT, col_min_blocks(INV, sizeof(WREAL))) col_pa
 #pragma unroll
                 for (int c = 0; c < 2; c++) {
                     const long m = m0 + r;
-                    v[r][c] = m < ay.lo[c] || m >= ay.lo[c] + ay.len[c] + ext
+                    v[r][c] = !in_channel(m, c)
                                   ? (WREAL)0
                                   : lwt_dev_load_ext<REAL, WREAL>(src, stride, ay.mode, ay.n,
                                                                   2 * (m + sy) + c + ay.delta, whole);
@@ -227,7 +220,7 @@ __global__ void __launch_bounds__(CT, col_min_blocks(INV, sizeof(WREAL))) col_pa
                     long k = m - sh[c] + sy;
                     if (periodic && (k < 0 || k >= A.nc))
                         k = lwt_mod(k, A.nc);
-                    const bool live = m >= ay.lo[c] && m < ay.lo[c] + ay.len[c] + ext && k >= 0 && k < A.nc;
+                    const bool live = in_channel(m, c) && k >= 0 && k < A.nc;
                     v[r][c] = live ? (WREAL)src[(size_t)(band0[c] + k) * stride] * A.k[c] : (WREAL)0;
                 }
         };

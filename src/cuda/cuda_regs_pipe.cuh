@@ -12,6 +12,10 @@
 
 #include <cuda_runtime.h>
 
+extern "C" {
+#include "core/slide.h"
+}
+
 namespace {
 
 constexpr int RS_MAXS = 12;   /* steps of the longest compiled-in shape */
@@ -166,6 +170,14 @@ __device__ __forceinline__ void vpush(WREAL (&w)[2][WM], WREAL v0, WREAL v1, con
         const int t = S.t[si], u = 1 - t, base = P.lag[k] - S.off[si];
         w[t][P.lag[k]] = lift_step<INV>(w[t][P.lag[k]], taps + P.first[si], S.nt[si], &w[u][base], -1);
     }
+}
+
+/* iterations of a slide down a run of tiles ext rows taller than one (core/slide.h's
+   geometry, D the pipeline's lags at which rows are final) */
+__device__ __forceinline__ long rs_iters(const lwt_slide_geom &G, const int D[2], int ext)
+{
+    const long e0 = G.out_hi[0] + ext - 1 + D[0], e1 = G.out_hi[1] + ext - 1 + D[1];
+    return (e0 > e1 ? e0 : e1) - G.m_start + 1;
 }
 
 } // namespace

@@ -371,13 +371,6 @@ __device__ __forceinline__ bool rs_block_run(const lwt_slide_geom &G, const ARGS
     return true;
 }
 
-/* iterations of a run of tiles ext rows taller than one */
-__device__ __forceinline__ long rs_iters(const lwt_slide_geom &G, const int D[2], int ext)
-{
-    const long e0 = G.out_hi[0] + ext - 1 + D[0], e1 = G.out_hi[1] + ext - 1 + D[1];
-    return (e0 > e1 ? e0 : e1) - G.m_start + 1;
-}
-
 template <int ID, int GS, typename REAL, typename WREAL, bool WIN, bool BATCH>
 __global__ void __launch_bounds__(RS_THREADS, BATCH ? rs_batch_min_blocks(ID, sizeof(WREAL))
                                                     : rs_min_blocks(ID, sizeof(WREAL), false))
