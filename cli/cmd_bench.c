@@ -301,7 +301,7 @@ int cmd_bench(int argc, char **argv)
 {
     char wl[512] = "haar,db2,cdf53,cdf97,db10", ml[256] = "periodization,symmetric", sl[256] = "4096,16384";
     char tl[128] = "0", cl[128] = "0", ll[64] = "auto";
-    int levels = 4, reps = 20, f64 = 0, seed = 0, ndim = 2;
+    int levels = 4, reps = 20, f64 = 0, seed = 0, ndim = 2, fuse = 0;
     lwt_algorithm algo = LWT_ALGO_AUTO;
     size_t filter_n = 0, stream_n = 16384;
     int stream = 0, stream_reps = 5;
@@ -318,6 +318,7 @@ int cmd_bench(int argc, char **argv)
         else if (i + 1 < argc && !strcmp(argv[i], "--lbb-cols")) snprintf(cl, sizeof cl, "%s", argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--lifting")) snprintf(ll, sizeof ll, "%s", argv[++i]);
         else if (!strcmp(argv[i], "--seed-experiments")) seed = 1;
+        else if (i + 1 < argc && !strcmp(argv[i], "--fuse-levels")) fuse = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(argv[i], "--algo")) {
             const char *a = argv[++i];
             if (!strcmp(a, "auto")) algo = LWT_ALGO_AUTO;
@@ -339,7 +340,7 @@ int cmd_bench(int argc, char **argv)
             fprintf(stderr, "lwt bench: unknown option '%s'\n"
                             "usage: lwt bench [-w W1,W2] [-m M1,M2] [--sizes N1,N2] [-l LEVELS] [--reps N] [--f64] "
                             "[--ndim 1|2|3] [--algo auto|rc|lbb] [--lbb-threads T1,T2] [--lbb-cols C1,C2]\n"
-                            "       [--lifting auto,classic,improved]\n"
+                            "       [--lifting auto,classic,improved] [--fuse-levels 0|1]\n"
                             "       lwt bench --filter N | --seed-experiments\n"
                             "       lwt bench --stream [--stream-reps N] [--stream-size N] [--big GIB] [--slow F]\n",
                     argv[i]);
@@ -409,10 +410,11 @@ int cmd_bench(int argc, char **argv)
     }
     struct cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
-    printf("lwt bench on %s, %s, %d-D%s, algorithm %s, median of %d runs (CUDA events), ratio = time / device copy "
-           "time; thr/cols: LBB threads per block and ring width (0: the planner's); lift: lifting variant\n",
+    printf("lwt bench on %s, %s, %d-D%s, algorithm %s%s, median of %d runs (CUDA events), ratio = time / device "
+           "copy time; thr/cols: LBB threads per block and ring width (0: the planner's); lift: lifting variant\n",
            prop.name, f64 ? "float64" : "float32", ndim, ndim == 1 ? " (N rows of N)" : "",
-           algo == LWT_ALGO_LIFTING_RC ? "rc" : algo == LWT_ALGO_LIFTING_LBB ? "lbb" : "auto", reps);
+           algo == LWT_ALGO_LIFTING_RC ? "rc" : algo == LWT_ALGO_LIFTING_LBB ? "lbb" : "auto",
+           fuse == 1 ? ", one level per pass" : "", reps);
     printf("%-8s %-13s %6s %3s %-8s %5s %5s %-8s %10s %10s %9s %7s\n", "wavelet", "mode", "size", "L", "dir", "thr",
            "cols", "lift", "ms", "copy_ms", "Gpix/s", "ratio");
     int rc = LWT_EXIT_OK;
@@ -441,6 +443,7 @@ int cmd_bench(int argc, char **argv)
                     d.lbb_threads = lbb_threads;
                     d.lbb_cols = lbb_cols;
                     d.lifting = lift;
+                    d.fuse_levels = fuse;
                     d.levels = levels;
                     d.mode = mode;
                     d.dtype = f64 ? LWT_F64 : LWT_F32;

@@ -223,6 +223,10 @@ typedef struct lwt_plan_desc {
        (default 128 for float32, 64 for float64 work; widened where the halo needs it). */
     int lbb_threads, lbb_cols;
     lwt_lifting_variant lifting;  /* LWT_LIFT_AUTO by default */
+    /* Levels per pass of the GPU's 2-D forward: 0 = the planner's choice (levels 1 and 2,
+       3 and 4, ... in one pass where the register kernel can: periodization, sizes
+       multiples of 4, classic lifting); 1 = one level per pass. The same bits either way. */
+    int fuse_levels;
 } lwt_plan_desc;
 
 /** A desc with defaults: ndim 1, levels max, symmetric, f64, auto, batch 1. */

@@ -100,6 +100,12 @@ typedef struct lwt_backend_ops {
     lwt_status (*fused2d)(void *bctx, int level, int inverse, const void *const in[4], const size_t in_stride[4],
                           void *const out[4], const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
                           const size_t out_bstride[4]);
+    /* Optional: forward levels j and j + 1 of a 2-D plan in one pass. in: level j's
+     * input (sizes[j-1], row stride in_stride); out1[b], b = 1..3: level j's detail
+     * bands; out2[b], b = 0..3: level j + 1's bands (row strides alongside).
+     * LWT_ERR_UNSUPPORTED: the driver runs the two levels one by one. */
+    lwt_status (*fused2d_pair)(void *bctx, int level, const void *in, size_t in_stride, void *const out1[4],
+                               const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4]);
 } lwt_backend_ops;
 
 extern const lwt_backend_ops lwt_cpu_ops;

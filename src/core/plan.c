@@ -137,6 +137,8 @@ lwt_status lwt_plan_create(lwt_context *ctx, const lwt_plan_desc *d, lwt_plan **
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lbb_cols must be 0 or 16..1024 (got %d)", d->lbb_cols);
     if (d->lifting != LWT_LIFT_AUTO && d->lifting != LWT_LIFT_CLASSIC && d->lifting != LWT_LIFT_IMPROVED)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "unknown lifting variant %d", (int)d->lifting);
+    if (d->fuse_levels != 0 && d->fuse_levels != 1)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "fuse_levels must be 0 or 1 (got %d)", d->fuse_levels);
     if (d->levels < 0 && d->levels != LWT_LEVELS_MAX)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "levels must be >= 0 (got %d)", d->levels);
     if (d->levels > LWT_LEVELS_LIMIT)
@@ -535,6 +537,22 @@ static lwt_status planes_inverse(const lwt_plan *p, const exec_env *env, int j, 
     return LWT_OK;
 }
 
+/* where a 2-D forward level j writes its bands: the approximation (dst[0]) to
+   `approx` (compact) or, at the last level, the packed array's corner; the
+   details to their places in the packed array */
+static void level_dests(const lwt_plan *p, int j, char *coeffs, char *approx, void *dst[4], size_t stride[4])
+{
+    const size_t es = lwt_plan_elem_size(p);
+    dst[0] = j == p->levels ? (void *)coeffs : (void *)approx;
+    stride[0] = j == p->levels ? p->packed[1] : p->sizes[j][1];
+    for (unsigned mask = 1; mask < 4; mask++) {
+        size_t off[LWT_MAX_NDIM];
+        band_offset(p, p->levels - j + 1, mask, off);
+        dst[mask] = coeffs + (off[0] * p->packed[1] + off[1]) * es;
+        stride[mask] = p->packed[1];
+    }
+}
+
 static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char *in, char *coeffs, char *bufs[2])
 {
     const size_t es = lwt_plan_elem_size(p);
@@ -549,20 +567,31 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
     memcpy(cur_shape, p->shape, sizeof cur_shape);
     int which = 0;
     for (int j = 1; j <= p->levels; j++) {
+        if (p->ndim == 2 && !p->direct && env->ops->fused2d_pair && j < p->levels) {
+            /* levels j and j + 1 in one pass: level j's approximation is never stored */
+            void *dst1[4], *dst2[4];
+            size_t stride1[4], stride2[4];
+            level_dests(p, j, coeffs, bufs[which], dst1, stride1);
+            level_dests(p, j + 1, coeffs, bufs[which], dst2, stride2);
+            lwt_status fs = env->ops->fused2d_pair(env->bctx, j, cur, cur_shape[1], dst1, stride1, dst2, stride2);
+            if (fs == LWT_OK) {
+                if (j + 1 == p->levels)
+                    return LWT_OK;
+                cur = bufs[which];
+                memcpy(cur_shape, p->sizes[j + 1], sizeof cur_shape);
+                which ^= 1;
+                j++;
+                continue;
+            }
+            if (fs != LWT_ERR_UNSUPPORTED)
+                return fs;
+        }
         if (p->ndim == 2 && !p->direct && env->ops->fused2d) {
             /* the whole level in one pass, bands straight to their places */
             void *dst[4];
             size_t stride[4];
             const size_t *nc = p->sizes[j];
-            int level_index = p->levels - j + 1;
-            dst[0] = j == p->levels ? (void *)coeffs : (void *)bufs[which];
-            stride[0] = j == p->levels ? p->packed[1] : nc[1];
-            for (unsigned mask = 1; mask < 4; mask++) {
-                size_t off[LWT_MAX_NDIM];
-                band_offset(p, level_index, mask, off);
-                dst[mask] = coeffs + (off[0] * p->packed[1] + off[1]) * es;
-                stride[mask] = p->packed[1];
-            }
+            level_dests(p, j, coeffs, bufs[which], dst, stride);
             const void *src[4] = {cur, NULL, NULL, NULL};
             const size_t src_stride[4] = {cur_shape[1], 0, 0, 0};
             lwt_status fs = env->ops->fused2d(env->bctx, j, 0, src, src_stride, dst, stride, 1, no_bstride, no_bstride);

@@ -55,4 +55,4 @@ static lwt_status cpu_fused2d(void *bctx, int level, int inverse, const void *co
     return lwt_cpu_slide2d(p, level, inverse, in, in_stride, out, out_stride);
 }
 
-const lwt_backend_ops lwt_cpu_ops = {cpu_run_pass, cpu_copy_block, cpu_zero_blocks, cpu_fused2d};
+const lwt_backend_ops lwt_cpu_ops = {cpu_run_pass, cpu_copy_block, cpu_zero_blocks, cpu_fused2d, NULL};

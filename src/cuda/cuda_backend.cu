@@ -18,6 +18,7 @@ extern "C" {
 #include "cuda/cuda_kernels.cuh"
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_plan_levels.cuh"
+#include "cuda/cuda_slide_pair.cuh"
 #include "cuda/cuda_slide_regs.cuh"
 #include "lwt_cuda.h"
 
@@ -31,6 +32,9 @@ struct cuda_plan_state {
     lwt_slide_geom **slide;
     int **slide_tab;         /* their schedules (lwt_slide_table), device memory */
     int *slide_regs;         /* the register kernel's shape for each, or -1: the generic kernel */
+    /* forward levels j and j + 1 in one pass (cuda_slide_pair.cu), index j - 1; NULL
+       where they run one by one */
+    lwt_slide_pair **pair;
 };
 
 struct cuda_call {
@@ -179,7 +183,11 @@ static void free_slides(const lwt_plan *p, cuda_plan_state *st)
             free(st->slide[i]);
         if (st->slide_tab)
             cudaFree(st->slide_tab[i]);
+        if (st->pair && i < p->levels)
+            free(st->pair[i]);
     }
+    free(st->pair);
+    st->pair = NULL;
     free(st->slide);
     free(st->slide_tab);
     free(st->slide_regs);
@@ -200,6 +208,31 @@ static lwt_slide_geom *plan_regs(const lwt_plan *p, const cuda_plan_state *st, i
         return NULL;
     return lwt_cuda_slide_regs_plan(&p->wavelet.scheme, p->desc.mode, p->fb.length, inv, (long)in0, (long)in1,
                                     (long)nc0, (long)nc1, 0, lwt_plan_elem_size(p));
+}
+
+/* Forward levels j and j + 1 of a 2-D plan in one pass where both run the register
+ * kernel with classic lifting and the pair applies (core/slide_pair.h), unless the
+ * plan asks for one level per pass. */
+static lwt_status plan_pairs(lwt_plan *p, cuda_plan_state *st)
+{
+    const lwt_context *ctx = p->ctx;
+    if (p->ndim != 2 || p->desc.fuse_levels == 1 || regs_improved(p) || !st->slide_regs)
+        return LWT_OK;
+    st->pair = (lwt_slide_pair **)calloc((size_t)p->levels, sizeof *st->pair);
+    if (!st->pair)
+        return LWT_ERR_OUT_OF_MEMORY;
+    const size_t es = lwt_plan_elem_size(p);
+    for (int j = 1; j < p->levels; j++) {
+        if (st->slide_regs[2 * (j - 1)] < 0 || st->slide_regs[2 * j] < 0)
+            continue;
+        const size_t *in = p->sizes[j - 1];
+        st->pair[j - 1] = lwt_cuda_slide_pair_plan(&p->wavelet.scheme, p->desc.mode, p->fb.length, (long)in[0],
+                                                   (long)in[1], es);
+        if (st->pair[j - 1])
+            lwt_log(ctx, LWT_LOG_DEBUG, "levels %d and %d forward: one pass (level-2 strips of %d columns)", j, j + 1,
+                    st->pair[j - 1]->g2.ax[1].T);
+    }
+    return LWT_OK;
 }
 
 static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
@@ -263,7 +296,7 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
             free(tab);
             CK(e);
         }
-    return LWT_OK;
+    return plan_pairs(p, st);
 }
 
 extern "C" const lwt_slide_geom *lwt_cuda_plan_level(const lwt_plan *p, int j, int inverse, int *shape,
@@ -440,7 +473,23 @@ static lwt_status cuda_fused2d(void *bctx, int level, int inverse, const void *c
     return LWT_OK;
 }
 
-static const lwt_backend_ops cuda_ops = {cuda_run_pass, cuda_copy_block, cuda_zero_blocks, cuda_fused2d};
+static lwt_status cuda_fused2d_pair(void *bctx, int level, const void *in, size_t in_stride, void *const out1[4],
+                                    const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4])
+{
+    cuda_call *call = (cuda_call *)bctx;
+    const lwt_plan *p = call->plan;
+    const lwt_context *ctx = p->ctx;
+    const cuda_plan_state *st = (const cuda_plan_state *)p->cuda;
+    const lwt_slide_pair *pp = st->pair ? st->pair[level - 1] : NULL;
+    if (!pp)
+        return LWT_ERR_UNSUPPORTED;
+    CK(lwt_cuda_slide_pair(st->slide_regs[2 * (level - 1)], pp, &p->wavelet.scheme, p->desc.dtype, in, in_stride,
+                           out1, out1_stride, out2, out2_stride, call->stream));
+    return LWT_OK;
+}
+
+static const lwt_backend_ops cuda_ops = {cuda_run_pass, cuda_copy_block, cuda_zero_blocks, cuda_fused2d,
+                                         cuda_fused2d_pair};
 
 /* ----------------------------------------------------------- execution */
 

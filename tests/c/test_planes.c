@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cpu_backend.h"
 #include "core/backend.h"
 #include "core/plan.h"
 #include "cpu/cpu_slide.h"
@@ -26,25 +27,6 @@ typedef struct planes_backend {
     unsigned refuse;   /* bit j set: level j is refused (separable passes) */
     int batches;       /* batched calls run */
 } planes_backend;
-
-static lwt_status pb_run_pass(void *b, const lwt_pass *ps)
-{
-    (void)b;
-    return lwt_cpu_ops.run_pass(NULL, ps);
-}
-
-static lwt_status pb_copy_block(void *b, size_t es, const void *src, const size_t *ss, const size_t *so, void *dst,
-                                const size_t *ds, const size_t *dof, const size_t *blk)
-{
-    (void)b;
-    return lwt_cpu_ops.copy_block(NULL, es, src, ss, so, dst, ds, dof, blk);
-}
-
-static lwt_status pb_zero_blocks(void *b, size_t es, void *dst, const size_t *ds, const lwt_box *blocks, size_t n)
-{
-    (void)b;
-    return lwt_cpu_ops.zero_blocks(NULL, es, dst, ds, blocks, n);
-}
 
 /* level j of the 3-D plan on nbatch planes: a one-level 2-D plan of the planes' shape, run
    by the CPU's sliding window plane by plane */
@@ -86,16 +68,9 @@ static lwt_status pb_fused2d(void *b, int level, int inverse, const void *const 
     return st;
 }
 
-static const lwt_backend_ops planes_ops = {pb_run_pass, pb_copy_block, pb_zero_blocks, pb_fused2d};
+static const lwt_backend_ops planes_ops = {cpu_run_pass, cpu_copy_block, cpu_zero_blocks, pb_fused2d, NULL};
 
 static unsigned long long rng = 0x9e3779b97f4a7c15ull;
-static double rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0 - 0.5;
-}
 
 static double max_abs(const double *a, size_t n)
 {
@@ -143,7 +118,7 @@ static void run_case(lwt_context *ctx, const char *name, const size_t shape[3], 
     double *x = malloc(ni * 8), *cref = malloc(nc * 8), *c = malloc(nc * 8), *yref = malloc(ni * 8),
            *y = malloc(ni * 8), *ws = malloc(2 * p->buf_elems * 8);
     for (size_t i = 0; i < ni; i++)
-        x[i] = rnd();
+        x[i] = xs_rnd(&rng);
     memset(c, 0xff, nc * 8); /* poison: every coefficient, gaps included, must be written */
     memset(y, 0xff, ni * 8);
     planes_backend t = {p, ctx, refuse, 0};

@@ -45,6 +45,9 @@ static int gpu_threads, gpu_cols;              /* its lbb_threads and lbb_cols (
 /* 1: the CUDA plan runs improved lifting, and a second CUDA plan with classic lifting must give
    the same bits (the register kernel's two variants, lwt_plan_desc.lifting) */
 static int compare_lifting;
+/* 1: a second CUDA plan with one level per pass (lwt_plan_desc.fuse_levels) must give the
+   same bits as the first, which runs levels in pairs where it can */
+static int compare_fuse;
 
 static void run_case(lwt_context *ctx, const char *wname, int ndim, const size_t *shape, int levels, lwt_mode mode,
                      lwt_dtype dt, size_t batch)
@@ -72,10 +75,14 @@ static void run_case(lwt_context *ctx, const char *wname, int ndim, const size_t
     d.lbb_cols = gpu_cols;
     d.lifting = compare_lifting ? LWT_LIFT_IMPROVED : LWT_LIFT_AUTO;
     lwt_status sg = lwt_plan_create(ctx, &d, &pg);
-    lwt_plan *pk = NULL; /* classic lifting, when comparing */
+    lwt_plan *pk = NULL; /* classic lifting, or one level per pass, when comparing */
     d.lifting = LWT_LIFT_CLASSIC;
-    if (compare_lifting && sg == LWT_OK && lwt_plan_create(ctx, &d, &pk) != LWT_OK) {
-        fprintf(stderr, "FAIL %s %s: no classic-lifting plan\n", wname, lwt_mode_name(mode));
+    if (compare_fuse) {
+        d.lifting = LWT_LIFT_AUTO;
+        d.fuse_levels = 1;
+    }
+    if ((compare_lifting || compare_fuse) && sg == LWT_OK && lwt_plan_create(ctx, &d, &pk) != LWT_OK) {
+        fprintf(stderr, "FAIL %s %s: no second plan\n", wname, lwt_mode_name(mode));
         failures++;
     }
     if (sc != sg) {
@@ -115,8 +122,10 @@ static void run_case(lwt_context *ctx, const char *wname, int ndim, const size_t
             checks++;
             if (lwt_forward(pk, x, ck, NULL) || lwt_inverse(pk, cc, yk, NULL) || memcmp(ck, cg, nc * es) ||
                 memcmp(yk, yg, ni * es)) {
-                fprintf(stderr, "FAIL %s %s L=%d %s: classic and improved lifting differ\n", wname,
-                        lwt_mode_name(mode), levels, dt == LWT_F32 ? "f32" : "f64");
+                fprintf(stderr, "FAIL %s %s %zux%zu L=%d %s: %s\n", wname, lwt_mode_name(mode), shape[0],
+                        ndim > 1 ? shape[1] : 1, levels, dt == LWT_F32 ? "f32" : "f64",
+                        compare_fuse ? "levels in pairs and one by one differ"
+                                     : "classic and improved lifting differ");
                 failures++;
             }
             free(ck); free(yk);
@@ -180,13 +189,15 @@ static void test_device_api(lwt_context *ctx)
 #endif
 
 /* plan-creation messages: which 2-D levels took the register pipeline */
-static int regs_levels;
+static int regs_levels, pair_levels;
 static void count_log(void *user, lwt_log_level level, const char *message)
 {
     (void)user;
     (void)level;
     if (strstr(message, "register pipeline"))
         regs_levels++;
+    if (strstr(message, "forward: one pass"))
+        pair_levels++;
 }
 
 int main(int argc, char **argv)
@@ -295,6 +306,31 @@ int main(int argc, char **argv)
         run_case(ctx, "cdf97", 3, v, 1, LWT_MODE_SYMMETRIC, LWT_F32, 1);
     }
     compare_lifting = 0;
+    /* two forward levels in one pass (cuda_slide_pair.cu; float32 Haar, D4 and CDF 5/3,
+       periodization, sizes multiples of 4): against the CPU and, bit for bit, against one
+       level per pass. Sizes with several level-2 strips and runs of tiles, a short axis 0
+       (rows wrapping past both edges), and a strip most of the level wide; 2 levels (one
+       pair), 3 (a pair and a level), 5 (two pairs and a level). The other shapes and
+       float64 keep one level per pass (checked: no pair planned) */
+    gpu_algo = LWT_ALGO_AUTO;
+    compare_fuse = 1;
+    const char *pairs[] = {"haar", "db2", "cdf53", "cdf97", "db10"};
+    for (int i = 0; i < 5; i++) {
+        pair_levels = 0;
+        const size_t sz[][2] = {{small ? 132 : 1028, small ? 260 : 1340 + 4 * (size_t)i}, {36, 300}, {260, 244}};
+        const int lv[] = {2, 3, 5};
+        for (int k = 0; k < 3; k++)
+            for (int l = 0; l < 3; l++)
+                run_case(ctx, pairs[i], 2, sz[k], lv[l], LWT_MODE_PERIODIZATION, LWT_F32, 1);
+        run_case(ctx, pairs[i], 2, sz[0], 4, LWT_MODE_PERIODIZATION, LWT_F64, 1);
+        checks++;
+        printf("%s: levels in pairs in %d planned pairs\n", pairs[i], pair_levels);
+        if (i < 3 ? pair_levels < 5 : pair_levels != 0) {
+            fprintf(stderr, "FAIL %s: levels planned in pairs %d times\n", pairs[i], pair_levels);
+            failures++;
+        }
+    }
+    compare_fuse = 0;
     /* the block-size sweep's knobs (lwt-bench --lbb-threads / --lbb-cols): every thread count
        from one warp to 1024 and strips from the narrowest to wider than the array */
     const int th[] = {32, 64, 512, 1024}, co[] = {16, 64, 256, 1024};
