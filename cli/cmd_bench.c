@@ -324,8 +324,9 @@ int cmd_bench(int argc, char **argv)
             if (!strcmp(a, "auto")) algo = LWT_ALGO_AUTO;
             else if (!strcmp(a, "rc")) algo = LWT_ALGO_LIFTING_RC;
             else if (!strcmp(a, "lbb")) algo = LWT_ALGO_LIFTING_LBB;
+            else if (!strcmp(a, "rc-steps")) algo = LWT_ALGO_LIFTING_RC_STEPS;
             else {
-                fprintf(stderr, "lwt bench: --algo auto|rc|lbb\n");
+                fprintf(stderr, "lwt bench: --algo auto|rc|lbb|rc-steps\n");
                 return LWT_EXIT_USAGE;
             }
         }
@@ -339,7 +340,7 @@ int cmd_bench(int argc, char **argv)
         else {
             fprintf(stderr, "lwt bench: unknown option '%s'\n"
                             "usage: lwt bench [-w W1,W2] [-m M1,M2] [--sizes N1,N2] [-l LEVELS] [--reps N] [--f64] "
-                            "[--ndim 1|2|3] [--algo auto|rc|lbb] [--lbb-threads T1,T2] [--lbb-cols C1,C2]\n"
+                            "[--ndim 1|2|3] [--algo auto|rc|lbb|rc-steps] [--lbb-threads T1,T2] [--lbb-cols C1,C2]\n"
                             "       [--lifting auto,classic,improved] [--fuse-levels 0|1]\n"
                             "       lwt bench --filter N | --seed-experiments\n"
                             "       lwt bench --stream [--stream-reps N] [--stream-size N] [--big GIB] [--slow F]\n",
@@ -352,29 +353,35 @@ int cmd_bench(int argc, char **argv)
         return LWT_EXIT_USAGE;
     }
     if (seed) {
-        /* seed 000's experiments with our kernels: 1) LBB vs RC for 4-level CDF 9/7 over
+        /* seed 000's experiments with our kernels: 1) LBB vs RC&LB (our row then column kernels,
+           LWT_ALGO_LIFTING_RC) vs RC (a kernel per lifting step) for 4-level CDF 9/7 over
            1024..5120; 2) classic vs improved lifting (eq. 16) in the register LBB kernel, the
-           same sizes and 16384; 3) the six wavelets at 4096^2; Fig. 12, threads per block of
-           the generic LBB kernel at 4096^2, and its strip width */
-        char *args1[] = {"bench", "-w", "cdf97", "-m", "periodization", "--sizes", "1024,2048,3072,4096,5120",
-                         "--algo", "lbb"};
-        char *args2[] = {"bench", "-w", "cdf97", "-m", "periodization", "--sizes", "1024,2048,3072,4096,5120",
-                         "--algo", "rc"};
-        char *args3[] = {"bench", "-w", "haar,d4,d8,d20,cdf53,cdf97", "-m", "periodization", "--sizes", "4096"};
-        printf("== seed experiment 1: LBB (sliding window) vs RC (row then column kernels), CDF 9/7, 4 levels\n");
-        int r1 = cmd_bench(9, args1);
-        int r2 = cmd_bench(9, args2);
+           same sizes and 16384; 3) the six wavelets at 4096^2 in the three arrangements; Fig.
+           12, threads per block of the generic LBB kernel at 4096^2, and its strip width */
+        static const char *const algos[] = {"lbb", "rc", "rc-steps"};
+        int r = 0;
+        printf("== seed experiment 1: LBB (sliding window) vs RC&LB (row then column kernels) vs RC (a kernel per "
+               "lifting step), CDF 9/7, 4 levels\n");
+        for (int i = 0; i < 3 && !r; i++) {
+            char *args1[] = {"bench", "-w", "cdf97", "-m", "periodization", "--sizes", "1024,2048,3072,4096,5120",
+                             "--algo", (char *)algos[i]};
+            r = cmd_bench(9, args1);
+        }
         char *args5[] = {"bench", "-w", "cdf97", "-m", "periodization", "--sizes", "1024,2048,3072,4096,5120,16384",
                          "--lifting", "classic,improved"};
         printf("== seed experiment 2: classic vs improved lifting (eq. 16), register LBB kernel, CDF 9/7, 4 levels\n");
-        int r5 = cmd_bench(9, args5);
-        printf("== seed experiment 3: six wavelets at 4096^2, 4 levels\n");
-        int r3 = cmd_bench(7, args3);
+        if (!r)
+            r = cmd_bench(9, args5);
+        printf("== seed experiment 3: six wavelets at 4096^2, 4 levels, LBB vs RC&LB vs RC\n");
+        for (int i = 0; i < 3 && !r; i++) {
+            char *args3[] = {"bench", "-w", "haar,d4,d8,d20,cdf53,cdf97", "-m", "periodization", "--sizes", "4096",
+                             "--algo", (char *)algos[i]};
+            r = cmd_bench(9, args3);
+        }
         char *args4[] = {"bench", "-w", "cdf97", "-m", "periodization", "--sizes", "4096", "--algo", "lbb",
                          "--lbb-threads", "32,64,128,256,512,1024", "--lbb-cols", "64,128,256"};
         printf("== seed Fig. 12: threads per block (and strip width) of the LBB kernel, CDF 9/7, 4 levels, 4096^2\n");
-        int r4 = cmd_bench(13, args4);
-        return r1 ? r1 : r2 ? r2 : r5 ? r5 : r3 ? r3 : r4;
+        return r ? r : cmd_bench(13, args4);
     }
     char *wv[32], *mv[16], *sv[16], *tv[16], *cv[16], *lv[4];
     int nw = split(wl, wv, 32), nm = split(ml, mv, 16), ns = split(sl, sv, 16), nth = split(tl, tv, 16),
@@ -413,7 +420,10 @@ int cmd_bench(int argc, char **argv)
     printf("lwt bench on %s, %s, %d-D%s, algorithm %s%s, median of %d runs (CUDA events), ratio = time / device "
            "copy time; thr/cols: LBB threads per block and ring width (0: the planner's); lift: lifting variant\n",
            prop.name, f64 ? "float64" : "float32", ndim, ndim == 1 ? " (N rows of N)" : "",
-           algo == LWT_ALGO_LIFTING_RC ? "rc" : algo == LWT_ALGO_LIFTING_LBB ? "lbb" : "auto",
+           algo == LWT_ALGO_LIFTING_RC         ? "rc"
+           : algo == LWT_ALGO_LIFTING_LBB      ? "lbb"
+           : algo == LWT_ALGO_LIFTING_RC_STEPS ? "rc-steps"
+                                               : "auto",
            fuse == 1 ? ", one level per pass" : "", reps);
     printf("%-8s %-13s %6s %3s %-8s %5s %5s %-8s %10s %10s %9s %7s\n", "wavelet", "mode", "size", "L", "dir", "thr",
            "cols", "lift", "ms", "copy_ms", "Gpix/s", "ratio");

@@ -112,8 +112,9 @@ int cli_parse_common(int argc, char **argv, int *i, cli_transform_opts *o)
         else if (!strcmp(val, "convolution")) o->algorithm = LWT_ALGO_CONVOLUTION;
         else if (!strcmp(val, "rc")) o->algorithm = LWT_ALGO_LIFTING_RC;
         else if (!strcmp(val, "lbb")) o->algorithm = LWT_ALGO_LIFTING_LBB;
+        else if (!strcmp(val, "rc-steps")) o->algorithm = LWT_ALGO_LIFTING_RC_STEPS;
         else {
-            fprintf(stderr, "lwt: unknown algorithm '%s' (auto, lifting, convolution, rc, lbb)\n", val);
+            fprintf(stderr, "lwt: unknown algorithm '%s' (auto, lifting, convolution, rc, lbb, rc-steps)\n", val);
             return -1;
         }
         return 1;

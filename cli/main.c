@@ -37,7 +37,7 @@ static void usage(FILE *f)
             "      GPU timing table: median time, Gpixel/s, ratio to a device copy\n"
             "\n"
             "options common to forward/inverse:\n"
-            "  --algorithm auto|lifting|convolution|rc|lbb\n"
+            "  --algorithm auto|lifting|convolution|rc|lbb|rc-steps\n"
             "                                         (default auto: lifting where it is exact; rc: one\n"
             "                                         pass per axis; lbb: 2-D levels in one sliding-window pass)\n"
             "  --threads N                            CPU threads (default: all)\n"

@@ -187,9 +187,15 @@ typedef enum lwt_algorithm {
        kernel has the scheme's shape (Haar, D4, D8, D20, CDF 5/3, CDF 9/7 and
        any scheme shaped like one; measured fastest), else the separable
        passes (RC); on the CPU they run RC. */
-    LWT_ALGO_LIFTING_RC = 3,  /* one pass per axis through global memory (row, then column kernel) */
-    LWT_ALGO_LIFTING_LBB = 4  /* 2-D levels in one sliding-window pass (seed 000's LBB model), on
+    LWT_ALGO_LIFTING_RC = 3,  /* one pass per axis through global memory (row, then column kernel),
+                                 each pass one kernel with its lines in on-chip memory: the seed's
+                                 "RC&LB" (van der Laan et al. 2011) */
+    LWT_ALGO_LIFTING_LBB = 4, /* 2-D levels in one sliding-window pass (seed 000's LBB model), on
                                  the GPU and the CPU; other plans run as LIFTING */
+    LWT_ALGO_LIFTING_RC_STEPS = 5 /* the seed's plain "RC": on the GPU every lifting step of every
+                                     axis is a kernel over the whole array, the channels in global
+                                     memory (a device-wide synchronization per step); the CPU
+                                     runs it as LIFTING_RC */
 } lwt_algorithm;
 
 /* How the register sliding-window kernel (GPU, 2-D, LBB/AUTO) runs the lifting steps along

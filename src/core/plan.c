@@ -173,6 +173,7 @@ lwt_status lwt_plan_create(lwt_context *ctx, const lwt_plan_desc *d, lwt_plan **
     case LWT_ALGO_LIFTING:
     case LWT_ALGO_LIFTING_RC:
     case LWT_ALGO_LIFTING_LBB:
+    case LWT_ALGO_LIFTING_RC_STEPS:
         if (path != LWT_PATH_LIFTING)
             return lwt_fail(ctx, LWT_ERR_ACCURACY,
                             "wavelet %s has no lifting scheme within its accuracy bound for %s "

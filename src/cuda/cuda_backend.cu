@@ -71,7 +71,8 @@ static size_t pass_scratch(const lwt_plan *p, const lwt_line_prog *lp, size_t ou
     ps.dtype = p->desc.dtype;
     ps.outer = outer;
     ps.inner = inner;
-    if (lwt_cuda_tiles_apply(&ps, f32_in_float))
+    /* the per-step arrangement keeps every pass's channels in scratch */
+    if (p->desc.algorithm != LWT_ALGO_LIFTING_RC_STEPS && lwt_cuda_tiles_apply(&ps, f32_in_float))
         return 0;
     return scratch_per_line(lp) * outer * inner;
 }
@@ -418,6 +419,12 @@ static lwt_status cuda_run_pass(void *bctx, const lwt_pass *ps)
     cuda_call *call = (cuda_call *)bctx;
     const lwt_context *ctx = call->plan->ctx;
     const cuda_plan_state *st = (const cuda_plan_state *)call->plan->cuda;
+    if (call->plan->desc.algorithm == LWT_ALGO_LIFTING_RC_STEPS) { /* seed 000's plain RC: a kernel per step */
+        if (ps->map)
+            return LWT_ERR_UNSUPPORTED;
+        CK(lwt_cuda_launch_steps(ps, &st->dev, call->scratch, call->stream));
+        return LWT_OK;
+    }
     /* band destinations: only the tiled kernel writes through a map */
     if (ps->map && (ps->inner != 1 || !lwt_cuda_tiles_apply(ps, st->dev.f32_in_float)))
         return LWT_ERR_UNSUPPORTED;

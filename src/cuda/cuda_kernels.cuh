@@ -25,6 +25,10 @@ struct lwt_dev_scheme {
 cudaError_t lwt_cuda_launch_pass(const lwt_pass *ps, const lwt_dev_scheme *dev, double *scratch,
                                  cudaStream_t stream);
 
+/* Seed 000's plain RC (cuda_steps.cu): a kernel per lifting step over all lines,
+   the channels in scratch (the line kernel's layout and arithmetic). */
+cudaError_t lwt_cuda_launch_steps(const lwt_pass *ps, const lwt_dev_scheme *dev, double *scratch, cudaStream_t stream);
+
 /* The line kernel: one thread per line, per-line work in scratch. */
 cudaError_t lwt_cuda_launch_lines(const lwt_pass *ps, const lwt_dev_scheme *dev, double *scratch, cudaStream_t stream);
 

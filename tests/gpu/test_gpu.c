@@ -257,6 +257,14 @@ int main(int argc, char **argv)
             run_case(ctx, lbb[i], 2, s2, 2, (lwt_mode)mode, mode % 2 ? LWT_F32 : LWT_F64, 1);
             gpu_algo = LWT_ALGO_LIFTING_RC;
             run_case(ctx, lbb[i], 2, s2, 2, (lwt_mode)mode, mode % 2 ? LWT_F64 : LWT_F32, 1);
+            /* seed 000's plain RC: a kernel per lifting step (cuda_steps.cu); 1-D and 3-D too */
+            gpu_algo = LWT_ALGO_LIFTING_RC_STEPS;
+            run_case(ctx, lbb[i], 2, s2, 2, (lwt_mode)mode, mode % 2 ? LWT_F32 : LWT_F64, 1);
+            if (mode % 3 == 0) {
+                size_t s1[1] = {small ? 41 : 203}, s3[3] = {9, 14, 11 + (size_t)mode};
+                run_case(ctx, lbb[i], 1, s1, 3, (lwt_mode)mode, LWT_F64, 2);
+                run_case(ctx, lbb[i], 3, s3, 1, (lwt_mode)mode, LWT_F32, 1);
+            }
         }
     /* the sliding window with the vertical window in registers (cuda_slide_regs.cu) for every
        shape it compiles in, every mode, float32 and float64: several strips and segments, so

@@ -197,7 +197,7 @@ def test_null_and_invalid():
         L.lwt_plan_destroy(hp)
 
     # the GPU kernel arrangements are lifting plans (the same computation on the CPU)
-    for algo in (lw.LWT_ALGO_LIFTING_RC, lw.LWT_ALGO_LIFTING_LBB):
+    for algo in (lw.LWT_ALGO_LIFTING_RC, lw.LWT_ALGO_LIFTING_LBB, lw.LWT_ALGO_LIFTING_RC_STEPS):
         s, hp = lw.plan_create_status(ctx, desc(algorithm=algo))
         chk.check(s == lw.LWT_OK, "lwt_plan_create(algorithm %d) = %s, want OK" % (algo, st(s)))
         if hp:
