@@ -154,12 +154,15 @@ constexpr int rs_smem(bool inv, int R) { return 2 * R * 2 * rs_ring(inv) + 2 * r
    waiting on these loads (L1TEX scoreboard) for half of their stall cycles when they
    were made at the batch's start. Measured on an H200 (docs/PERFORMANCE.md, version 13),
    4 levels at 16384^2: 3-14% faster for Haar, D4, CDF 5/3, D20 and float64 CDF 9/7; for
-   float32 CDF 9/7 (shape 6) 5-8% slower than loading them at the batch's start, as it does.
-   The kernels for batches of planes (3-D) load at the batch's start too: two strips of five
-   are edge strips at 1024^2, which the unstaged kernels wrap with one add (rs_inverse). 1024^3
-   3 levels, periodization: D4, CDF 5/3, D8, D20 inverses 25-28% faster, float64 CDF 9/7 14%;
-   symmetric 2-5% faster, float64 D4 symmetric 10% slower (version 15). */
-constexpr bool rs_inv_staged(int id, int es) { return !(es == 4 && id == 6); }
+   float32 CDF 9/7 5-8% slower than loading them at the batch's start. Since version 14 the
+   unstaged kernels wrap the band columns of edge strips with one add, and the staged ones
+   keep the general loop (unrolled there it spilled), which turned the balance for float32:
+   loading at the batch's start, 4 levels, periodization, 16384^2: D4 1.416 -> 1.113 ms,
+   CDF 5/3 1.378 -> 1.085, D8 1.508 -> 1.180, D20 2.078 -> 1.778; 4096^2: D4 0.234 -> 0.145;
+   symmetric 2-6% faster; Haar 0.909 -> 0.929 (version 16). So float32 stages Haar only,
+   float64 every shape. The kernels for batches of planes (3-D) load at the batch's start
+   (version 15: 1024^3, D4, CDF 5/3, D8, D20 inverses 25-28% faster, float64 CDF 9/7 14%). */
+constexpr bool rs_inv_staged(int id, int es) { return es == 8 || id == 0; }
 /* The forward's L2 prefetch of the next batch's rows. Measured on an H200 (docs/PERFORMANCE.md,
    version 14), 4 levels at 16384^2: Haar 6% faster, D4, CDF 5/3 and float32 CDF 9/7 6-8% slower
    (one level of CDF 9/7: 0.873 -> 0.953 ms); kept for Haar (shape 0) only. */
@@ -171,8 +174,7 @@ static_assert(kShapes[0].n == 2 && kShapes[0].nt[0] == 1 && kShapes[0].nt[1] == 
    1.825, float32 Haar 0.906 -> 0.931 and the rest within 2%: only float64 CDF 9/7. */
 constexpr bool rs_edge_call(int id, int es) { return es == 8 && id == 3; }
 static_assert(kShapes[3].n == 5 && kShapes[3].nt[4] == 6, "rs_edge_call names CDF 9/7 by its place in kShapes");
-static_assert(kShapes[6].n == 4 && kShapes[6].t[0] == 1 && kShapes[6].nt[3] == 2,
-              "rs_inv_staged names float32 CDF 9/7 by its place in kShapes");
+static_assert(kShapes[0].n == 2 && kShapes[0].nt[0] == 1, "rs_inv_staged names Haar by its place in kShapes");
 static_assert(rs_cw(false) % 32 == 16 && rs_cw(true) % 32 == 16, "ring regions must start 16 banks apart");
 static_assert((RS_THREADS / 32) % 2 == 0, "each warp lifts rows of one vertical channel");
 static_assert(!rs_pad(false) || 32 % rs_slots(false) == 0, "a lane's slots must not straddle a pad");
