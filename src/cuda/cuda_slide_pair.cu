@@ -1,7 +1,8 @@
 /*
  * Two forward 2-D levels in one pass (core/slide_pair.h): the register
  * kernel's level 1 (cuda_slide_regs.cu) with a second register window behind
- * it. Per batch of R rows of each level-1 vertical channel:
+ * it. Per batch of R rows of each level-1 vertical channel (the stages of four
+ * consecutive batches run between the same two barriers: see the main loop):
  *
  *   1. level 1's vertical steps in registers (a thread per sample column of
  *      the level-1 strip), finished rows to ring rows in shared memory;
@@ -52,8 +53,8 @@ constexpr int rp_rows(int id, int es) { return es == 4 && kShapes[id].n <= 8 ? 8
  * version 16; 16384^2, periodization, 4 levels, forward, against one level per pass):
  * float32 Haar 0.794 -> 0.756 ms, D4 1.010 -> 0.921, CDF 5/3 0.987 -> 0.938; float32 CDF 9/7
  * 0.960 -> 0.956 (no gain: the pair executes 58% more instructions than level 1 alone for
- * 25% more work, ncu), D8 0.989 -> 1.086, D20 1.46 -> 6.8 (its two register windows and
- * unrolled rows went to local memory); float64, at two blocks per SM, 1.7x (D4) to 5x
+ * 25% more work, ncu), D8 0.989 -> 1.086, D20 1.46 -> 6.8 (not analysed; ptxas shows 122
+ * registers and a 330-byte stack frame); float64, at two blocks per SM, 1.7x (D4) to 5x
  * (CDF 9/7) slower. Only these kernels are built. */
 constexpr bool rp_enabled(int id, int es) { return es == 4 && (id == 0 || id == 1 || id == 2); }
 static_assert(kShapes[0].n == 2 && kShapes[1].n == 3 && kShapes[2].n == 2 && kShapes[2].nt[0] == 2,
