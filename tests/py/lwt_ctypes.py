@@ -107,6 +107,7 @@ class PlanDesc(C.Structure):
         ("lbb_threads", C.c_int),
         ("lbb_cols", C.c_int),
         ("lifting", C.c_int),
+        ("fuse_levels", C.c_int),
     ]
 
 
