@@ -52,13 +52,15 @@ constexpr int rp_rows(int id, int es) { return es == 4 && kShapes[id].n <= 8 ? 8
 /* The shapes and types that run levels in pairs, as measured on an H200 (docs/PERFORMANCE.md,
  * version 16; 16384^2, periodization, 4 levels, forward, against one level per pass):
  * float32 Haar 0.794 -> 0.756 ms, D4 1.010 -> 0.921, CDF 5/3 0.987 -> 0.938; float32 CDF 9/7
- * 0.960 -> 0.956 (no gain: the pair executes 58% more instructions than level 1 alone for
- * 25% more work, ncu), D8 0.989 -> 1.086, D20 1.46 -> 6.8 (not analysed; ptxas shows 122
+ * 0.961 -> 0.952 (the pair executes 58% more instructions than level 1 alone for 25% more
+ * work, ncu), but 8192^2 0.303 -> 0.285, 4096^2 0.127 -> 0.113, 2048^2 0.075 -> 0.060
+ * (one kernel's latency fewer per pair); D8 0.989 -> 1.086, D20 1.46 -> 6.8 (not analysed; ptxas shows 122
  * registers and a 330-byte stack frame); float64, at two blocks per SM, 1.7x (D4) to 5x
  * (CDF 9/7) slower. Only these kernels are built. */
-constexpr bool rp_enabled(int id, int es) { return es == 4 && (id == 0 || id == 1 || id == 2); }
-static_assert(kShapes[0].n == 2 && kShapes[1].n == 3 && kShapes[2].n == 2 && kShapes[2].nt[0] == 2,
-              "rp_enabled names Haar, D4 and CDF 5/3 by their places in kShapes");
+constexpr bool rp_enabled(int id, int es) { return es == 4 && (id == 0 || id == 1 || id == 2 || id == 6); }
+static_assert(kShapes[0].n == 2 && kShapes[1].n == 3 && kShapes[2].n == 2 && kShapes[2].nt[0] == 2 &&
+                  kShapes[6].n == 4 && kShapes[6].nt[3] == 2,
+              "rp_enabled names Haar, D4, CDF 5/3 and float32 CDF 9/7 by their places in kShapes");
 /* three blocks per SM: 70-80 registers, no spills (ptxas); at two, CDF 9/7 ran 8% slower */
 constexpr int RP_MIN_BLOCKS = 3;
 
