@@ -13,31 +13,10 @@ extern "C" {
 #include "core/line.h"
 }
 #include "cuda/cuda_kernels.cuh"
+#include "cuda/cuda_line_ops.cuh"
 #include "cuda/cuda_loads.cuh"
 
 namespace {
-
-__device__ void run_steps(const lwt_line_prog &p, const lwt_dev_scheme &s, double *ch0, double *ch1, size_t t,
-                          size_t nl, bool inverse)
-{
-    for (int k = 0; k < s.nsteps; k++) {
-        const int si = inverse ? s.nsteps - 1 - k : k;
-        const lwt_step st = s.steps[si];
-        const int u = 1 - st.target;
-        double *dst = st.target ? ch1 : ch0;
-        const double *src = u ? ch1 : ch0;
-        const long dlo = p.ch[st.target].lo, slo = p.ch[u].lo;
-        const double *taps = s.taps + st.first;
-        for (long m = p.step[si].lo; m < p.step[si].hi; m++) {
-            double acc = 0;
-            const double *sp = src + (size_t)(m + st.off - slo) * nl + t;
-            for (int i = 0; i < st.ntaps; i++)
-                acc += __ldg(taps + i) * sp[(size_t)i * nl];
-            double *dp = dst + (size_t)(m - dlo) * nl + t;
-            *dp = inverse ? *dp - acc : *dp + acc;
-        }
-    }
-}
 
 template <typename REAL>
 __global__ void pass_kernel(const lwt_line_prog p, const lwt_dev_scheme s, const REAL *in, REAL *out, size_t outer,
@@ -93,32 +72,17 @@ __global__ void pass_kernel(const lwt_line_prog p, const lwt_dev_scheme s, const
         return;
     }
 
-    double *ch0 = scratch;
-    double *ch1 = scratch + (size_t)(p.ch[0].hi - p.ch[0].lo) * nl;
-    double *ch[2] = {ch0, ch1};
-    const int a = s.ach, d = 1 - s.ach;
-    if (!p.inverse) {
-        for (int cc = 0; cc < 2; cc++)
-            for (long m = p.ch[cc].lo; m < p.ch[cc].hi; m++)
-                ch[cc][(size_t)(m - p.ch[cc].lo) * nl + t] = lwt_dev_load_ext<REAL, double>(x, st, p.mode, p.n, 2 * m + cc + p.delta, p.win);
-        run_steps(p, s, ch0, ch1, t, nl, false);
-        for (long k = p.out_lo; k < p.out_hi; k++) {
-            y[(size_t)(k - p.out_lo) * st] = (REAL)(s.ka * ch[a][(size_t)(k + s.sa - p.ch[a].lo) * nl + t]);
-            y[(size_t)(bout + k - p.out_lo) * st] = (REAL)(s.kd * ch[d][(size_t)(k + s.sd - p.ch[d].lo) * nl + t]);
-        }
-    } else {
-        for (long m = p.ch[a].lo; m < p.ch[a].hi; m++)
-            ch[a][(size_t)(m - p.ch[a].lo) * nl + t] = lwt_dev_load_coeff<REAL, double>(x, st, p, m - s.sa) / s.ka;
-        for (long m = p.ch[d].lo; m < p.ch[d].hi; m++)
-            ch[d][(size_t)(m - p.ch[d].lo) * nl + t] = lwt_dev_load_coeff<REAL, double>(x + bin * st, st, p, m - s.sd) / s.kd;
-        run_steps(p, s, ch0, ch1, t, nl, true);
-        for (long m = p.out_lo; m < p.out_hi; m++) {
-            long yi = m - p.delta;
-            int cc = (int)lwt_mod(yi, 2);
-            long idx = lwt_floor_div(yi, 2);
-            y[(size_t)(m - p.out_lo) * st] = (REAL)ch[cc][(size_t)(idx - p.ch[cc].lo) * nl + t];
-        }
+    const lwt_line_chans L = lwt_line_layout(p, scratch, nl);
+    for (int cc = 0; cc < 2; cc++)
+        for (long m = p.ch[cc].lo; m < p.ch[cc].hi; m++)
+            L.ch[cc][(size_t)(m - p.ch[cc].lo) * nl + t] = lwt_line_in<REAL>(p, s, x, st, bin, cc, m);
+    for (int k = 0; k < s.nsteps; k++) {
+        const int si = p.inverse ? s.nsteps - 1 - k : k;
+        for (long m = p.step[si].lo; m < p.step[si].hi; m++)
+            lwt_line_step_at(p, s, si, m, L, t, nl);
     }
+    for (long k = p.out_lo; k < p.out_hi; k++)
+        lwt_line_out<REAL>(p, s, y, st, bout, L, t, nl, k);
 }
 
 /* rows of the block along grid.y (looped), contiguous runs along grid.x;

@@ -154,6 +154,19 @@ __device__ __forceinline__ int rs_pos(bool inv, const lwt_slide_axis &ax, int c,
     return rs_pos_np(rs_slots(inv), ax, c, i);
 }
 
+/* The forward's thread j of a strip whose first coefficient column is sx and whose
+   samples start at xlo (lwt_slide_strip): its sample column's place in a ring row
+   (channel regions CW elements apart, NP slots per lane), or -1 where the column is
+   outside the channel it belongs to */
+__device__ __forceinline__ int rs_strip_col(int NP, int CW, const lwt_slide_axis &ax, long sx, long xlo, int nx, int j)
+{
+    if (j >= nx)
+        return -1;
+    const int odd = (int)((j + xlo) & 1);
+    const int mx = (int)((j + (odd ? xlo - 2 * (ax.lo[1] + sx) - 1 : xlo - 2 * (ax.lo[0] + sx))) >> 1);
+    return mx >= 0 && mx < ax.len[odd] ? odd * CW + rs_phys_np(NP, (int)(ax.lo[odd] - rs_base(ax)) + mx) : -1;
+}
+
 /* every lifting step along one ring row of NP slots per lane, by one warp: lrow
    is the row plus this lane's offset rs_phys_np(NP, lane * NP); the inverse's rows
    hold band coefficients as stored, each channel scaled here by k[c] as it is read */

@@ -27,7 +27,6 @@
  */
 #include <cuda_runtime.h>
 
-#include <limits.h>
 #include <stdlib.h>
 #include <utility>
 
@@ -80,17 +79,6 @@ template <typename REAL> struct rp_args {
     lwt_slide_runs runs; /* over level 2's tiles */
 };
 
-/* the strip column of thread j in a ring row of NP slots, or -1 (core/slide.h's
-   strip at first coefficient column sx reads samples xlo + j) */
-__device__ __forceinline__ int rp_col(int NP, const lwt_slide_axis &ax, long sx, long xlo, int nx, int j)
-{
-    if (j >= nx)
-        return -1;
-    const int odd = (int)((j + xlo) & 1);
-    const int mx = (int)((j + (odd ? xlo - 2 * (ax.lo[1] + sx) - 1 : xlo - 2 * (ax.lo[0] + sx))) >> 1);
-    return mx >= 0 && mx < ax.len[odd] ? rs_pos_np(NP, ax, odd, mx) : -1;
-}
-
 template <int ID, typename REAL>
 __global__ void __launch_bounds__(RS_THREADS, RP_MIN_BLOCKS)
     rp_forward(const __grid_constant__ lwt_slide_geom G1, const __grid_constant__ lwt_slide_geom G2,
@@ -116,12 +104,12 @@ __global__ void __launch_bounds__(RS_THREADS, RP_MIN_BLOCKS)
 
     /* level 1: this thread's sample column (wrapped into the array: threads without a
        column load the strip's first and drop it) and its place in a ring row */
-    const int rc = rp_col(NP1, ax1, C0, xlo1, NX1, j);
+    const int rc = rs_strip_col(NP1, rs_cw_np(NP1), ax1, C0, xlo1, NX1, j);
     const bool has_col = rc >= 0;
     const size_t xw = (size_t)lwt_mod(xlo1 + (has_col ? j : 0) + ax1.delta, ax1.n);
     /* level 2: its column of the level-1 approximation in a level-1 ring row, and
        its place in a level-2 ring row */
-    const int rc2 = rp_col(NP2, ax2, sx2, xlo2, NX2, j);
+    const int rc2 = rs_strip_col(NP2, rs_cw_np(NP2), ax2, sx2, xlo2, NX2, j);
     const bool has_col2 = rc2 >= 0;
     const int pll = has_col2 ? rs_pos_np(NP1, ax1, a, (int)(A.sa - ax1.lo[a]) + A.u0 + j) : 0;
 

@@ -216,7 +216,6 @@ __global__ void __launch_bounds__(RS_THREADS, BATCH ? rs_batch_min_blocks(ID, si
     const int NX = lwt_slide_strip(&G, sx, &xlo);
     const bool x_inside = xlo + ax.delta >= 0 && xlo + NX + ax.delta <= ax.n;
     constexpr int RW = rs_ring(false), NP = rs_slots(false);
-    const int len0 = ax.len[0], len1 = ax.len[1];
     const int a = A.ach;
     const int ncols = (int)(ax.nc - sx < ax.T ? ax.nc - sx : ax.T);
     /* a batch's slice offsets only in the kernels for batches (BATCH): held through
@@ -227,13 +226,7 @@ __global__ void __launch_bounds__(RS_THREADS, BATCH ? rs_batch_min_blocks(ID, si
 
     /* this thread's sample column and its place in a ring row */
     const int j = threadIdx.x, lane = j & 31, warp = j >> 5, nwarp = blockDim.x >> 5;
-    int rc = -1; /* its position in a ring row, or -1: no column */
-    if (j < NX) {
-        const int odd = (int)((j + xlo) & 1);
-        const int mx = (int)((j + (odd ? xlo - 2 * (ax.lo[1] + sx) - 1 : xlo - 2 * (ax.lo[0] + sx))) >> 1);
-        if (mx >= 0 && mx < (odd ? len1 : len0))
-            rc = rs_pos(false, ax, odd, mx);
-    }
+    const int rc = rs_strip_col(NP, rs_cw(false), ax, sx, xlo, NX, j); /* -1: no column */
     const bool has_col = rc >= 0;
     /* threads without a column read the strip's first one in the batches
        that need no checks (inside the array) and drop it */

@@ -1,7 +1,7 @@
 /*
  * Seed 000's plain RC arrangement (LWT_ALGO_LIFTING_RC_STEPS): a pass along
  * one axis as a kernel per lifting step. The line programs, extension and
- * arithmetic are the line kernel's (cuda_lines.cu: double, the CPU backend's
+ * arithmetic are the line kernel's (cuda_line_ops.cuh: double, the CPU backend's
  * order); what differs is that every stage is its own launch over the whole
  * array, a thread per (line, index):
  *
@@ -18,26 +18,14 @@
 #include <cuda_runtime.h>
 
 extern "C" {
-#include "core/extend.h"
 #include "core/line.h"
 }
 #include "cuda/cuda_kernels.cuh"
-#include "cuda/cuda_loads.cuh"
+#include "cuda/cuda_line_ops.cuh"
 
 namespace {
 
 constexpr unsigned ST_THREADS = 128;
-
-/* the two channels of the lines in scratch: channel c's index m of line t at
-   ch[c][(m - lo[c]) nl + t] */
-struct st_chans {
-    double *ch[2];
-};
-
-__device__ __forceinline__ st_chans st_layout(const lwt_line_prog &p, double *scratch, size_t nl)
-{
-    return {{scratch, scratch + (size_t)(p.ch[0].hi - p.ch[0].lo) * nl}};
-}
 
 template <typename REAL>
 __global__ void st_load(const lwt_line_prog p, const lwt_dev_scheme s, const REAL *in, size_t outer, size_t inner,
@@ -49,19 +37,12 @@ __global__ void st_load(const lwt_line_prog p, const lwt_dev_scheme s, const REA
     const size_t o = t / inner, c = t % inner;
     const REAL *x = in + o * (size_t)lwt_prog_in_extent(&p) * inner + c;
     const size_t bin = (size_t)lwt_prog_in_band(&p);
-    const st_chans L = st_layout(p, scratch, nl);
+    const lwt_line_chans L = lwt_line_layout(p, scratch, nl);
     const long len0 = p.ch[0].hi - p.ch[0].lo, len1 = p.ch[1].hi - p.ch[1].lo;
     for (long e = blockIdx.y; e < len0 + len1; e += gridDim.y) {
         const int cc = e < len0 ? 0 : 1;
         const long m = p.ch[cc].lo + (cc ? e - len0 : e);
-        double v;
-        if (!p.inverse)
-            v = lwt_dev_load_ext<REAL, double>(x, inner, p.mode, p.n, 2 * m + cc + p.delta, p.win);
-        else if (cc == s.ach)
-            v = lwt_dev_load_coeff<REAL, double>(x, inner, p, m - s.sa) / s.ka;
-        else
-            v = lwt_dev_load_coeff<REAL, double>(x + bin * inner, inner, p, m - s.sd) / s.kd;
-        L.ch[cc][(size_t)(m - p.ch[cc].lo) * nl + t] = v;
+        L.ch[cc][(size_t)(m - p.ch[cc].lo) * nl + t] = lwt_line_in<REAL>(p, s, x, inner, bin, cc, m);
     }
 }
 
@@ -73,18 +54,9 @@ __global__ void st_step(const lwt_line_prog p, const lwt_dev_scheme s, int k, si
     if (t >= nl)
         return;
     const int si = p.inverse ? s.nsteps - 1 - k : k;
-    const lwt_step st = s.steps[si];
-    const int u = 1 - st.target;
-    const st_chans L = st_layout(p, scratch, nl);
-    const double *taps = s.taps + st.first;
-    for (long m = p.step[si].lo + blockIdx.y; m < p.step[si].hi; m += gridDim.y) {
-        double acc = 0;
-        const double *sp = L.ch[u] + (size_t)(m + st.off - p.ch[u].lo) * nl + t;
-        for (int i = 0; i < st.ntaps; i++)
-            acc += __ldg(taps + i) * sp[(size_t)i * nl];
-        double *dp = L.ch[st.target] + (size_t)(m - p.ch[st.target].lo) * nl + t;
-        *dp = p.inverse ? *dp - acc : *dp + acc;
-    }
+    const lwt_line_chans L = lwt_line_layout(p, scratch, nl);
+    for (long m = p.step[si].lo + blockIdx.y; m < p.step[si].hi; m += gridDim.y)
+        lwt_line_step_at(p, s, si, m, L, t, nl);
 }
 
 template <typename REAL>
@@ -96,21 +68,9 @@ __global__ void st_store(const lwt_line_prog p, const lwt_dev_scheme s, REAL *ou
         return;
     const size_t o = t / inner, c = t % inner;
     REAL *y = out + o * (size_t)lwt_prog_out_extent(&p) * inner + c;
-    const size_t bout = (size_t)(p.out_hi - p.out_lo);
-    const st_chans L = st_layout(p, scratch, nl);
-    const int a = s.ach, d = 1 - s.ach;
-    for (long k = p.out_lo + blockIdx.y; k < p.out_hi; k += gridDim.y) {
-        if (!p.inverse) {
-            y[(size_t)(k - p.out_lo) * inner] = (REAL)(s.ka * L.ch[a][(size_t)(k + s.sa - p.ch[a].lo) * nl + t]);
-            y[(size_t)(bout + k - p.out_lo) * inner] =
-                (REAL)(s.kd * L.ch[d][(size_t)(k + s.sd - p.ch[d].lo) * nl + t]);
-        } else {
-            const long yi = k - p.delta;
-            const int cc = (int)lwt_mod(yi, 2);
-            const long idx = lwt_floor_div(yi, 2);
-            y[(size_t)(k - p.out_lo) * inner] = (REAL)L.ch[cc][(size_t)(idx - p.ch[cc].lo) * nl + t];
-        }
-    }
+    const lwt_line_chans L = lwt_line_layout(p, scratch, nl);
+    for (long k = p.out_lo + blockIdx.y; k < p.out_hi; k += gridDim.y)
+        lwt_line_out<REAL>(p, s, y, inner, (size_t)(p.out_hi - p.out_lo), L, t, nl, k);
 }
 
 /* grid rows for `count` indices: up to 1024 (then each thread loops) */

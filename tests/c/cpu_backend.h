@@ -1,12 +1,14 @@
 /*
  * cpu_backend.h - what the driver tests' backends (test_planes.c, test_pairs.c) take from
  * the CPU backend unchanged: its passes, block copies and gap zeroing, so that each test
- * replaces only the operation it is about; and their random inputs. Header-only.
+ * replaces only the operation it is about; the one-level plan they run; their random
+ * inputs. Header-only.
  */
 #ifndef LWT_TEST_CPU_BACKEND_H
 #define LWT_TEST_CPU_BACKEND_H
 
 #include "core/backend.h"
+#include "core/plan.h"
 
 static lwt_status cpu_run_pass(void *b, const lwt_pass *ps)
 {
@@ -25,6 +27,21 @@ static lwt_status cpu_zero_blocks(void *b, size_t es, void *dst, const size_t *d
 {
     (void)b;
     return lwt_cpu_ops.zero_blocks(NULL, es, dst, ds, blocks, n);
+}
+
+/* a one-level 2-D plan with p's settings for an n0 x n1 input, on the CPU's sliding
+   window (LWT_ALGO_LIFTING_LBB): the level the test backends run with lwt_cpu_slide2d */
+static lwt_status cpu_level_plan(lwt_context *ctx, const lwt_plan *p, size_t n0, size_t n1, lwt_plan **q)
+{
+    lwt_plan_desc d = p->desc;
+    d.ndim = 2;
+    d.shape[0] = n0;
+    d.shape[1] = n1;
+    d.levels = 1;
+    d.batch = 1;
+    d.backend = LWT_BACKEND_CPU;
+    d.algorithm = LWT_ALGO_LIFTING_LBB;
+    return lwt_plan_create(ctx, &d, q);
 }
 
 /* uniform in [-0.5, 0.5): xorshift64 on the caller's state */

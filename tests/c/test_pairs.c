@@ -40,15 +40,8 @@ typedef struct pair_backend {
 static lwt_status one_level(const pair_backend *t, int j, const void *in, size_t in_stride, void *const out[4],
                             const size_t out_stride[4])
 {
-    lwt_plan_desc d = t->p->desc;
-    d.shape[0] = t->p->sizes[j - 1][0];
-    d.shape[1] = t->p->sizes[j - 1][1];
-    d.levels = 1;
-    d.batch = 1;
-    d.backend = LWT_BACKEND_CPU;
-    d.algorithm = LWT_ALGO_LIFTING_LBB;
     lwt_plan *q;
-    lwt_status st = lwt_plan_create(t->ctx, &d, &q);
+    lwt_status st = cpu_level_plan(t->ctx, t->p, t->p->sizes[j - 1][0], t->p->sizes[j - 1][1], &q);
     if (st)
         return st;
     const void *ins[4] = {in, NULL, NULL, NULL};

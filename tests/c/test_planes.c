@@ -38,16 +38,8 @@ static lwt_status pb_fused2d(void *b, int level, int inverse, const void *const 
     const lwt_plan *p = t->p;
     if (p->ndim != 3 || (t->refuse >> level & 1))
         return LWT_ERR_UNSUPPORTED;
-    lwt_plan_desc d = p->desc;
-    d.ndim = 2;
-    d.shape[0] = p->sizes[level - 1][1];
-    d.shape[1] = p->sizes[level - 1][2];
-    d.levels = 1;
-    d.batch = 1;
-    d.backend = LWT_BACKEND_CPU;
-    d.algorithm = LWT_ALGO_LIFTING_LBB;
     lwt_plan *q;
-    lwt_status st = lwt_plan_create(t->ctx, &d, &q);
+    lwt_status st = cpu_level_plan(t->ctx, p, p->sizes[level - 1][1], p->sizes[level - 1][2], &q);
     if (st)
         return st;
     CHECK(q->sizes[1][0] == p->sizes[level][1] && q->sizes[1][1] == p->sizes[level][2],
