@@ -16,7 +16,6 @@ int cmd_info(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
 
 /* The options every transform command shares, parsed from the command line. */
 typedef struct cli_transform_opts {
@@ -39,10 +38,6 @@ lwt_context *cli_context(void);
 
 /* The warning PyWavelets gives for levels above the maximum useful one. */
 void cli_warn_levels(int levels, int max_level);
-
-/* Benchmarks (bench_time.c): monotonic wall clock in seconds; qsort order of doubles. */
-double cli_now_s(void);
-int cli_cmp_double(const void *a, const void *b);
 
 /* Parse a non-negative integer; 0 on success. */
 int cli_parse_size(const char *s, size_t *out);

@@ -33,8 +33,6 @@ static void usage(FILE *f)
             "  synth OUT.x3p|.sdf|.npy [--size N|NX,NY] [--spacing DX[,DY]] [--preset milled|ground]\n"
             "        [--form sphere|cylinder|tilt|flat] [--seed S] [--invalid FRACTION] [--truth]\n"
             "      synthetic surface with known parts (--truth writes OUT_form, OUT_waviness, OUT_roughness)\n"
-            "  bench [-w W1,W2] [-m M1,M2] [--sizes N1,N2] [-l L] [--reps N] [--f64] [--filter N]\n"
-            "      GPU timing table: median time, Gpixel/s, ratio to a device copy\n"
             "\n"
             "options common to forward/inverse:\n"
             "  --algorithm auto|lifting|convolution|rc|lbb|rc-steps\n"
@@ -89,8 +87,6 @@ int main(int argc, char **argv)
         return cmd_filter(argc - 1, argv + 1);
     if (!strcmp(cmd, "synth"))
         return cmd_synth(argc - 1, argv + 1);
-    if (!strcmp(cmd, "bench"))
-        return cmd_bench(argc - 1, argv + 1);
     fprintf(stderr, "lwt: unknown command '%s' (try 'lwt --help')\n", cmd);
     return LWT_EXIT_USAGE;
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "harness.h"
 
 #ifdef LWT_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -113,7 +114,7 @@ static int time_stream_how(bufset *b, const lwt_stream_desc *d, int inverse, int
     lwt_streamer *s = NULL;
     lwt_status st = one_shot ? LWT_OK : lwt_streamer_create(b->plan, d, &s);
     for (int r = -1; r < reps && !st; r++) { /* one warm-up */
-        double t0 = cli_now_s();
+        double t0 = bench_now_s();
         if (one_shot)
             st = inverse ? lwt_stream_inverse(b->plan, d, b->coeffs, b->back, b->scratch, rep)
                          : lwt_stream_forward(b->plan, d, b->in, b->coeffs, b->scratch, rep);
@@ -121,14 +122,14 @@ static int time_stream_how(bufset *b, const lwt_stream_desc *d, int inverse, int
             st = inverse ? lwt_streamer_inverse(s, b->coeffs, b->back, b->scratch, rep)
                          : lwt_streamer_forward(s, b->in, b->coeffs, b->scratch, rep);
         if (r >= 0)
-            t[r] = cli_now_s() - t0;
+            t[r] = bench_now_s() - t0;
     }
     lwt_streamer_destroy(s);
     if (st) {
         fprintf(stderr, "lwt bench: streamed %s failed: %s\n", inverse ? "inverse" : "forward", lwt_status_string(st));
         return -1;
     }
-    qsort(t, (size_t)reps, sizeof *t, cli_cmp_double);
+    qsort(t, (size_t)reps, sizeof *t, bench_cmp_double);
     *sec = t[reps / 2];
     return 0;
 }
@@ -155,7 +156,7 @@ static double bus_floor(const int *devs, int ndev, const char *host_in, char *ho
     }
     double t[32];
     for (int r = -1; r < reps && r < 32; r++) {
-        double t0 = cli_now_s();
+        double t0 = bench_now_s();
         for (int g = 0; g < ndev; g++) {
             size_t io = (size_t)g * ish, oo = (size_t)g * osh;
             size_t ib = io < in_bytes ? (in_bytes - io < ish ? in_bytes - io : ish) : 0;
@@ -169,7 +170,7 @@ static double bus_floor(const int *devs, int ndev, const char *host_in, char *ho
             cudaDeviceSynchronize();
         }
         if (r >= 0)
-            t[r] = cli_now_s() - t0;
+            t[r] = bench_now_s() - t0;
     }
     for (int g = 0; g < ndev; g++) {
         cudaSetDevice(devs[g]);
@@ -180,7 +181,7 @@ static double bus_floor(const int *devs, int ndev, const char *host_in, char *ho
     }
     cudaSetDevice(0);
     int n = reps < 32 ? reps : 32;
-    qsort(t, (size_t)n, sizeof *t, cli_cmp_double);
+    qsort(t, (size_t)n, sizeof *t, bench_cmp_double);
     return t[n / 2];
 }
 

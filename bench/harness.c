@@ -2,16 +2,16 @@
 #define _POSIX_C_SOURCE 200809L
 #include <time.h>
 
-#include "cli.h"
+#include "harness.h"
 
-double cli_now_s(void)
+double bench_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int cli_cmp_double(const void *a, const void *b)
+int bench_cmp_double(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;

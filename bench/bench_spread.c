@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "harness.h"
 
 #ifdef LWT_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -63,12 +64,12 @@ static double time_runs(bench_bufs *b, run_kind k, int reps)
     if (run_once(b, k))
         return -1;
     for (int r = 0; r < nr; r++) {
-        const double t0 = cli_now_s();
+        const double t0 = bench_now_s();
         if (run_once(b, k))
             return -1;
-        t[r] = cli_now_s() - t0;
+        t[r] = bench_now_s() - t0;
     }
-    qsort(t, (size_t)nr, sizeof *t, cli_cmp_double);
+    qsort(t, (size_t)nr, sizeof *t, bench_cmp_double);
     return t[nr / 2];
 }
 

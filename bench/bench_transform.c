@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "harness.h"
 
 #ifndef LWT_HAVE_CUDA
 int cmd_bench(int argc, char **argv)
