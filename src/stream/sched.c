@@ -54,6 +54,7 @@ struct lwt_sched {
     long pool_lo, pool_hi;   /* chunks reserved for nobody yet (queue, fnn) */
     long unstarted;          /* chunks in state CHUNK_FREE: pool + reserved + rec */
     double rule_w[FNN_RULES]; /* consequents: degree to which each rule says "CP is high" */
+    double *sec_est, *free_at; /* per worker, scratch of the late-chunk guard */
     pthread_mutex_t lock;
     pthread_cond_t cond;     /* signalled when a chunk finishes or comes back */
     int waiters;
@@ -223,10 +224,11 @@ static int all_live_measured(const lwt_sched *s)
     return 1;
 }
 
-/* One finished chunk of worker k: update its feedback, train on the observed relative capability
- * (only once every live worker has a measurement of this set, so "relative to the fastest" means
- * the same for everyone), then predict again. */
-static void fnn_feedback(lwt_sched *s, wstate *k, double seconds, double uf, double um)
+/* One finished chunk of worker k under a dynamic policy: update its timing and occupancy feedback
+ * and its last observed relative capability LCP (the late-chunk guard's yardstick). The FNN also
+ * trains on that observation (only once every live worker has a measurement of this set, so
+ * "relative to the fastest" means the same for everyone), then predicts again. */
+static void feedback(lwt_sched *s, wstate *k, double seconds, double uf, double um)
 {
     if (!(seconds > 0.0) || !isfinite(seconds))
         return; /* no usable timing: keep the prediction */
@@ -238,6 +240,10 @@ static void fnn_feedback(lwt_sched *s, wstate *k, double seconds, double uf, dou
     double observed = fastest_sec(s) / k->sec;
     if (observed < CP_FLOOR)
         observed = CP_FLOOR;
+    if (s->policy != LWT_BALANCE_FNN) {
+        k->lcp = observed;
+        return;
+    }
     if (all_live_measured(s))
         fnn_train(s, k, observed); /* inputs still hold the previous LCP: predict next from last */
     k->lcp = observed;
@@ -312,47 +318,80 @@ static long pick_steal(lwt_sched *s, int self, int take)
     return take ? --v->hi : v->hi - 1;
 }
 
-/* FNN tail guard: a slow worker does not start a chunk that the busy workers would finish, along
- * with everything else unstarted, before it could: s_self > max s_busy + unstarted / sum(1/s_busy).
- * With measurements of this set, counting only workers with a chunk in flight (they are sure to
- * come back for more), so declined chunks always have a taker. Before its first measurement of a
- * set (at every set's start) the same question is asked of relative capabilities c (the last
- * observed ones, else the FNN's prediction): it declines when its share of the unstarted chunks
- * is less than one chunk, c_self (unstarted - 1) < sum of the others' c (a CPU worker next to GPUs
- * on a bus-bound transform, whose one chunk would finish after everything else). The most capable
- * live worker never declines, so every chunk has a taker; capabilities change only when a chunk
- * finishes, and the engine wakes its waiting workers then, so a worker that declined asks again. */
-static int fnn_declines(const lwt_sched *s, int self)
+/* ---------------------------------------------------------------------------------------------
+ * The late-chunk guard of the dynamic policies (queue, FNN): no worker is given a chunk that it
+ * would finish after the other live workers would have finished everything unstarted without it
+ * (docs/STREAMING.md, "The late-chunk guard"). A CPU worker next to GPUs on a bus-bound transform
+ * is the case: its one chunk can take longer than the whole set on the GPUs.
+ * ------------------------------------------------------------------------------------------- */
+
+/* What the guard believes of worker k before k is timed in this set: its relative capability
+ * (1 = the most capable). Queue: the last observed one (LCP), whose prior is the profile weight
+ * relative to the largest, so identical profiles and no timing mean "all equal". FNN: the same once
+ * every live worker has been timed in some set (a streamer keeps that from call to call), else the
+ * FNN's prediction CP, which is what it sizes its groups by. */
+static double guard_capability(const lwt_sched *s, const wstate *k, int fnn_observed)
 {
-    const wstate *me = &s->w[self];
-    if (!me->measured) {
-        /* capabilities: the last observed ones (LCP) once every live worker has been timed in
-           some set, which a streamer keeps from call to call, else the FNN's prediction */
-        int observed = 1;
-        for (int i = 0; i < s->nw; i++)
-            observed &= !s->w[i].live || s->w[i].seen;
-        double others = 0.0;
-        int best = self;
-        for (int i = 0; i < s->nw; i++) {
-            const double ci = observed ? s->w[i].lcp : s->w[i].cp, cb = observed ? s->w[best].lcp : s->w[best].cp;
-            if (i != self && s->w[i].live) {
-                others += ci;
-                if (ci > cb || (ci == cb && i < best))
-                    best = i;
-            }
-        }
-        const double mine = observed ? me->lcp : me->cp;
-        return best != self && mine * (double)(s->unstarted - 1) < others;
-    }
-    double rate = 0.0, slowest = 0.0;
+    return s->policy == LWT_BALANCE_FNN && !fnn_observed ? k->cp : k->lcp;
+}
+
+/* Seconds per chunk of worker i as the guard estimates them: its own average once timed in this
+ * set; else the reference's (the fastest worker timed in this set) scaled by the ratio of their
+ * capabilities; with nobody timed in this set, 1 / capability (a unit common to all workers, which
+ * is all a comparison needs). */
+static double guard_sec(const lwt_sched *s, int i, int ref, int fnn_observed)
+{
+    const wstate *k = &s->w[i];
+    if (k->measured)
+        return k->sec;
+    const double ci = guard_capability(s, k, fnn_observed);
+    if (ref < 0)
+        return 1.0 / ci;
+    return s->w[ref].sec * guard_capability(s, &s->w[ref], fnn_observed) / ci;
+}
+
+/* Would `self` finish a chunk it starts now later than the other live workers would finish all
+ * the unstarted chunks (this one included) without it? Self's own chunks in flight are not
+ * counted (a pipelined worker's next chunk overlaps them). The scheduler has no clock, so it
+ * knows only how many chunks the others have in flight: the last of them counts as half done
+ * (the expected remainder), the rest as whole chunks. The others take the unstarted chunks one
+ * by one, each going to the one that would finish it first, until one would end no earlier than
+ * self's chunk (then self takes it). Workers of equal speed never decline (the others cannot end
+ * a chunk sooner than self), nor does the one with the least estimated seconds per chunk, and
+ * every live worker asks again when a chunk finishes or fails (the engine's end-of-level barrier,
+ * lwt_sched_wait), so a declined chunk always has a taker. */
+static int finishes_late(lwt_sched *s, int self)
+{
+    int fnn_observed = 1, ref = -1;
     for (int i = 0; i < s->nw; i++) {
         const wstate *k = &s->w[i];
-        if (i == self || !k->live || k->inflight == 0 || !k->measured)
+        if (!k->live)
             continue;
-        rate += 1.0 / k->sec;
-        slowest = k->sec > slowest ? k->sec : slowest;
+        fnn_observed &= k->seen;
+        if (k->measured && (ref < 0 || k->sec < s->w[ref].sec))
+            ref = i;
     }
-    return rate > 0.0 && me->sec > slowest + (double)s->unstarted / rate;
+    const double mine = guard_sec(s, self, ref, fnn_observed);
+    int others = 0;
+    for (int i = 0; i < s->nw; i++)
+        if (i != self && s->w[i].live) {
+            s->sec_est[i] = guard_sec(s, i, ref, fnn_observed);
+            s->free_at[i] = s->w[i].inflight > 0 ? ((double)s->w[i].inflight - 0.5) * s->sec_est[i] : 0.0;
+            others = 1;
+        }
+    if (!others)
+        return 0;
+    for (long u = 0; u < s->unstarted; u++) {
+        int b = -1;
+        for (int i = 0; i < s->nw; i++)
+            if (i != self && s->w[i].live &&
+                (b < 0 || s->free_at[i] + s->sec_est[i] < s->free_at[b] + s->sec_est[b]))
+                b = i;
+        s->free_at[b] += s->sec_est[b]; /* the chosen finishes never decrease: the last is the end */
+        if (s->free_at[b] >= mine)
+            return 0;
+    }
+    return 1;
 }
 
 static long pick(lwt_sched *s, int self, int take)
@@ -368,11 +407,13 @@ static long pick(lwt_sched *s, int self, int take)
             return c;
         return pick_recovered(s, take);
     case LWT_BALANCE_QUEUE:
+        if (finishes_late(s, self))
+            return -1;
         if ((c = pick_recovered(s, take)) >= 0)
             return c;
         return pick_pool_one(s, take);
     case LWT_BALANCE_FNN:
-        if (fnn_declines(s, self))
+        if (finishes_late(s, self))
             return -1;
         if ((c = pick_own(me, take)) >= 0 || (c = pick_recovered(s, take)) >= 0 ||
             (c = pick_new_group(s, me, take)) >= 0)
@@ -390,15 +431,20 @@ static void hand_out(lwt_sched *s, int self, long c)
 }
 
 /* could anything still come to `self` in this set? (another live worker holds chunks that may
- * finish, fail and come back, or reserved chunks that may come back with a failure) */
+ * finish, fail and come back, or reserved chunks that may come back with a failure, or unstarted
+ * chunks are left to the other live workers by the late-chunk guard: one of them may yet fail) */
 static int others_outstanding(const lwt_sched *s, int self)
 {
+    int other_live = 0;
     for (int i = 0; i < s->nw; i++) {
         const wstate *k = &s->w[i];
-        if (i != self && k->live && (k->inflight > 0 || k->lo < k->hi))
+        if (i == self || !k->live)
+            continue;
+        if (k->inflight > 0 || k->lo < k->hi)
             return 1;
+        other_live = 1;
     }
-    return 0;
+    return other_live && s->unstarted > 0;
 }
 
 static void wake(lwt_sched *s)
@@ -514,14 +560,16 @@ int lwt_sched_create(lwt_balance policy, int nworkers, const lwt_worker_profile 
     if (!s)
         return -1;
     s->w = calloc((size_t)nworkers, sizeof *s->w);
-    if (!s->w || pthread_mutex_init(&s->lock, NULL) != 0) {
+    s->sec_est = calloc((size_t)nworkers, sizeof *s->sec_est);
+    s->free_at = calloc((size_t)nworkers, sizeof *s->free_at);
+    int mutex_ok = 0;
+    if (!s->w || !s->sec_est || !s->free_at || !(mutex_ok = pthread_mutex_init(&s->lock, NULL) == 0) ||
+        pthread_cond_init(&s->cond, NULL) != 0) {
+        if (mutex_ok)
+            pthread_mutex_destroy(&s->lock);
         free(s->w);
-        free(s);
-        return -1;
-    }
-    if (pthread_cond_init(&s->cond, NULL) != 0) {
-        pthread_mutex_destroy(&s->lock);
-        free(s->w);
+        free(s->sec_est);
+        free(s->free_at);
         free(s);
         return -1;
     }
@@ -551,6 +599,8 @@ void lwt_sched_destroy(lwt_sched *s)
     free(s->state);
     free(s->rec);
     free(s->w);
+    free(s->sec_est);
+    free(s->free_at);
     free(s);
 }
 
@@ -645,8 +695,8 @@ void lwt_sched_done(lwt_sched *s, int worker, long chunk, double seconds, double
         s->state[chunk] = CHUNK_DONE;
         k->inflight--;
         k->done++;
-        if (s->policy == LWT_BALANCE_FNN)
-            fnn_feedback(s, k, seconds, util_compute, util_mem);
+        if (s->policy == LWT_BALANCE_QUEUE || s->policy == LWT_BALANCE_FNN)
+            feedback(s, k, seconds, util_compute, util_mem);
         wake(s);
     }
     pthread_mutex_unlock(&s->lock);

@@ -7,7 +7,7 @@
 typedef enum lwt_balance {
     LWT_BALANCE_STATIC = 0,   /* contiguous equal split by count, no stealing */
     LWT_BALANCE_WEIGHTED = 1, /* contiguous split by the profile weight, no stealing */
-    LWT_BALANCE_QUEUE = 2,    /* workers pull the next unclaimed chunk */
+    LWT_BALANCE_QUEUE = 2,    /* workers pull the next unclaimed chunk, unless they would finish it last */
     LWT_BALANCE_FNN = 3       /* groups sized by the FNN predictor, plus stealing */
 } lwt_balance;
 
@@ -33,15 +33,19 @@ void lwt_sched_destroy(lwt_sched *s); /* NULL is a no-op */
  * nchunks < 0 (the scheduler then hands out nothing). */
 int lwt_sched_begin(lwt_sched *s, long nchunks);
 
-/* Next chunk for this worker, or -1 when nothing is available to it now. Thread-safe; holds a
- * mutex for a few microseconds and never waits for other workers. A -1 is final for the set
- * unless another worker later fails and hands chunks back: see lwt_sched_wait. */
+/* Next chunk for this worker, or -1 when nothing is available to it now: nothing is left, or
+ * (queue, FNN) the late-chunk guard keeps it from a chunk it would finish after the other live
+ * workers had finished everything without it. Thread-safe; holds a mutex for a few microseconds
+ * and never waits for other workers. A -1 may change only when a chunk finishes or a worker
+ * fails: see lwt_sched_wait. */
 long lwt_sched_next(lwt_sched *s, int worker);
 
 /* After next() said -1 and with none of its own chunks in flight: block until something is
  * available to this worker (1: call next() again) or nothing can come to it any more in this set
- * (0: the set is over for this worker). -1 without blocking when the worker still has chunks in
- * flight (finish them first: two workers waiting on each other's chunks would deadlock).
+ * (0: the set is over for this worker; while other live workers hold or are left chunks, one of
+ * them may still fail, so a worker the guard declined waits). -1 without blocking when the worker
+ * still has chunks in flight (finish them first: two workers waiting on each other's chunks would
+ * deadlock).
  * Engine loop: for (;;) { c = next(); if (c < 0) { if (lwt_sched_wait() == 1) continue; break; } ... } */
 int lwt_sched_wait(lwt_sched *s, int worker);
 
