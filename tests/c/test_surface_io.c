@@ -1,9 +1,10 @@
 /*
  * test_surface_io.c - surface file formats (src/io/surface_file.h).
  *
- *   test_surface_io                      run the tests: synthetic round trips and bad files
- *                                        (always), then every file in $LWT_SHARED/data/surfaces
- *                                        (exit 77 with a message when that folder is absent)
+ *   test_surface_io                      the tests that need no data: synthetic round trips, bad
+ *                                        files, crafted valid .sur and .plu files
+ *   test_surface_io --shared             every file in $LWT_SHARED/data/surfaces (exit 77 with a
+ *                                        message when that folder is absent: a fresh clone)
  *   test_surface_io --dump IN OUT        read IN, write OUT as: "LWTSURF1", u64 nx, u64 ny,
  *                                        f64 dx, f64 dy, char format[16], nx*ny f64 (little-endian)
  *   test_surface_io --write-x3p IN OUT   read IN, write OUT as X3P
@@ -747,6 +748,229 @@ static void test_no_partial_output(void)
     no_temp_files_left();
 }
 
+/* ------------------------------------------------------------------ crafted .sur and .plu */
+/* Small valid Digital Surf and Sensofar files written byte by byte from the layouts in
+ * docs/FORMATS.md and at the top of src/io/sur.c and src/io/plu.c, with known raw values: the
+ * readers must give exactly the heights, spacing and units those layouts define. Exact because
+ * the expected heights use the reader's own operations in the same order, and C11 mode does not
+ * contract them into fused multiply-adds. These run on a fresh clone; the real files in
+ * $LWT_SHARED (test_surface_io --shared) are a second check where they exist. */
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    lwt__put_le16(p, (uint16_t)(v & 0xffff));
+    lwt__put_le16(p + 2, (uint16_t)(v >> 16));
+}
+
+static void put_f32(unsigned char *p, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    put_u32(p, u);
+}
+
+static void write_bytes(const char *path, const unsigned char *b, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(b, 1, n, f) == n, "cannot write %s", path);
+    if (f)
+        fclose(f);
+}
+
+typedef struct sur_spec {
+    unsigned type, bits, special;    /* object type (2 surface), 16|32, non-measured flag */
+    int32_t zmin;                    /* raw zmin - 2 marks an invalid point when special == 1 */
+    int nx, ny;
+    float sx, sy, sz, zoff;          /* spacing and z offset, in the step units below */
+    const char *ux, *uy, *uz;        /* step units (Latin-1) */
+    const char *comment;             /* the comment zone */
+    size_t private_size;             /* a private zone of junk the reader must skip */
+    const int32_t *raw;              /* nx * ny points, x fast */
+} sur_spec;
+
+static void craft_sur(const char *path, const sur_spec *c)
+{
+    const size_t nc = strlen(c->comment), es = c->bits / 8, n = (size_t)c->nx * (size_t)c->ny;
+    const size_t len = 512 + nc + c->private_size + n * es;
+    unsigned char *b = calloc(1, len);
+    if (!b)
+        exit(1);
+    memcpy(b, "DIGITAL SURF", 12);
+    lwt__put_le16(b + 12, 0); /* PC byte order */
+    lwt__put_le16(b + 14, 1); /* one object */
+    lwt__put_le16(b + 16, 1); /* version */
+    lwt__put_le16(b + 18, (uint16_t)c->type);
+    memcpy(b + 20, "crafted object", 14);
+    memcpy(b + 50, "lwt test", 8); /* operator name */
+    lwt__put_le16(b + 86, (uint16_t)c->special);
+    lwt__put_le16(b + 98, (uint16_t)c->bits);
+    put_u32(b + 100, (uint32_t)c->zmin);
+    put_u32(b + 104, (uint32_t)INT32_MAX);
+    put_u32(b + 108, (uint32_t)c->nx);
+    put_u32(b + 112, (uint32_t)c->ny);
+    put_u32(b + 116, (uint32_t)n);
+    put_f32(b + 120, c->sx);
+    put_f32(b + 124, c->sy);
+    put_f32(b + 128, c->sz);
+    memcpy(b + 132, "X", 1);
+    memcpy(b + 148, "Y", 1);
+    memcpy(b + 164, "Z", 1);
+    const char *units[3] = {c->ux, c->uy, c->uz};
+    for (int k = 0; k < 3; k++) {
+        memcpy(b + 180 + 16 * k, units[k], strlen(units[k])); /* step units */
+        memcpy(b + 228 + 16 * k, units[k], strlen(units[k])); /* length units */
+    }
+    const uint16_t when[6] = {59, 35, 16, 10, 3, 2023}; /* s, min, h, day, month, year */
+    for (int k = 0; k < 6; k++)
+        lwt__put_le16(b + 306 + 2 * k, when[k]);
+    lwt__put_le16(b + 334, (uint16_t)nc);
+    lwt__put_le16(b + 336, (uint16_t)c->private_size);
+    put_f32(b + 474, c->zoff);
+    memcpy(b + 512, c->comment, nc);
+    memset(b + 512 + nc, 0xee, c->private_size);
+    unsigned char *d = b + 512 + nc + c->private_size;
+    for (size_t i = 0; i < n; i++, d += es)
+        if (es == 2)
+            lwt__put_le16(d, (uint16_t)(int16_t)c->raw[i]);
+        else
+            put_u32(d, (uint32_t)c->raw[i]);
+    write_bytes(path, b, len);
+    free(b);
+}
+
+/* what the format says the file holds: height = raw * Zspacing * unit + Zoffset * unit */
+static void sur_expected(lwt_surface *e, const sur_spec *c, double fx, double fy, double fz)
+{
+    if (lwt_surface_alloc(e, (size_t)c->nx, (size_t)c->ny) != 0)
+        exit(1);
+    e->dx = (double)c->sx * fx;
+    e->dy = (double)c->sy * fy;
+    const double scale = (double)c->sz * fz, shift = (double)c->zoff * fz;
+    for (size_t i = 0; i < e->nx * e->ny; i++)
+        e->z[i] = c->special == 1 && c->raw[i] == c->zmin - 2 ? NAN : (double)c->raw[i] * scale + shift;
+}
+
+static void test_crafted_sur(void)
+{
+    char p[600], err[1024];
+    lwt_surface s, e;
+    /* int16, Latin-1 "µm" / "um" / "nm", the non-measured flag set, a comment and a private zone */
+    int32_t raw16[15];
+    for (int i = 0; i < 15; i++)
+        raw16[i] = 7 * i - 40;
+    raw16[0] = -32768; /* the int16 extremes keep their sign */
+    raw16[14] = 32767;
+    raw16[6] = -102;   /* zmin - 2: not measured */
+    const sur_spec a = {2, 16, 1, -100, 5, 3, 0.5f, 0.25f, 0.3f, 1.5f, "\xb5m", "um", "nm", "crafted comment", 5, raw16};
+    tpath(p, sizeof p, "crafted16.sur");
+    craft_sur(p, &a);
+    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "crafted int16 .sur: %s", err);
+    if (s.z) {
+        sur_expected(&e, &a, 1e-6, 1e-6, 1e-9);
+        same_surface(&e, &s, 0, "crafted int16 .sur");
+        CHECK(isnan(s.z[6]) && lwt_surface_count_valid(&s) == 14, "crafted int16 .sur: %zu valid points, want 14",
+              lwt_surface_count_valid(&s));
+        CHECK(s.z[0] == -32768 * (0.3f * 1e-9) + 1.5f * 1e-9 && s.dx == 0.5e-6 && s.dy == 0.25e-6,
+              "crafted int16 .sur: z[0] %.17g, spacing %.17g %.17g", s.z[0], s.dx, s.dy);
+        CHECK(!strcmp(s.source_format, "sur") && !strcmp(s.comment, "crafted comment") &&
+                  !strcmp(s.creator, "lwt test") && !strcmp(s.date, "2023-03-10T16:35:59"),
+              "crafted int16 .sur metadata: '%s' '%s' '%s' '%s'", s.source_format, s.comment, s.creator, s.date);
+        lwt_surface_free(&e);
+    }
+    lwt_surface_free(&s);
+
+    /* int32, "mm" spacing as float32 (taken as stored: 0.003484f mm is 3.483999986201525 um, not
+       3.484), "m" heights; the flag clear, so zmin - 2 is an ordinary height; no comment: the
+       object name */
+    const int32_t raw32[12] = {-2000000000, 3, 2000000000, 0, 1, -1, 123456789, -987654, 3, 42, -42, 7};
+    const sur_spec b = {2, 32, 0, 5, 3, 4, 0.003484f, 0.001f, 1e-9f, -2.5e-7f, "mm", "mm", "m", "", 0, raw32};
+    tpath(p, sizeof p, "crafted32.sur");
+    craft_sur(p, &b);
+    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "crafted int32 .sur: %s", err);
+    if (s.z) {
+        sur_expected(&e, &b, 1e-3, 1e-3, 1.0);
+        same_surface(&e, &s, 0, "crafted int32 .sur");
+        CHECK(lwt_surface_count_valid(&s) == 12 && s.dx == 3.483999986201525e-06,
+              "crafted int32 .sur: %zu valid points (want 12), dx %.17g", lwt_surface_count_valid(&s), s.dx);
+        CHECK(!strcmp(s.comment, "crafted object"), "crafted int32 .sur: comment '%s'", s.comment);
+        lwt_surface_free(&e);
+    }
+    lwt_surface_free(&s);
+
+    /* the same file as a profile (object type 1) is not an areal surface */
+    sur_spec prof = b;
+    prof.type = 1;
+    tpath(p, sizeof p, "crafted_profile.sur");
+    craft_sur(p, &prof);
+    expect_error(p, LWT_SURFACE_ERR_NOT_AREAL, "not an areal surface", "crafted profile .sur");
+}
+
+/* Sensofar PLu: date, time, comment, calibration at 388 (mppx at 404, mppy at 408), measurement
+ * type at 428, layers at 489, then at 500 yres, xres and the float32 heights in micrometres. */
+static void craft_plu(const char *path, uint32_t type, const char *comment, float mppx, float mppy, int xres,
+                      int yres, const float *um)
+{
+    const size_t n = (size_t)xres * (size_t)yres, len = 508 + 4 * n;
+    unsigned char *b = calloc(1, len);
+    if (!b)
+        exit(1);
+    memcpy(b, "Fri Mar 10 16:35:59 2023", 24);
+    put_u32(b + 128, 1678466159u);
+    memcpy(b + 132, comment, strlen(comment));
+    put_u32(b + 388, (uint32_t)yres);
+    put_u32(b + 392, (uint32_t)xres);
+    put_f32(b + 400, 1.0f);
+    put_f32(b + 404, mppx);
+    put_f32(b + 408, mppy);
+    put_u32(b + 428, type);
+    put_u32(b + 428 + 28, (uint32_t)xres);
+    put_u32(b + 428 + 32, (uint32_t)yres);
+    b[489] = 1; /* layers */
+    put_u32(b + 500, (uint32_t)yres);
+    put_u32(b + 504, (uint32_t)xres);
+    for (size_t i = 0; i < n; i++)
+        put_f32(b + 508 + 4 * i, um[i]);
+    write_bytes(path, b, len);
+    free(b);
+}
+
+static void test_crafted_plu(void)
+{
+    char p[600], err[1024];
+    lwt_surface s;
+    float um[12];
+    for (int i = 0; i < 12; i++)
+        um[i] = -111.23046875f + 0.8125f * (float)i;
+    um[5] = 1000001.0f; /* not measured */
+    um[9] = NAN;
+    tpath(p, sizeof p, "crafted.plu");
+    craft_plu(p, 3, "(None)", 1.66f, 0.83f, 4, 3, um);
+    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "crafted .plu: %s", err);
+    if (s.z) {
+        CHECK(s.nx == 4 && s.ny == 3, "crafted .plu: %zu x %zu, want 4 x 3", s.nx, s.ny);
+        CHECK(s.dx == (double)1.66f * 1e-6 && s.dy == (double)0.83f * 1e-6, "crafted .plu: spacing %.17g %.17g",
+              s.dx, s.dy);
+        int bad = 0;
+        for (size_t i = 0; i < 12 && s.nx * s.ny == 12; i++)
+            bad += i == 5 || i == 9 ? !isnan(s.z[i]) : s.z[i] != (double)um[i] * 1e-6;
+        CHECK(bad == 0, "crafted .plu: %d heights differ from the file's micrometres", bad);
+        CHECK(!strcmp(s.source_format, "plu") && s.comment[0] == 0 && !strcmp(s.instrument, "Sensofar") &&
+                  !strcmp(s.date, "Fri Mar 10 16:35:59 2023"),
+              "crafted .plu metadata: '%s' '%s' '%s' '%s'", s.source_format, s.comment, s.instrument, s.date);
+    }
+    lwt_surface_free(&s);
+    tpath(p, sizeof p, "crafted_comment.plu");
+    craft_plu(p, 3, "probe A", 0.5f, 0.5f, 2, 6, um);
+    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "crafted .plu with a comment: %s", err);
+    if (s.z)
+        CHECK(s.nx == 2 && s.ny == 6 && !strcmp(s.comment, "probe A") && s.z[2] == (double)um[2] * 1e-6,
+              "crafted .plu 2 x 6: %zu x %zu, comment '%s'", s.nx, s.ny, s.comment);
+    lwt_surface_free(&s);
+    tpath(p, sizeof p, "crafted_profile.plu");
+    craft_plu(p, 1, "", 1.0f, 1.0f, 4, 3, um);
+    expect_error(p, LWT_SURFACE_ERR_NOT_AREAL, "not an areal surface", "crafted profile .plu");
+}
+
 /* ------------------------------------------------------------------ shared data */
 
 typedef struct {
@@ -856,7 +1080,8 @@ static void remove_tmpdir(void)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && !strncmp(argv[1], "--", 2))
+    const int shared_only = argc > 1 && !strcmp(argv[1], "--shared");
+    if (argc > 1 && !strncmp(argv[1], "--", 2) && !shared_only)
         return tool_main(argc, argv);
 
     const char *base = getenv("TMPDIR");
@@ -866,17 +1091,21 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    test_roundtrips();
-    test_inline_and_axes();
-    test_binary_absolute_subfolder();
-    test_npy();
-    test_bad_files();
-    test_no_partial_output();
+    if (!shared_only) {
+        test_roundtrips();
+        test_inline_and_axes();
+        test_binary_absolute_subfolder();
+        test_npy();
+        test_bad_files();
+        test_no_partial_output();
+        test_crafted_sur();
+        test_crafted_plu();
+    }
 
     const char *shared = getenv("LWT_SHARED");
     char dir[1024];
     int have_shared = 0;
-    if (shared && shared[0]) {
+    if (shared_only && shared && shared[0]) {
         snprintf(dir, sizeof dir, "%s/data/surfaces", shared);
         struct stat st;
         have_shared = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
@@ -889,12 +1118,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
     }
-    if (!have_shared) {
-        printf("synthetic tests passed; SKIP: real surface files not found ($LWT_SHARED/data/surfaces, "
-               "LWT_SHARED=%s)\n",
+    if (shared_only && !have_shared) {
+        printf("SKIP: real surface files not found ($LWT_SHARED/data/surfaces, LWT_SHARED=%s)\n",
                shared ? shared : "(unset)");
         return 77;
     }
-    printf("all surface I/O checks passed\n");
+    printf(shared_only ? "every shared surface file read as expected\n" : "all surface I/O checks passed\n");
     return 0;
 }
