@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine: build for the GPU present, GPU == CPU suite,
-# compute-sanitizer (memcheck, racecheck) on a small set, then the benchmark.
-# Usage: scripts/gpu-check.sh [bench args...]; logs go to $OUT when set.
-set -uo pipefail
+# Runs on the GPU machine: build for the GPUs present (their compute capabilities, from
+# nvidia-smi), every GPU test (test_gpu: GPU == CPU transforms, in full; test_gpu_stream,
+# test_gpu_spread: their quick sets; test_gpu_filter), compute-sanitizer memcheck and racecheck
+# on test_gpu --small, then the benchmark. Exits 1, naming each failed step, when the build, a
+# test (a skip included) or a sanitizer run fails; at once, with a message, where there is no
+# GPU. The streamed engine's full suites: scripts/gpu-stream-check.sh.
+# Usage: scripts/gpu-check.sh [lwt-bench args...]; logs go to $OUT (default /tmp/lwt-gpu).
+set -euo pipefail
+cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/lwt-gpu}
 mkdir -p "$out"
-nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
-cmake --build build-gpu -j 16 --target test_gpu lwt_bench > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -30; exit 1; }
-echo "== test_gpu (full)"
-./build-gpu/tests/test_gpu 2>&1 | tail -25 | tee "$out/test_gpu.log"
-echo "== compute-sanitizer memcheck"
-compute-sanitizer --tool memcheck --error-exitcode 3 ./build-gpu/tests/test_gpu --small 2>&1 | tail -4 | tee "$out/memcheck.log"
-echo "== compute-sanitizer racecheck"
-compute-sanitizer --tool racecheck --error-exitcode 3 ./build-gpu/tests/test_gpu --small 2>&1 | tail -4 | tee "$out/racecheck.log"
-echo "== bench"
-./build-gpu/lwt-bench "$@" 2>&1 | tee "$out/bench.log"
+# shellcheck source=scripts/gpu-lib.sh
+. scripts/gpu-lib.sh
+
+gpu_detect
+gpu_build build-gpu test_gpu test_gpu_stream test_gpu_spread test_gpu_filter lwt_bench
+gpu_step test_gpu ./build-gpu/tests/test_gpu
+gpu_step test_gpu_stream ./build-gpu/tests/test_gpu_stream --quick
+gpu_step test_gpu_spread ./build-gpu/tests/test_gpu_spread --quick
+gpu_step test_gpu_filter ./build-gpu/tests/test_gpu_filter --no-time
+gpu_sanitize memcheck memcheck ./build-gpu/tests/test_gpu --small
+gpu_sanitize racecheck racecheck ./build-gpu/tests/test_gpu --small
+gpu_tail=200 gpu_step bench ./build-gpu/lwt-bench "$@"
+gpu_finish
