@@ -61,17 +61,13 @@ void filter_table_print(FILE *f, const lwt_report *r, const char *outdir)
         }
         fputc('\n', f);
     }
-    double inv = 0;
     int ninv = 0;
     for (int b = 0; b < LWT_BAND_COUNT; b++)
-        if (x->band[b]) {
-            inv += x->ms_inverse[b];
-            ninv++;
-        }
+        ninv += x->band[b] != NULL;
     fprintf(f,
-            "  time: read %.0f ms, fill %.0f ms, forward %.0f ms, %d inverse %.0f ms, filter %.0f ms, "
+            "  time: read %.0f ms, fill %.0f ms, forward + %d inverse %.0f ms, filter %.0f ms, "
             "parameters %.0f ms, write %.0f ms, total %.0f ms\n",
-            r->ms_read, x->ms_fill, x->ms_forward, ninv, inv, x->ms_total, r->ms_params, r->ms_write, r->ms_total);
+            r->ms_read, x->ms_fill, ninv, x->ms_transform, x->ms_total, r->ms_params, r->ms_write, r->ms_total);
     for (int k = 0; k < r->nnotes; k++)
         fprintf(f, "  note: %s\n", r->notes[k]);
     fflush(f);

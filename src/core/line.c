@@ -184,8 +184,9 @@ static void iv_to_window(ivset *v, lwt_window *w)
     }
 }
 
-/* every real sample behind the extended samples [lo, hi) of a length-N signal */
-static int add_extended(ivset *v, int mode, long N, long lo, long hi)
+/* every real sample behind the extended samples [lo, hi) of a length-N signal;
+   nonzero_only: only those an extended sample takes with a weight other than 0 */
+static int add_extended(ivset *v, int mode, long N, long lo, long hi, int nonzero_only)
 {
     if (iv_add(v, lo > 0 ? lo : 0, hi < N ? hi : N))
         return -1;
@@ -197,7 +198,7 @@ static int add_extended(ivset *v, int mode, long N, long lo, long hi)
         lwt_ext_terms t;
         lwt_extend(mode, N, n, &t);
         for (int k = 0; k < t.n; k++)
-            if (iv_add(v, t.idx[k], t.idx[k] + 1))
+            if ((!nonzero_only || t.w[k] != 0.0) && iv_add(v, t.idx[k], t.idx[k] + 1))
                 return -1;
     }
     return 0;
@@ -231,8 +232,8 @@ static void finish_window(lwt_line_prog *p, ivset *v, int failed)
     free(v->r);
 }
 
-void lwt_line_prog_forward_part(lwt_line_prog *p, const lwt_scheme *s, int direct, int F, lwt_mode mode, long n,
-                                long k0, long k1)
+static void forward_part(lwt_line_prog *p, const lwt_scheme *s, int direct, int F, lwt_mode mode, long n, long k0,
+                         long k1, int nonzero_only)
 {
     lwt_line_prog_forward(p, s, direct, F, mode, n);
     p->out_lo = k0;
@@ -242,15 +243,27 @@ void lwt_line_prog_forward_part(lwt_line_prog *p, const lwt_scheme *s, int direc
     if (direct) {
         p->span.lo = 2 * k0 + 2 - F;
         p->span.hi = 2 * k1;
-        failed = add_extended(&v, mode, n, p->span.lo + p->delta, p->span.hi + p->delta);
+        failed = add_extended(&v, mode, n, p->span.lo + p->delta, p->span.hi + p->delta, nonzero_only);
     } else {
         lwt_line_ranges_forward(p, s, k0, k1);
         for (int c = 0; c < 2 && !failed; c++)
             if (p->ch[c].hi > p->ch[c].lo)
                 failed = add_extended(&v, mode, n, 2 * p->ch[c].lo + c + p->delta,
-                                      2 * (p->ch[c].hi - 1) + c + p->delta + 1);
+                                      2 * (p->ch[c].hi - 1) + c + p->delta + 1, nonzero_only);
     }
     finish_window(p, &v, failed);
+}
+
+void lwt_line_prog_forward_part(lwt_line_prog *p, const lwt_scheme *s, int direct, int F, lwt_mode mode, long n,
+                                long k0, long k1)
+{
+    forward_part(p, s, direct, F, mode, n, k0, k1, 0);
+}
+
+void lwt_line_prog_forward_deps(lwt_line_prog *p, const lwt_scheme *s, int direct, int F, lwt_mode mode, long n,
+                                long k0, long k1)
+{
+    forward_part(p, s, direct, F, mode, n, k0, k1, 1);
 }
 
 void lwt_line_prog_inverse_part(lwt_line_prog *p, const lwt_scheme *s, int direct, int F, lwt_mode mode, long nc,

@@ -108,6 +108,11 @@ void lwt_line_ranges_inverse(lwt_line_prog *p, const lwt_scheme *s, long m0, lon
  */
 void lwt_line_prog_forward_part(lwt_line_prog *p, const lwt_scheme *s, int direct, int F, lwt_mode mode, long n,
                                 long k0, long k1);
+/* The samples whose values outputs [k0, k1) depend on: the window of _forward_part less
+ * the samples an extension takes with weight 0 (antireflect's far end within its first
+ * period), which a pass reads but which cannot change a bit of the result. */
+void lwt_line_prog_forward_deps(lwt_line_prog *p, const lwt_scheme *s, int direct, int F, lwt_mode mode, long n,
+                                long k0, long k1);
 void lwt_line_prog_inverse_part(lwt_line_prog *p, const lwt_scheme *s, int direct, int F, lwt_mode mode, long nc,
                                 long n_out, long m0, long m1);
 

@@ -88,14 +88,7 @@ static void timing(json_writer *w, const lwt_report *r)
     json_begin_object(w);
     json_key_number(w, "read", r->ms_read);
     json_key_number(w, "fill", f->ms_fill);
-    json_key_number(w, "forward", f->ms_forward);
-    json_key(w, "inverse");
-    json_begin_object(w);
-    for (int b = 0; b < LWT_BAND_COUNT; b++)
-        if (f->band[b]) {
-            json_key_number(w, lwt_filter_band_name(b), f->ms_inverse[b]);
-        }
-    json_end_object(w);
+    json_key_number(w, "transform", f->ms_transform); /* the forward and every band's inverse */
     json_key_number(w, "filter", f->ms_total);
     json_key_number(w, "parameters", r->ms_params);
     json_key_number(w, "write", r->ms_write);

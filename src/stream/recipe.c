@@ -1,6 +1,8 @@
 /* Chunk recipes (see recipe.h). */
 #include "stream/recipe.h"
+#include "stream/split_job.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +13,7 @@ static rloc hostloc(const char *base, size_t off)
     rloc l = {-1, (char *)base, off};
     return l;
 }
+
 
 static rloc arena(size_t off)
 {
@@ -41,14 +44,14 @@ static void pad3(const lwt_plan *p, const size_t *s, size_t *out)
         out[k] = k < p->ndim ? s[k] : 1;
 }
 
-static size_t alloc(recipe *r, size_t elems)
+size_t recipe_alloc(recipe *r, size_t elems)
 {
     size_t off = r->arena_elems;
     r->arena_elems += (elems + 63) & ~(size_t)63; /* 256-byte aligned regions for float32 */
     return off;
 }
 
-static rop *push(recipe *r, rlist *l)
+rop *recipe_push(recipe *r, rlist *l)
 {
     if (l->n == l->cap) {
         int cap = l->cap ? 2 * l->cap : 32;
@@ -70,7 +73,7 @@ static void add_copy(recipe *r, rlist *l, rloc src, const size_t *ss, rloc dst, 
 {
     if (!n0 || !n1 || !n2)
         return;
-    rop *o = push(r, l);
+    rop *o = recipe_push(r, l);
     if (!o)
         return;
     o->c.src = src;
@@ -85,10 +88,10 @@ static void add_copy(recipe *r, rlist *l, rloc src, const size_t *ss, rloc dst, 
 
 static rpass *add_pass(recipe *r, size_t outer, size_t inner, size_t in_off, size_t out_off)
 {
-    rop *o = push(r, &r->compute);
+    rop *o = recipe_push(r, &r->compute);
     if (!o)
         return NULL;
-    o->is_pass = 1;
+    o->kind = ROP_PASS;
     o->p.outer = outer;
     o->p.inner = inner;
     o->p.in = arena(in_off);
@@ -169,7 +172,7 @@ static void fwd_level(fwd_ctx *f, int j, long lo, long hi, int main, size_t *off
         r->failed = 1;
         return;
     }
-    const size_t in_off = alloc(r, (size_t)w->len * rowlen);
+    const size_t in_off = recipe_alloc(r, (size_t)w->len * rowlen);
     if (j == job->j0) {
         /* the group's input: each window run is a run of whole rows */
         for (int s = 0; s < w->nseg; s++) {
@@ -204,7 +207,7 @@ static void fwd_level(fwd_ctx *f, int j, long lo, long hi, int main, size_t *off
         }
     }
     /* axis 0 (this chunk's outputs only), then every other axis (whole lines) */
-    size_t cur = alloc(r, 2 * kc * rowlen);
+    size_t cur = recipe_alloc(r, 2 * kc * rowlen);
     rpass *ps = add_pass(r, 1, rowlen, in_off, cur);
     if (!ps)
         return;
@@ -216,7 +219,7 @@ static void fwd_level(fwd_ctx *f, int j, long lo, long hi, int main, size_t *off
         lwt_line_prog_forward(&prog, &p->wavelet.scheme, p->direct, p->fb.length, p->desc.mode, (long)cs[k]);
         const size_t outer = k == 1 ? cs[0] : cs[0] * cs[1], inner = k == 1 ? cs[2] : 1;
         cs[k] = 2 * (size_t)prog.nc;
-        const size_t nxt = alloc(r, prod3(cs));
+        const size_t nxt = recipe_alloc(r, prod3(cs));
         ps = add_pass(r, outer, inner, cur, nxt);
         if (!ps)
             return;
@@ -280,7 +283,7 @@ static size_t inv_level(const level_job *job, recipe *r, int j, long m0, long m1
     /* gathered: [2 wl, 2 nc1, 2 nc2] (unused axes stay 1), axis-0 halves one after the other */
     size_t sh[3] = {2 * wl, nd > 1 ? 2 * nc[1] : 1, nd > 2 ? 2 * nc[2] : 1}, gst[2];
     strides_of(sh, gst);
-    const size_t g = alloc(r, prod3(sh));
+    const size_t g = recipe_alloc(r, prod3(sh));
     for (int s = 0; s < w->nseg; s++) {
         const size_t rows = (size_t)(w->hi[s] - w->lo[s]);
         if (!rows)
@@ -318,7 +321,7 @@ static size_t inv_level(const level_job *job, recipe *r, int j, long m0, long m1
                               (long)no[k]);
         const size_t outer = k == 1 ? sh[0] : sh[0] * sh[1], inner = k == 1 ? sh[2] : 1;
         sh[k] = no[k];
-        const size_t nxt = alloc(r, prod3(sh));
+        const size_t nxt = recipe_alloc(r, prod3(sh));
         rpass *ps = add_pass(r, outer, inner, cur, nxt);
         if (!ps)
             return 0;
@@ -326,7 +329,7 @@ static size_t inv_level(const level_job *job, recipe *r, int j, long m0, long m1
         cur = nxt;
     }
     const size_t rowlen = no[1] * no[2];
-    const size_t out = alloc(r, (size_t)(m1 - m0) * rowlen);
+    const size_t out = recipe_alloc(r, (size_t)(m1 - m0) * rowlen);
     rpass *ps = add_pass(r, 1, rowlen, cur, out);
     if (!ps)
         return 0;
@@ -341,7 +344,8 @@ static size_t inv_level(const level_job *job, recipe *r, int j, long m0, long m1
 static int copy_continues(const rcopy *a, const rcopy *b)
 {
     if (a->src.buf != b->src.buf || a->dst.buf != b->dst.buf || a->src.host != b->src.host ||
-        a->dst.host != b->dst.host || a->n[0] != b->n[0] || a->n[1] != b->n[1])
+        a->dst.host != b->dst.host || a->n[0] != b->n[0] || a->n[1] != b->n[1] || a->cvt != b->cvt ||
+        a->nan_mask != b->nan_mask)
         return 0;
     for (int k = 0; k < 2; k++)
         if (a->n[k] > 1 && (a->ss[k] != b->ss[k] || a->ds[k] != b->ds[k]))
@@ -366,7 +370,7 @@ static void merge_copies(rlist *l)
         for (int i = 0; i < l->n && !again; i++)
             for (int j = 0; j < l->n && !again; j++) {
                 rcopy *a = &l->v[i].c, *b = &l->v[j].c;
-                if (i == j || l->v[i].is_pass || l->v[j].is_pass || !copy_continues(a, b))
+                if (i == j || l->v[i].kind != ROP_COPY || l->v[j].kind != ROP_COPY || !copy_continues(a, b))
                     continue;
                 a->n[2] += b->n[2];
                 recipe_copy_normalize(a);
@@ -407,6 +411,8 @@ void recipe_chunk_range(const level_job *job, long c, long *lo, long *hi)
 int recipe_build_range(const level_job *job, long lo, long hi, recipe *r)
 {
     recipe_clear(r);
+    if (job->split) /* a split chunk's window has its own plan: it cannot be cut */
+        return -1;
     const lwt_plan *p = job->plan;
     if (job->inverse) {
         size_t no[3];
@@ -444,6 +450,10 @@ int recipe_build_range(const level_job *job, long lo, long hi, recipe *r)
 
 int recipe_build(const level_job *job, long c, recipe *r)
 {
+    if (job->split) {
+        recipe_clear(r);
+        return recipe_build_split(job, c, r);
+    }
     long lo, hi;
     recipe_chunk_range(job, c, &lo, &hi);
     return recipe_build_range(job, lo, hi, r);
@@ -466,8 +476,68 @@ void recipe_copy_normalize(rcopy *c)
     }
 }
 
+/* one row of n elements, converted and masked as c says; mask: the row's first
+   destination element's mask value, or NULL */
+static void copy_row_cvt(const rcopy *c, const char *src, char *dst, size_t n, size_t es, const double *mask)
+{
+    if (c->cvt == RCVT_WIDEN) {
+        const float *f = (const float *)src;
+        double *d = (double *)dst;
+        for (size_t i = 0; i < n; i++)
+            d[i] = (double)f[i];
+    } else if (c->cvt == RCVT_NARROW) {
+        const double *d = (const double *)src;
+        float *f = (float *)dst;
+        for (size_t i = 0; i < n; i++)
+            f[i] = (float)d[i];
+    } else {
+        memcpy(dst, src, n * es);
+    }
+    if (!mask)
+        return;
+    const size_t des = rcopy_dst_es(c, es);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(mask[i])) {
+            if (des == sizeof(double))
+                ((double *)dst)[i] = NAN;
+            else
+                ((float *)dst)[i] = NAN;
+        }
+}
+
+/* a copy that converts or masks: row by row over threads, in pieces of a
+   row when there are few rows (a split chunk's band is one long run) */
+static void copy_host_cvt(const rcopy *c, const char *src, char *dst, size_t es)
+{
+    const size_t ses = rcopy_src_es(c, es), des = rcopy_dst_es(c, es);
+    const size_t piece = (size_t)1 << 18, pieces = (c->n[2] + piece - 1) / piece;
+    const long total = (long)(c->n[0] * c->n[1] * pieces);
+#pragma omp parallel for schedule(static) if (total > 1)
+    for (long t = 0; t < total; t++) {
+        const size_t r = (size_t)t / pieces, k0 = ((size_t)t % pieces) * piece;
+        const size_t n = c->n[2] - k0 < piece ? c->n[2] - k0 : piece;
+        const size_t a = r / c->n[1], b = r % c->n[1];
+        const size_t so = a * c->ss[0] + b * c->ss[1] + k0, d = a * c->ds[0] + b * c->ds[1] + k0;
+        copy_row_cvt(c, src + so * ses, dst + d * des, n, es, c->nan_mask ? c->nan_mask + c->dst.off + d : NULL);
+    }
+}
+
+void recipe_zero_host(const rcopy *c, char *dst, size_t es)
+{
+    const size_t rows = c->n[0] * c->n[1];
+#pragma omp parallel for schedule(static) if (rows * c->n[2] * es >= ((size_t)4 << 20))
+    for (long r = 0; r < (long)rows; r++) {
+        size_t a = (size_t)r / c->n[1], b = (size_t)r % c->n[1];
+        memset(dst + (a * c->ds[0] + b * c->ds[1]) * es, 0, c->n[2] * es);
+    }
+}
+
 void recipe_copy_host(const rcopy *c, const char *src, char *dst, size_t es)
 {
+    if (c->cvt != RCVT_NONE || c->nan_mask) {
+        copy_host_cvt(c, src, dst, es);
+        return;
+    }
     /* big copies (GPU staging) in pieces over threads: one core moves a
        fraction of what the host bus can */
     const size_t rows = c->n[0] * c->n[1], bytes = rows * c->n[2] * es;

@@ -41,12 +41,31 @@ typedef struct rloc {
     size_t off;
 } rloc;
 
-/* n[0] x n[1] x n[2] elements, n[2] contiguous; strides of axes 0 and 1 in elements */
+/* Host sides of a copy may hold another type than the transform's (a band
+ * sink of doubles fed by a float32 transform, a double source narrowed to
+ * float32): RCVT_NARROW reads doubles, RCVT_WIDEN writes doubles. */
+enum { RCVT_NONE = 0, RCVT_NARROW = 1, RCVT_WIDEN = 2 };
+
+/* n[0] x n[1] x n[2] elements, n[2] contiguous; strides of axes 0 and 1 in elements.
+ * A scatter with a nan_mask writes NaN wherever nan_mask[i] is not finite, i being
+ * the destination element's index from dst.host (the invalid points of a surface). */
 typedef struct rcopy {
     rloc src, dst;
     size_t n[3];
     size_t ss[2], ds[2];
+    int cvt;
+    const double *nan_mask;
 } rcopy;
+
+/* element sizes of a copy's two sides, for a transform of elements of es bytes */
+static inline size_t rcopy_src_es(const rcopy *c, size_t es)
+{
+    return c->cvt == RCVT_NARROW ? sizeof(double) : es;
+}
+static inline size_t rcopy_dst_es(const rcopy *c, size_t es)
+{
+    return c->cvt == RCVT_WIDEN ? sizeof(double) : es;
+}
 
 typedef struct rpass {
     lwt_line_prog prog;
@@ -58,10 +77,22 @@ typedef struct rpass {
     int fuse_next;
 } rpass;
 
+/* A whole transform of one of the job's plans (split jobs: a window's forward
+ * or a band's inverse), with its workspace in the arena. */
+typedef struct rplan {
+    int plan; /* index into the job's split->plan */
+    int inverse;
+    rloc in, out, ws;
+} rplan;
+
+/* ROP_COPY and ROP_ZERO (c.dst set to 0; c.src unused) use c, ROP_PASS p, ROP_PLAN t */
+enum { ROP_COPY = 0, ROP_PASS = 1, ROP_ZERO = 2, ROP_PLAN = 3 };
+
 typedef struct rop {
-    int is_pass;
+    int kind;
     rcopy c;
     rpass p;
+    rplan t;
 } rop;
 
 typedef struct rlist {
@@ -76,7 +107,9 @@ typedef struct recipe {
     int failed;                  /* out of memory while building */
 } recipe;
 
-/* One group of levels of a streamed call. */
+typedef struct split_spec split_spec; /* stream/split_job.h */
+
+/* One group of levels of a streamed call, or one band split (split != NULL). */
 typedef struct level_job {
     const lwt_plan *plan;
     int inverse;
@@ -87,10 +120,21 @@ typedef struct level_job {
     char *coeffs_out;      /* forward: the packed coefficients */
     char *dst;             /* forward: a_{j1} (contiguous sizes[j1]) or NULL (packed corner);
                               inverse: a_{j0-1} (contiguous sizes[j0-1]) */
+    /* split jobs: src is the input, outs[b] output b; host sides in double where the
+       transform is float32 (io_f64), NaN where nan_mask is not finite */
+    const split_spec *split;
+    char *outs[4];
+    int io_f64;
+    const double *nan_mask;
     long nout;             /* rows chunks own (forward: level j1 coefficients, inverse: a_{j0-1} rows) */
     long per_chunk;
     long nchunks;
 } level_job;
+
+/* building blocks of recipe builders: an arena region of elems (256-byte aligned), and a
+ * new zeroed op at the end of list l (NULL and r->failed set when out of memory) */
+size_t recipe_alloc(recipe *r, size_t elems);
+rop *recipe_push(recipe *r, rlist *l);
 
 void recipe_init(recipe *r);
 void recipe_free(recipe *r);
@@ -102,8 +146,11 @@ int recipe_build(const level_job *job, long c, recipe *r);
 void recipe_chunk_range(const level_job *job, long c, long *lo, long *hi);
 int recipe_build_range(const level_job *job, long lo, long hi, recipe *r);
 
-/* Copy elements through two strided 3-D views (host memory). */
+/* Copy elements through two strided 3-D views (host memory; src and dst point at
+ * the copy's first element), converting and masking as c says. */
 void recipe_copy_host(const rcopy *c, const char *src, char *dst, size_t es);
+/* Zero c's destination view (host memory; dst points at its first element). */
+void recipe_zero_host(const rcopy *c, char *dst, size_t es);
 /* Merge axes that are contiguous on both sides (fewer, longer runs). */
 void recipe_copy_normalize(rcopy *c);
 

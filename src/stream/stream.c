@@ -469,6 +469,23 @@ void lwt_streamer_destroy(lwt_streamer *s)
     free(s);
 }
 
+lwt_status stream_run_job(lwt_streamer *s, const level_job *job)
+{
+    stream_engine *e = &s->e;
+    memset(&e->rep, 0, sizeof e->rep);
+    e->done = e->failed_chunks = 0;
+    e->live = 0;
+    for (int w = 0; w < e->nworkers; w++) {
+        e->live += !e->w[w].dead;
+        e->rep.failed[w] = e->w[w].dead;
+    }
+    if (!e->live)
+        return lwt_fail(e->plan->ctx, LWT_ERR_DEVICE, "lwt_stream: every worker of this streamer failed earlier");
+    e->work_total = e->level_weight = 1.0;
+    e->work_done = 0;
+    return run_level(e, job);
+}
+
 static lwt_status streamer_run(lwt_streamer *s, const void *in, void *out, void *scratch, lwt_stream_report *report,
                                int inverse)
 {

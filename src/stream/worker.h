@@ -29,6 +29,9 @@ const lwt_context *engine_ctx(const stream_engine *e);
 
 double stream_now(void);
 
+/* Run one job (a band split: stream/split_job.c) on a streamer's workers. */
+lwt_status stream_run_job(lwt_streamer *s, const level_job *job);
+
 typedef struct worker_ops {
     /* run chunks of this level until engine_next says -1; returns the
      * worker's failure (it has already called engine_failed) or LWT_OK */

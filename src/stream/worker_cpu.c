@@ -5,6 +5,7 @@
 #include "core/backend.h"
 #include "core/context.h"
 #include "core/plan.h"
+#include "stream/split_job.h"
 #include "stream/worker.h"
 
 typedef struct cpu_worker {
@@ -19,13 +20,35 @@ static char *resolve(cpu_worker *cw, rloc l, size_t es)
     return (l.buf < 0 ? l.host : cw->arena) + l.off * es;
 }
 
-static lwt_status run_list(cpu_worker *cw, const rlist *l, size_t es)
+/* a split job's whole-window transform, on host memory */
+static lwt_status run_plan(cpu_worker *cw, const level_job *job, const rplan *t, size_t es)
+{
+    const lwt_plan *p = job->split ? job->split->plan[t->plan] : NULL;
+    if (!p || p->backend != LWT_BACKEND_CPU)
+        return lwt_fail(cw->plan->ctx, LWT_ERR_INVALID_ARGUMENT, "stream CPU worker: a job plan not on the CPU");
+    const void *in = resolve(cw, t->in, es);
+    void *out = resolve(cw, t->out, es), *ws = resolve(cw, t->ws, es);
+    return t->inverse ? lwt_inverse(p, in, out, ws) : lwt_forward(p, in, out, ws);
+}
+
+static lwt_status run_list(cpu_worker *cw, const level_job *job, const rlist *l, size_t es)
 {
     const lwt_plan *p = cw->plan;
     for (int i = 0; i < l->n; i++) {
         const rop *o = &l->v[i];
-        if (!o->is_pass) {
-            recipe_copy_host(&o->c, resolve(cw, o->c.src, es), resolve(cw, o->c.dst, es), es);
+        if (o->kind == ROP_COPY) {
+            recipe_copy_host(&o->c, resolve(cw, o->c.src, rcopy_src_es(&o->c, es)),
+                             resolve(cw, o->c.dst, rcopy_dst_es(&o->c, es)), es);
+            continue;
+        }
+        if (o->kind == ROP_ZERO) {
+            recipe_zero_host(&o->c, resolve(cw, o->c.dst, es), es);
+            continue;
+        }
+        if (o->kind == ROP_PLAN) {
+            lwt_status st = run_plan(cw, job, &o->t, es);
+            if (st)
+                return st;
             continue;
         }
         lwt_pass ps = {0};
@@ -45,7 +68,7 @@ static lwt_status run_list(cpu_worker *cw, const rlist *l, size_t es)
     return LWT_OK;
 }
 
-static lwt_status run_recipe(cpu_worker *cw, const recipe *r)
+static lwt_status run_recipe(cpu_worker *cw, const level_job *job, const recipe *r)
 {
     const size_t es = lwt_plan_elem_size(cw->plan);
     if (r->arena_elems > cw->cap) {
@@ -55,11 +78,11 @@ static lwt_status run_recipe(cpu_worker *cw, const recipe *r)
         cw->arena = a;
         cw->cap = r->arena_elems;
     }
-    lwt_status st = run_list(cw, &r->gather, es);
+    lwt_status st = run_list(cw, job, &r->gather, es);
     if (!st)
-        st = run_list(cw, &r->compute, es);
+        st = run_list(cw, job, &r->compute, es);
     if (!st)
-        st = run_list(cw, &r->scatter, es);
+        st = run_list(cw, job, &r->scatter, es);
     return st;
 }
 
@@ -76,7 +99,7 @@ static lwt_status cpu_level(void *state, stream_engine *e, int w, const level_jo
         if (!st && recipe_build(job, c, &r))
             st = LWT_ERR_OUT_OF_MEMORY;
         if (!st)
-            st = run_recipe(cw, &r);
+            st = run_recipe(cw, job, &r);
         if (st) {
             engine_failed(e, w, c, st);
             break;

@@ -29,8 +29,10 @@ extern "C" {
 #include "core/context.h"
 #include "core/plan.h"
 #include "stream/row_cache.h"
+#include "stream/split_job.h"
 #include "stream/worker.h"
 }
+#include "lwt_cuda.h"
 #include "cuda/cuda_chunk.cuh"
 
 #define MAX_SLOTS 8
@@ -75,6 +77,7 @@ struct cuda_worker {
     recipe ahead_r;
     row_plan ahead_plan;
     size_t es;
+    const level_job *job;      /* the job in progress (its split plans) */
     double last_done;          /* for busy time of overlapped chunks */
     /* host pointers known to be pinned (or not) */
     const void *known[8];
@@ -165,6 +168,31 @@ cudaError_t copy_2d(const rcopy *c, const char *src, char *dst, size_t es, cudaM
     return cudaSuccess;
 }
 
+/* zero a copy's destination view (device memory) */
+cudaError_t zero_2d(const rcopy *c, char *dst, size_t es, cudaStream_t st)
+{
+    for (size_t a = 0; a < c->n[0]; a++) {
+        cudaError_t e = cudaMemset2DAsync(dst + a * c->ds[0] * es, c->ds[1] * es, 0, c->n[2] * es, c->n[1], st);
+        if (e != cudaSuccess)
+            return e;
+    }
+    return cudaSuccess;
+}
+
+/* a split job's whole-window transform: the job's CUDA plan, on this device */
+lwt_status run_plan(cuda_worker *cw, slot *sl, const rplan *t)
+{
+    const split_spec *sp = cw->job ? cw->job->split : NULL;
+    const lwt_plan *p = sp ? sp->plan[t->plan] : NULL;
+    if (!p || p->backend != LWT_BACKEND_CUDA || p->device != cw->device)
+        return lwt_fail(cw->ctx, LWT_ERR_INVALID_ARGUMENT, "stream worker on CUDA device %d: a job plan not on it",
+                        cw->device);
+    const size_t es = cw->es;
+    const void *in = sl->arena + t->in.off * es;
+    void *out = sl->arena + t->out.off * es, *ws = sl->arena + t->ws.off * es;
+    return t->inverse ? lwt_inverse_device(p, in, out, ws, cw->comp) : lwt_forward_device(p, in, out, ws, cw->comp);
+}
+
 size_t copy_elems(const rcopy *c)
 {
     return c->n[0] * c->n[1] * c->n[2];
@@ -201,7 +229,7 @@ size_t recipe_scratch(const cuda_worker *cw, const recipe *r)
     size_t best = 0;
     for (int i = 0; i < r->compute.n; i++) {
         const rop *o = &r->compute.v[i];
-        if (!o->is_pass)
+        if (o->kind != ROP_PASS)
             continue;
         lwt_pass ps;
         pass_of(cw, o, &ps);
@@ -223,7 +251,7 @@ size_t list_elems(const rlist *l)
 int needs_stage_in(cuda_worker *cw, const recipe *r)
 {
     for (int i = 0; i < r->gather.n; i++)
-        if (!host_pinned(cw, r->gather.v[i].c.src.host))
+        if (r->gather.v[i].c.cvt != RCVT_NONE || !host_pinned(cw, r->gather.v[i].c.src.host))
             return 1;
     return 0;
 }
@@ -317,9 +345,11 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
     const size_t es = cw->es;
     const int stage_in = needs_stage_in(cw, r);
     int stage_out = 0;
-    for (int i = 0; i < r->scatter.n; i++)
-        if (!host_pinned(cw, r->scatter.v[i].c.dst.host))
-            stage_out = 1;
+    for (int i = 0; i < r->scatter.n; i++) {
+        const rcopy *c = &r->scatter.v[i].c;
+        if (c->cvt != RCVT_NONE || c->nan_mask || !host_pinned(cw, c->dst.host))
+            stage_out = 1; /* converted or masked on the host */
+    }
     cudaError_t e = grow_dev((void **)&sl->arena, &sl->acap, r->arena_elems * es);
     if (e == cudaSuccess)
         e = grow_dev((void **)&sl->scratch, &sl->scap, recipe_scratch(cw, r));
@@ -356,7 +386,7 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
         sl->up_bytes += copy_elems(c) * es;
         if (stage_in) {
             rcopy in = packed_side(c, 0, at), out = packed_side(c, 1, at);
-            recipe_copy_host(&in, c->src.host + c->src.off * es, sl->pin_in + at * es, es);
+            recipe_copy_host(&in, c->src.host + c->src.off * rcopy_src_es(c, es), sl->pin_in + at * es, es);
             e = copy_2d(&out, sl->pin_in + at * es, dst, es, cudaMemcpyHostToDevice, cw->up);
             at += copy_elems(c);
         } else {
@@ -375,14 +405,21 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
     sl->fused = sl->passes = 0;
     for (int i = 0; i < r->compute.n; i++) {
         const rop *o = &r->compute.v[i];
-        if (!o->is_pass) {
-            e = copy_2d(&o->c, sl->arena + o->c.src.off * es, sl->arena + o->c.dst.off * es, es,
-                        cudaMemcpyDeviceToDevice, cw->comp);
+        if (o->kind == ROP_COPY || o->kind == ROP_ZERO) {
+            e = o->kind == ROP_COPY ? copy_2d(&o->c, sl->arena + o->c.src.off * es, sl->arena + o->c.dst.off * es, es,
+                                              cudaMemcpyDeviceToDevice, cw->comp)
+                                    : zero_2d(&o->c, sl->arena + o->c.dst.off * es, es, cw->comp);
             if (e != cudaSuccess)
                 return cuda_fail(cw, e, "assembling a window");
             continue;
         }
-        if (o->p.fuse_next && !cw->naive && i + 1 < r->compute.n && r->compute.v[i + 1].is_pass) {
+        if (o->kind == ROP_PLAN) {
+            lwt_status s = run_plan(cw, sl, &o->t);
+            if (s)
+                return s;
+            continue;
+        }
+        if (o->p.fuse_next && !cw->naive && i + 1 < r->compute.n && r->compute.v[i + 1].kind == ROP_PASS) {
             /* a whole 2-D level in one kernel: one read and one write of the window */
             const rpass *p1 = &r->compute.v[i + 1].p;
             lwt_status s = lwt_cuda_run_level_part(cw->plan, &cw->levels, &o->p.prog, &p1->prog,
@@ -442,7 +479,7 @@ lwt_status complete(cuda_worker *cw, slot *sl, stream_engine *e, int w, int repo
         for (int i = 0; i < r->scatter.n; i++) {
             const rcopy *c = &r->scatter.v[i].c;
             rcopy in = packed_side(c, 1, at);
-            recipe_copy_host(&in, sl->pin_out + at * es, c->dst.host + c->dst.off * es, es);
+            recipe_copy_host(&in, sl->pin_out + at * es, c->dst.host + c->dst.off * rcopy_dst_es(c, es), es);
             at += copy_elems(c);
         }
     }
@@ -596,6 +633,7 @@ lwt_status cuda_level(void *state, stream_engine *e, int w, const level_job *job
         return s;
     }
     cw->last_done = 0;
+    cw->job = job;
     row_cache_reset(&cw->cache); /* a new level reads a new array, or new data in the old one */
     cw->nknown = 0; /* a streamer's next call may pass buffers at the addresses of freed ones */
     cw->ahead_c = -1;

@@ -194,9 +194,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
         k.filled = NULL; /* owned by out now */
     if (st != LWT_OK)
         goto done;
-    out->ms_forward = si.chunks == 1 ? tm.forward : tm.total;
-    for (int b = 0; b < nbands; b++)
-        out->ms_inverse[b] = tm.inverse[b];
+    out->ms_transform = tm.total;
     out->nx = nx;
     out->ny = ny;
     out->ms_total = lwt_filter_now_ms() - t_start;

@@ -74,15 +74,12 @@ typedef struct lwt_filter_result {
     lwt_path path;                /* lifting or convolution */
     int max_level;                /* PyWavelets' dwtn_max_level for this shape and wavelet */
     char wavelet[32];             /* canonical name, e.g. "bior4.4" */
-    /* Wall times in ms. ms_fill: copy, plane removal and fill. ms_forward: the forward transform; on
-       CUDA it includes the upload of the filled input (converted to the plan's dtype on the host).
-       ms_inverse[b]: band b complete in host memory as double, NaN restored; on CUDA it includes
-       the band's download and conversion, and the band's own GPU work ran earlier, overlapped
-       with the previous band's download, so ms_inverse[b] runs from the end of the previous step
-       and ms_forward + the sum of ms_inverse is the wall time of the transforms. ms_total: the
-       whole call, including the plan and (CUDA) the device and pinned buffers, which no other
-       field counts. */
-    double ms_fill, ms_forward, ms_inverse[LWT_BAND_COUNT], ms_total;
+    /* Wall times in ms. ms_fill: copy, plane removal and fill. ms_transform: the band split,
+       the forward transform and every band's inverse until the bands are complete in host memory
+       as double, NaN restored (on CUDA with the uploads, downloads and conversions, which the
+       engine overlaps chunk by chunk). ms_total: the whole call, including the plans and (CUDA)
+       the device and pinned buffers, which no other field counts. */
+    double ms_fill, ms_transform, ms_total;
 } lwt_filter_result;
 
 /** Split z (nx per row, ny rows, metres, NaN = invalid) with spacing dx, dy (metres).

@@ -92,9 +92,9 @@ static void check_chunk(lwt_mode mode, int inverse, int expect_copies)
         CHECK(elems == r.out_elems, "scatters move %zu elements, the recipe counts %zu", elems, r.out_elems);
         int fusable = 0;
         for (int i = 0; i < r.compute.n; i++)
-            if (r.compute.v[i].is_pass && r.compute.v[i].p.fuse_next) {
+            if (r.compute.v[i].kind == ROP_PASS && r.compute.v[i].p.fuse_next) {
                 fusable++;
-                CHECK(i + 1 < r.compute.n && r.compute.v[i + 1].is_pass &&
+                CHECK(i + 1 < r.compute.n && r.compute.v[i + 1].kind == ROP_PASS &&
                           r.compute.v[i + 1].p.in.off == r.compute.v[i].p.out.off,
                       "a fusable pass not followed by the pass that reads its output");
             }

@@ -1,8 +1,10 @@
 /*
  * test_surface_split.c - the splitter (src/surface/split.h) on the CPU:
  *
- *   [layout]  chunks tile the rows, windows start on multiples of 2^J and hold their owned rows
- *             plus the halo (clipped), periodic modes and oversized chunks give one chunk;
+ *   [layout]  the engine's split layout (stream/split_job.h): chunks tile the rows, windows start
+ *             on multiples of 2^J and hold their owned rows plus the exact halo (the same on
+ *             every interior chunk, below the former formula's bound), periodic modes and
+ *             oversized chunks give one chunk;
  *   [chunks]  bands cut into row chunks equal the one-chunk bands bit for bit, over every mode
  *             but the periodic ones, wavelets of every family and filter length (2 .. 62),
  *             float32 and float64, 3 or 4 bands, an empty band, several chunk sizes (LWT_QUICK=1:
@@ -15,6 +17,7 @@
 #include "surface/bands.h"
 #include "surface/filter.h"
 #include "surface/split.h"
+#include "stream/split_job.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -49,38 +52,90 @@ static lwt_band_split split_of(int levels, int rough_lo, int rough_hi, size_t nx
     return s;
 }
 
+/* the engine's split layout of an ny x 64 float32 CPU plan with wavelet w, J levels, mode m */
+static stream_split *layout_of(const char *w, int J, lwt_mode m, size_t ny, size_t chunk_rows, lwt_plan **plan,
+                               lwt_wavelet **wv)
+{
+    CHECK(lwt_wavelet_create(ctx, w, wv) == LWT_OK, "wavelet %s", w);
+    lwt_plan_desc d = lwt_plan_desc_default();
+    d.wavelet = *wv;
+    d.ndim = 2;
+    d.shape[0] = ny;
+    d.shape[1] = 64;
+    d.levels = J;
+    d.mode = m;
+    d.dtype = LWT_F32;
+    d.backend = LWT_BACKEND_CPU;
+    CHECK(lwt_plan_create(ctx, &d, plan) == LWT_OK, "plan %s J%d", w, J);
+    const uint64_t keep[3] = {1, 2, 4};
+    stream_split *s = NULL;
+    CHECK(stream_split_create(*plan, chunk_rows, 3, keep, 1, &s) == LWT_OK, "split layout %s J%d", w, J);
+    return s;
+}
+
+static void free_layout(stream_split *s, lwt_plan *p, lwt_wavelet *w)
+{
+    stream_split_destroy(s);
+    lwt_plan_destroy(p);
+    lwt_wavelet_destroy(w);
+}
+
 static void test_layout(void)
 {
-    lwt_split_chunk c[LWT_SPLIT_MAX_CHUNKS];
-    /* the halo of seed 000's case: CDF 9/7 (length 10), 6 levels */
-    const size_t h = lwt_split_halo(6, 10);
-    CHECK(h % 64 == 0 && h >= 2 * 9 * 63, "halo J6 L10 = %zu", h);
-    const size_t ny = 12288;
-    int k = lwt_split_layout(ny, 6, 10, LWT_MODE_SYMMETRIC, 1536, c);
-    CHECK(k == 8, "12288 rows by 1536: %d chunks", k);
-    size_t next = 0;
-    for (int i = 0; i < k; i++) {
-        CHECK(c[i].own0 == next && c[i].own1 > c[i].own0, "chunk %d owns [%zu, %zu)", i, c[i].own0, c[i].own1);
-        CHECK(c[i].win0 % 64 == 0, "chunk %d window starts at %zu", i, c[i].win0);
-        CHECK(c[i].win0 == (c[i].own0 > h ? c[i].own0 - h : 0) && c[i].win1 == (c[i].own1 + h < ny ? c[i].own1 + h : ny),
-              "chunk %d window [%zu, %zu)", i, c[i].win0, c[i].win1);
-        next = c[i].own1;
+    lwt_plan *p;
+    lwt_wavelet *w;
+    /* seed 000's case: CDF 9/7, 6 levels, 12288 rows in chunks of 1536 */
+    const long ny = 12288;
+    stream_split *s = layout_of("cdf97", 6, LWT_MODE_SYMMETRIC, (size_t)ny, 1536, &p, &w);
+    const split_spec *sp = stream_split_spec(s);
+    CHECK(sp->nchunks == 8, "12288 rows by 1536: %ld chunks", sp->nchunks);
+    long next = 0;
+    for (long i = 0; i < sp->nchunks; i++) {
+        const split_chunk *c = &sp->chunk[i];
+        CHECK(c->own0 == next && c->own1 > c->own0, "chunk %ld owns [%ld, %ld)", i, c->own0, c->own1);
+        CHECK(c->win0 % 64 == 0 && c->win0 <= c->own0 && c->win1 >= c->own1 && c->win1 <= ny,
+              "chunk %ld window [%ld, %ld)", i, c->win0, c->win1);
+        /* interior chunks: the same halo on every one (translation invariance) */
+        if (i > 0 && i + 1 < sp->nchunks)
+            CHECK(c->own0 - c->win0 == sp->chunk[1].own0 - sp->chunk[1].win0 &&
+                      c->win1 - c->own1 == sp->chunk[1].win1 - sp->chunk[1].own1,
+                  "chunk %ld halo %ld + %ld", i, c->own0 - c->win0, c->win1 - c->own1);
+        next = c->own1;
     }
-    CHECK(next == ny, "chunks end at %zu", next);
+    CHECK(next == ny, "chunks end at %ld", next);
+    /* exact halos: within the former bound (the split's own formula: 1280 rows here, each level
+       counting a filter length where the dependency is shorter), and wider than the filters alone */
+    CHECK(sp->halo > 2 * 9 && sp->halo < 1280, "halo J6 CDF 9/7 = %ld rows", sp->halo);
+    printf("test_surface_split: CDF 9/7 6 levels symmetric: halo %ld rows (the former formula: 1280)\n", sp->halo);
+    free_layout(s, p, w);
     /* a chunk size that is not a multiple of 2^J is rounded up */
-    k = lwt_split_layout(ny, 6, 10, LWT_MODE_ZERO, 1500, c);
-    CHECK(k == 8 && c[1].own0 == 1536, "1500 rows: %d chunks, second at %zu", k, c[1].own0);
-    /* at most LWT_SPLIT_MAX_CHUNKS */
-    k = lwt_split_layout(ny, 2, 4, LWT_MODE_ZERO, 4, c);
-    CHECK(k == LWT_SPLIT_MAX_CHUNKS, "4-row chunks of 12288 rows: %d", k);
-    /* one chunk: periodic modes, no chunk size, a chunk as big as the surface, windows that are */
-    CHECK(lwt_split_layout(ny, 6, 10, LWT_MODE_PERIODIZATION, 1536, c) == 1, "periodization cut");
-    CHECK(lwt_split_layout(ny, 6, 10, LWT_MODE_PERIODIC, 1536, c) == 1, "periodic cut");
-    CHECK(lwt_split_layout(ny, 6, 10, LWT_MODE_SYMMETRIC, 0, c) == 1, "chunk_rows 0 cut");
-    CHECK(lwt_split_layout(ny, 6, 10, LWT_MODE_SYMMETRIC, LWT_SPLIT_ONE_CHUNK, c) == 1, "one chunk cut");
-    CHECK(lwt_split_layout(ny, 6, 10, LWT_MODE_SYMMETRIC, ny, c) == 1, "whole cut");
-    k = lwt_split_layout(2000, 6, 10, LWT_MODE_SYMMETRIC, 1024, c);
-    CHECK(k == 1 && c[0].win0 == 0 && c[0].win1 == 2000, "windows as big as the surface: %d chunks", k);
+    s = layout_of("cdf97", 6, LWT_MODE_ZERO, (size_t)ny, 1500, &p, &w);
+    sp = stream_split_spec(s);
+    CHECK(sp->nchunks == 8 && sp->chunk[1].own0 == 1536, "1500 rows: %ld chunks, second at %ld", sp->nchunks,
+          sp->chunk[1].own0);
+    free_layout(s, p, w);
+    /* small chunks: as many as it takes (no cap) */
+    s = layout_of("db2", 2, LWT_MODE_ZERO, (size_t)ny, 4, &p, &w);
+    CHECK(stream_split_spec(s)->nchunks == ny / 4, "4-row chunks of 12288 rows: %ld", stream_split_spec(s)->nchunks);
+    free_layout(s, p, w);
+    /* one chunk: periodic modes, no chunk size on the CPU, a chunk as big as the surface, windows that are */
+    const struct {
+        lwt_mode m;
+        long ny;
+        size_t rows;
+        const char *what;
+    } one[] = {{LWT_MODE_PERIODIZATION, ny, 1536, "periodization"},
+               {LWT_MODE_PERIODIC, ny, 1536, "periodic"},
+               {LWT_MODE_SYMMETRIC, ny, 0, "automatic on the CPU"},
+               {LWT_MODE_SYMMETRIC, ny, (size_t)ny, "whole"},
+               {LWT_MODE_SYMMETRIC, 700, 256, "windows as big as the surface"}};
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) {
+        s = layout_of("cdf97", 6, one[i].m, (size_t)one[i].ny, one[i].rows, &p, &w);
+        sp = stream_split_spec(s);
+        CHECK(sp->nchunks == 1 && sp->chunk[0].win0 == 0 && sp->chunk[0].win1 == one[i].ny && sp->halo == 0,
+              "%s: %ld chunks", one[i].what, sp->nchunks);
+        free_layout(s, p, w);
+    }
 }
 
 /* bands of `in` through a splitter with chunk_rows; returns the chunk count, 0 on failure */
