@@ -1,5 +1,5 @@
 /*
- * lwt bench --resident (and the end of --stream with several GPUs): device-
+ * lwt-bench --resident (and the end of --stream with several GPUs): device-
  * resident data spread over the GPUs (lwt_spread_*), CDF 9/7, 4 levels,
  * float32, periodization, against one GPU running the same plan in memory
  * (lwt_forward_device) and a device-to-device copy of the input, measured in
@@ -12,15 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "bench.h"
 #include "harness.h"
 
 #ifdef LWT_HAVE_CUDA
 #include <cuda_runtime.h>
 
 #include "lwt_cuda.h"
-
-int bench_spread(lwt_context *ctx, int reps, size_t n16);
 
 
 /* what one timed call runs */
@@ -56,21 +54,24 @@ static int run_once(bench_bufs *b, run_kind k)
     return -1;
 }
 
+typedef struct run_arg {
+    bench_bufs *b;
+    run_kind k;
+} run_arg;
+
+static int run_op(void *arg, void *stream)
+{
+    const run_arg *r = arg;
+    (void)stream; /* each run synchronizes itself */
+    return run_once(r->b, r->k);
+}
+
 /* median seconds of reps calls after one warm-up, or a negative value on failure */
 static double time_runs(bench_bufs *b, run_kind k, int reps)
 {
-    double t[64];
-    const int nr = reps < 1 ? 1 : reps > 64 ? 64 : reps;
-    if (run_once(b, k))
-        return -1;
-    for (int r = 0; r < nr; r++) {
-        const double t0 = bench_now_s();
-        if (run_once(b, k))
-            return -1;
-        t[r] = bench_now_s() - t0;
-    }
-    qsort(t, (size_t)nr, sizeof *t, bench_cmp_double);
-    return t[nr / 2];
+    run_arg a = {b, k};
+    double sec;
+    return bench_wall_s(run_op, &a, 1, reps < 1 ? 1 : reps > 64 ? 64 : reps, &sec) ? -1 : sec;
 }
 
 /* 1: device array a equals device array b (bytes), 0: not, -1: failure */
@@ -92,7 +93,7 @@ static int spread_rows(bench_bufs *b, const int *devs, int ndev, const char *lab
     if (lwt_spread_create(b->plan, ndev, devs, &b->s) || lwt_spread_alloc(b->s, LWT_SPREAD_SAMPLES, &b->s_in) ||
         lwt_spread_alloc(b->s, LWT_SPREAD_COEFFS, &b->s_co) || lwt_spread_alloc(b->s, LWT_SPREAD_SAMPLES, &b->s_back) ||
         cudaMemcpy(b->s_in, b->in, b->in_bytes, cudaMemcpyDefault) != cudaSuccess) {
-        fprintf(stderr, "lwt bench: cannot make the spread over %s\n", label);
+        fprintf(stderr, "lwt-bench: cannot make the spread over %s\n", label);
         lwt_spread_destroy(b->s);
         b->s = NULL;
         return -1;
@@ -185,7 +186,7 @@ static int spread_size(lwt_context *ctx, int ndev, size_t n, int reps)
     rc = 0;
 out:
     if (rc)
-        fprintf(stderr, "lwt bench: the device-resident %zu^2 run failed\n", n);
+        fprintf(stderr, "lwt-bench: the device-resident %zu^2 run failed\n", n);
     cudaSetDevice(0);
     cudaFree(b.in);
     cudaFree(b.co);
@@ -202,7 +203,7 @@ int bench_spread(lwt_context *ctx, int reps, size_t n16)
 {
     const int ndev = lwt_context_device_count(ctx);
     if (spread_size(ctx, ndev, n16, reps) || spread_size(ctx, ndev, 2 * n16, reps))
-        return LWT_EXIT_RUNTIME;
-    return LWT_EXIT_OK;
+        return BENCH_EXIT_RUNTIME;
+    return BENCH_EXIT_OK;
 }
 #endif

@@ -1,5 +1,5 @@
 /*
- * lwt bench --stream: the streamed engine on host-resident data (issue 4).
+ * lwt-bench --stream: the streamed engine on host-resident data (issue 4).
  *  1. seed 000's Table 1: 4096^2 D4, 4 levels, forward and inverse, one GPU,
  *     non-overlapping vs overlapping, with the summed H2D / kernel / D2H times;
  *     then each of the three optimizations switched off on its own;
@@ -20,15 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "bench.h"
 #include "harness.h"
 
 #ifdef LWT_HAVE_CUDA
 #include <cuda_runtime.h>
 
 #include "lwt_stream.h"
-
-int bench_spread(lwt_context *ctx, int reps, size_t n16); /* bench_spread.c */
 
 
 typedef struct bufset {
@@ -105,32 +103,42 @@ static int bufs_make(lwt_context *ctx, const char *wname, size_t n, int levels, 
 /* median seconds of reps streamed runs on one streamer (its workers made once, as a plan is;
    one_shot: lwt_stream_* per run, which makes and tears down the workers each time); report of
    the last run */
+typedef struct stream_run {
+    bufset *b;
+    const lwt_stream_desc *d;
+    lwt_streamer *s; /* NULL: one-shot calls */
+    int inverse;
+    lwt_stream_report *rep;
+    lwt_status st;
+} stream_run;
+
+static int stream_op(void *arg, void *stream)
+{
+    stream_run *r = arg;
+    bufset *b = r->b;
+    (void)stream; /* a streamed call returns when its result is on the host */
+    if (!r->s)
+        r->st = r->inverse ? lwt_stream_inverse(b->plan, r->d, b->coeffs, b->back, b->scratch, r->rep)
+                           : lwt_stream_forward(b->plan, r->d, b->in, b->coeffs, b->scratch, r->rep);
+    else
+        r->st = r->inverse ? lwt_streamer_inverse(r->s, b->coeffs, b->back, b->scratch, r->rep)
+                           : lwt_streamer_forward(r->s, b->in, b->coeffs, b->scratch, r->rep);
+    return r->st ? -1 : 0;
+}
+
 static int time_stream_how(bufset *b, const lwt_stream_desc *d, int inverse, int reps, int one_shot, double *sec,
                            lwt_stream_report *rep)
 {
-    double t[64];
-    if (reps > 64)
-        reps = 64;
-    lwt_streamer *s = NULL;
-    lwt_status st = one_shot ? LWT_OK : lwt_streamer_create(b->plan, d, &s);
-    for (int r = -1; r < reps && !st; r++) { /* one warm-up */
-        double t0 = bench_now_s();
-        if (one_shot)
-            st = inverse ? lwt_stream_inverse(b->plan, d, b->coeffs, b->back, b->scratch, rep)
-                         : lwt_stream_forward(b->plan, d, b->in, b->coeffs, b->scratch, rep);
-        else
-            st = inverse ? lwt_streamer_inverse(s, b->coeffs, b->back, b->scratch, rep)
-                         : lwt_streamer_forward(s, b->in, b->coeffs, b->scratch, rep);
-        if (r >= 0)
-            t[r] = bench_now_s() - t0;
-    }
-    lwt_streamer_destroy(s);
-    if (st) {
-        fprintf(stderr, "lwt bench: streamed %s failed: %s\n", inverse ? "inverse" : "forward", lwt_status_string(st));
+    stream_run r = {b, d, NULL, inverse, rep, LWT_OK};
+    if (!one_shot)
+        r.st = lwt_streamer_create(b->plan, d, &r.s);
+    const int failed = r.st || bench_wall_s(stream_op, &r, 1, reps > 64 ? 64 : reps, sec); /* one warm-up */
+    lwt_streamer_destroy(r.s);
+    if (failed) {
+        fprintf(stderr, "lwt-bench: streamed %s failed: %s\n", inverse ? "inverse" : "forward",
+                lwt_status_string(r.st));
         return -1;
     }
-    qsort(t, (size_t)reps, sizeof *t, bench_cmp_double);
-    *sec = t[reps / 2];
     return 0;
 }
 
@@ -181,8 +189,7 @@ static double bus_floor(const int *devs, int ndev, const char *host_in, char *ho
     }
     cudaSetDevice(0);
     int n = reps < 32 ? reps : 32;
-    qsort(t, (size_t)n, sizeof *t, bench_cmp_double);
-    return t[n / 2];
+    return bench_median(t, n);
 }
 
 static lwt_stream_desc gpus(int ngpu, size_t chunk_rows, lwt_balance_policy bal)
@@ -219,7 +226,7 @@ static int table1(lwt_context *ctx, int reps)
 {
     bufset b;
     if (bufs_make(ctx, "d4", 4096, 4, LWT_MODE_PERIODIZATION, 1, &b)) {
-        fprintf(stderr, "lwt bench: cannot allocate the 4096^2 buffers\n");
+        fprintf(stderr, "lwt-bench: cannot allocate the 4096^2 buffers\n");
         bufs_free(&b);
         return -1;
     }
@@ -268,7 +275,7 @@ static int floor16k(lwt_context *ctx, int reps, size_t n)
 {
     bufset b;
     if (bufs_make(ctx, "cdf97", n, 4, LWT_MODE_PERIODIZATION, 1, &b)) {
-        fprintf(stderr, "lwt bench: cannot allocate the %zu^2 buffers\n", n);
+        fprintf(stderr, "lwt-bench: cannot allocate the %zu^2 buffers\n", n);
         bufs_free(&b);
         return -1;
     }
@@ -410,7 +417,7 @@ static int multi(lwt_context *ctx, int ngpu, int reps, double big_gib, double sl
         printf("\n== big host-resident dataset: %zu^2 float32 (%.1f GiB), CDF 9/7, 4 levels, %d GPUs\n", n,
                (double)n * n * 4 / 1073741824.0, ngpu);
         if (bufs_make(ctx, "cdf97", n, 4, LWT_MODE_PERIODIZATION, 1, &b)) {
-            fprintf(stderr, "lwt bench: cannot allocate the big dataset\n");
+            fprintf(stderr, "lwt-bench: cannot allocate the big dataset\n");
             bufs_free(&b);
             return -1;
         }
@@ -434,15 +441,15 @@ static int multi(lwt_context *ctx, int ngpu, int reps, double big_gib, double sl
 int bench_stream(lwt_context *ctx, int reps, double big_gib, double slow, size_t n16, int resident_only)
 {
     int ndev = lwt_context_device_count(ctx);
-    struct cudaDeviceProp prop;
-    cudaGetDeviceProperties(&prop, 0);
-    printf("lwt bench --stream on %d x %s; median of %d runs on one streamer, wall clock\n", ndev, prop.name, reps);
+    char dev[256];
+    bench_device_name(dev, sizeof dev);
+    printf("lwt bench --stream on %d x %s; median of %d runs on one streamer, wall clock\n", ndev, dev, reps);
     if (resident_only)
         return bench_spread(ctx, reps, n16);
     if (table1(ctx, reps) || floor16k(ctx, reps, n16))
-        return LWT_EXIT_RUNTIME;
+        return BENCH_EXIT_RUNTIME;
     if (ndev > 1 && multi(ctx, ndev, reps, big_gib, slow))
-        return LWT_EXIT_RUNTIME;
-    return ndev > 1 ? bench_spread(ctx, reps, n16) : LWT_EXIT_OK;
+        return BENCH_EXIT_RUNTIME;
+    return ndev > 1 ? bench_spread(ctx, reps, n16) : BENCH_EXIT_OK;
 }
 #endif

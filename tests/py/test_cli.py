@@ -391,6 +391,7 @@ def test_usage_errors():
         ("extra positional", ["forward", "-w", "db2"] + base + [inp, out, out + "2"]),
         ("-w without value", ["forward"] + base + [inp, out, "-w"]),
         ("unknown command", ["transmogrify", inp, out]),
+        ("bench: the benchmark is its own program, lwt-bench", ["bench"]),
         ("inverse without --shape", ["inverse", "-w", "db2"] + base + [inp, out]),
         ("inverse --shape non-numeric", ["inverse", "-w", "db2"] + base + ["--shape", "16,x", inp, out]),
         ("inverse --shape with a zero", ["inverse", "-w", "db2"] + base + ["--shape", "16,0", inp, out]),
@@ -416,6 +417,7 @@ def test_info_version_help():
     rc, so, se = run(["--help"])
     chk.check(rc == 0 and "forward" in so and "inverse" in so,
               "lwt --help: exit %d, must mention forward and inverse on stdout: %r" % (rc, so[:200]))
+    chk.check(not re.search(r"^\s+bench\b", so, re.M), "lwt --help still lists bench (lwt-bench is the benchmark)")
     rc, so, se = run(["info"])
     if not chk.check(rc == 0, "lwt info: exit %d, stderr %r" % (rc, se[:200])):
         return
