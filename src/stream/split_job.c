@@ -98,13 +98,16 @@ static lwt_range input_rows(const lwt_plan *p, long m0, long m1)
     return in;
 }
 
-/* chunk c of rows per chunk: its owned rows and its window */
-static split_chunk chunk_of(const lwt_plan *p, long rows, long c)
+/* chunk c of nchunks of rows per chunk (the last one takes the remainder, so that no
+   window is much shorter than the others: a window a few rows tall can make its plan
+   choose other kernels than the whole array's, whose float32 bits differ): its owned
+   rows and its window */
+static split_chunk chunk_of(const lwt_plan *p, long rows, long c, long nchunks)
 {
     const long ny = (long)p->shape[0], step = 1L << p->levels;
     split_chunk k;
     k.own0 = c * rows;
-    k.own1 = k.own0 + rows < ny ? k.own0 + rows : ny;
+    k.own1 = c + 1 < nchunks && k.own0 + rows < ny ? k.own0 + rows : ny;
     const lwt_range in = input_rows(p, k.own0, k.own1);
     k.win0 = in.lo / step * step;
     k.win1 = in.hi < ny ? in.hi : ny;
@@ -128,7 +131,7 @@ static lwt_status make_layout(split_spec *sp, size_t chunk_rows)
         if (chunk_rows == 0 && p->backend == LWT_BACKEND_CUDA) {
             /* automatic on a GPU: about eight chunks, each at least a halo tall (a window is then
                at most three times its owned rows; docs/PERFORMANCE.md, pipelined split) */
-            const split_chunk mid = chunk_of(p, step, ny / step / 2);
+            const split_chunk mid = chunk_of(p, step, ny / step / 2, ny / step);
             const long halo = mid.own0 - mid.win0 > mid.win1 - mid.own1 ? mid.own0 - mid.win0 : mid.win1 - mid.own1;
             rows = ny / 8 > halo ? ny / 8 : halo;
         } else if (chunk_rows > 0 && chunk_rows < (size_t)ny) {
@@ -138,12 +141,12 @@ static lwt_status make_layout(split_spec *sp, size_t chunk_rows)
     }
     if (rows <= 0 || rows >= ny)
         rows = ny;
-    sp->nchunks = (ny + rows - 1) / rows;
+    sp->nchunks = ny / rows > 0 ? ny / rows : 1;
     sp->chunk = calloc((size_t)sp->nchunks, sizeof *sp->chunk);
     if (!sp->chunk)
         return LWT_ERR_OUT_OF_MEMORY;
     for (long c = 0; c < sp->nchunks; c++) {
-        sp->chunk[c] = chunk_of(p, rows, c);
+        sp->chunk[c] = chunk_of(p, rows, c, sp->nchunks);
         if (sp->nchunks > 1 && sp->chunk[c].win0 == 0 && sp->chunk[c].win1 == ny) {
             sp->nchunks = 1; /* a window as big as the array: no gain in cutting */
             break;

@@ -131,13 +131,19 @@ lwt_status stream_cpu_worker_create(const lwt_plan *plan, const lwt_stream_worke
     cw->threads = cfg->threads > 0 ? cfg->threads : (plan->ctx ? plan->ctx->threads : 0);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     double threads = cw->threads > 0 ? cw->threads : (ncpu > 0 ? (double)ncpu : 1.0);
-    /* rough figures for the weighted and FNN policies: a core streams a few
-       GB/s through the passes and does a few Gflop/s */
+    /* figures for the weighted, queue and FNN policies: the rate at which a
+       CPU worker gets through its input. Measured (issue 26, the GPU machine's
+       16-core Xeon, float32 CDF 9/7, one 4096^2 level): one thread 0.17 GB/s,
+       16 threads 1.1 GB/s; 0.1 GB/s per thread lies between the two. Set at
+       2 GB/s per thread (the earlier guess), a 16-thread CPU looked a third
+       as fast as a GPU worker (50 GB/s bus) where it is 30-50 times slower,
+       and the queue's first set gave it a chunk that finished last (2 GPUs +
+       the CPU: 46.8 ms where the GPUs alone took 16.0 ms). */
     caps->gflops = 8.0 * threads;
     caps->mem_gib = 8.0;
     caps->parallel = threads;
-    caps->mem_gbs = 2.0 * threads;
-    caps->bus_gbs = 2.0 * threads;
+    caps->mem_gbs = 0.1 * threads;
+    caps->bus_gbs = 0.1 * threads;
     *ops = &cpu_ops;
     *state = cw;
     return LWT_OK;
