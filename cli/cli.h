@@ -13,6 +13,7 @@
 int cmd_transform(int argc, char **argv, int inverse);
 int cmd_transform_stream(int argc, char **argv, int inverse);
 int cmd_info(int argc, char **argv);
+int cmd_info_explain(int argc, char **argv); /* lwt info --explain ... */
 int cmd_demo(int argc, char **argv);
 int cmd_filter(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
@@ -41,5 +42,8 @@ void cli_warn_levels(int levels, int max_level);
 
 /* Parse a non-negative integer; 0 on success. */
 int cli_parse_size(const char *s, size_t *out);
+
+/* Parse "D0[,D1[,D2]]" (1-3 positive integers); 0 on success. */
+int cli_parse_shape(const char *s, size_t *shape, int *ndim);
 
 #endif

@@ -1,4 +1,4 @@
-/* lwt info: wavelets, modes, backends and devices. */
+/* lwt info: wavelets, modes, backends and devices (--explain: a plan's steps, cmd_explain.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -8,9 +8,10 @@ static const char *path_name(lwt_path p) { return p == LWT_PATH_LIFTING ? "lifti
 
 int cmd_info(int argc, char **argv)
 {
-    (void)argv;
+    if (argc > 1 && !strcmp(argv[1], "--explain"))
+        return cmd_info_explain(argc - 1, argv + 1);
     if (argc > 1) {
-        fprintf(stderr, "lwt info: takes no arguments\n");
+        fprintf(stderr, "lwt info: takes no arguments but --explain\n");
         return LWT_EXIT_USAGE;
     }
     lwt_context *ctx = cli_context();

@@ -7,32 +7,6 @@
 #include "cli.h"
 #include "io/npy.h"
 
-static int parse_shape(const char *s, size_t *shape, int *ndim)
-{
-    *ndim = 0;
-    const char *p = s;
-    while (*p) {
-        if (*ndim == LWT_MAX_NDIM)
-            return -1;
-        char buf[32];
-        size_t n = strcspn(p, ",");
-        if (n == 0 || n >= sizeof buf)
-            return -1;
-        memcpy(buf, p, n);
-        buf[n] = 0;
-        if (cli_parse_size(buf, &shape[*ndim]) || shape[*ndim] == 0)
-            return -1;
-        (*ndim)++;
-        p += n;
-        if (*p == ',') {
-            p++;
-            if (!*p)
-                return -1;
-        }
-    }
-    return *ndim ? 0 : -1;
-}
-
 /* options that only the streamed engine understands send the call there */
 static int wants_stream(int argc, char **argv)
 {
@@ -66,7 +40,7 @@ int cmd_transform(int argc, char **argv, int inverse)
         if (r > 0)
             continue;
         if (!strcmp(argv[i], "--shape")) {
-            if (i + 1 >= argc || parse_shape(argv[i + 1], shape, &shape_nd)) {
+            if (i + 1 >= argc || cli_parse_shape(argv[i + 1], shape, &shape_nd)) {
                 fprintf(stderr, "lwt: --shape needs D0[,D1[,D2]] with 1-3 positive integers\n");
                 return LWT_EXIT_USAGE;
             }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lwt_experimental.h" /* --algorithm rc-steps: the seed's plain RC, an experiment */
 
 static void log_stderr(void *user, lwt_log_level level, const char *msg)
 {
@@ -35,6 +36,32 @@ int cli_parse_size(const char *s, size_t *out)
         return -1;
     *out = (size_t)v;
     return 0;
+}
+
+int cli_parse_shape(const char *s, size_t *shape, int *ndim)
+{
+    *ndim = 0;
+    const char *p = s;
+    while (*p) {
+        if (*ndim == LWT_MAX_NDIM)
+            return -1;
+        char buf[32];
+        size_t n = strcspn(p, ",");
+        if (n == 0 || n >= sizeof buf)
+            return -1;
+        memcpy(buf, p, n);
+        buf[n] = 0;
+        if (cli_parse_size(buf, &shape[*ndim]) || shape[*ndim] == 0)
+            return -1;
+        (*ndim)++;
+        p += n;
+        if (*p == ',') {
+            p++;
+            if (!*p)
+                return -1;
+        }
+    }
+    return *ndim ? 0 : -1;
 }
 
 static int parse_levels(const char *s, cli_transform_opts *o)

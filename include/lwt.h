@@ -182,36 +182,31 @@ typedef enum lwt_algorithm {
     LWT_ALGO_AUTO = 0,        /* lifting where it meets the bound, else convolution */
     LWT_ALGO_LIFTING = 1,     /* lifting; fails with LWT_ERR_ACCURACY if it cannot meet the bound */
     LWT_ALGO_CONVOLUTION = 2, /* direct filter bank (Mallat) */
-    /* Lifting with a chosen kernel arrangement (seed 000's comparison).
-       AUTO and LIFTING on the GPU run 2-D levels as LBB where its register
-       kernel has the scheme's shape (Haar, D4, D8, D20, CDF 5/3, CDF 9/7 and
-       any scheme shaped like one; measured fastest), else the separable
-       passes (RC); on the CPU they run RC. */
+    /* Lifting with a chosen kernel arrangement (seed 000's comparison; lwt_plan_explain
+       shows what a plan runs). AUTO and LIFTING on the GPU run 2-D levels as LBB where
+       its register kernel has the scheme's shape (Haar, D4, D8, D20, CDF 5/3, CDF 9/7
+       and any scheme shaped like one; measured fastest), else the separable passes
+       (RC); on the CPU they run RC. Value 5 is an experimental arrangement
+       (lwt_experimental.h). */
     LWT_ALGO_LIFTING_RC = 3,  /* one pass per axis through global memory (row, then column kernel),
                                  each pass one kernel with its lines in on-chip memory: the seed's
                                  "RC&LB" (van der Laan et al. 2011) */
-    LWT_ALGO_LIFTING_LBB = 4, /* 2-D levels in one sliding-window pass (seed 000's LBB model), on
+    LWT_ALGO_LIFTING_LBB = 4  /* 2-D levels in one sliding-window pass (seed 000's LBB model), on
                                  the GPU and the CPU; other plans run as LIFTING */
-    LWT_ALGO_LIFTING_RC_STEPS = 5 /* the seed's plain "RC": on the GPU every lifting step of every
-                                     axis is a kernel over the whole array, the channels in global
-                                     memory (a device-wide synchronization per step); the CPU
-                                     runs it as LIFTING_RC */
 } lwt_algorithm;
-
-/* How the register sliding-window kernel (GPU, 2-D, LBB/AUTO) runs the lifting steps along
-   the rows, where one warp holds a row in registers and lanes exchange neighbours' values
-   (seed 000's experiment 2). Both give the same bits; other kernels and the CPU ignore it. */
-typedef enum lwt_lifting_variant {
-    LWT_LIFT_AUTO = 0,     /* the planner's choice: the faster one as measured (docs/PERFORMANCE.md) */
-    LWT_LIFT_CLASSIC = 1,  /* one exchange (and dependency round) per lifting step */
-    LWT_LIFT_IMPROVED = 2  /* seed 000's improved lifting, eq. 16: each step merged with the next,
-                              which recomputes the values it needs, so one exchange per pair */
-} lwt_lifting_variant;
 
 #define LWT_LEVELS_MAX (-1)   /* plan_desc.levels: PyWavelets' dwtn_max_level */
 #define LWT_MAX_NDIM 3
 
+/*
+ * What to plan. Fill it from lwt_plan_desc_default(), never from zeros: `size`
+ * tells lwt_plan_create which version of this struct a program was built with,
+ * so that fields added at the end in later versions get their defaults for
+ * binaries built against an older header. Tuning knobs for experiments are not
+ * here but in lwt_experimental.h.
+ */
 typedef struct lwt_plan_desc {
+    size_t size;                  /* sizeof(lwt_plan_desc), set by lwt_plan_desc_default() */
     const lwt_wavelet *wavelet;
     int ndim;                     /* 1..3 */
     size_t shape[LWT_MAX_NDIM];   /* C order, every entry >= 1 */
@@ -222,17 +217,6 @@ typedef struct lwt_plan_desc {
     int device;                   /* CUDA device ordinal */
     lwt_algorithm algorithm;
     size_t batch;                 /* independent arrays, stored one after another; >= 1 */
-    /* Tuning of the sliding-window 2-D kernel (LWT_ALGO_LIFTING_LBB), for benchmarks such as
-       seed 000's block-size sweep; 0 = the planner's choice. Results do not depend on them.
-       lbb_threads: CUDA threads per block, a multiple of 32 in 32..1024 (default 256);
-       lbb_cols: ring row width in elements, the strip's columns with their halo, 16..1024
-       (default 128 for float32, 64 for float64 work; widened where the halo needs it). */
-    int lbb_threads, lbb_cols;
-    lwt_lifting_variant lifting;  /* LWT_LIFT_AUTO by default */
-    /* Levels per pass of the GPU's 2-D forward: 0 = the planner's choice (levels 1 and 2,
-       3 and 4, ... in one pass where the register kernel can: periodization, sizes
-       multiples of 4, classic lifting); 1 = one level per pass. The same bits either way. */
-    int fuse_levels;
 } lwt_plan_desc;
 
 /** A desc with defaults: ndim 1, levels max, symmetric, f64, auto, batch 1. */
@@ -281,10 +265,28 @@ lwt_status lwt_plan_band(const lwt_plan *plan, int level, unsigned band_mask, lw
  * PyWavelets packed layout, coeffs_to_array(wavedecn(x))[0], with zeros in
  * the gaps PyWavelets pads with. workspace: NULL lets the call allocate;
  * otherwise at least workspace_bytes, not shared with a concurrent call.
+ * A CUDA plan called on host pointers copies in and out through device
+ * buffers it allocates on its first such call and keeps until
+ * lwt_plan_destroy (input, output and the device workspace of lwt_cuda.h),
+ * so later calls allocate nothing; such calls to one CUDA plan run one at a
+ * time, and the host workspace is not used (lwt_cuda.h runs on device
+ * pointers with the caller's workspace and stream).
  */
 lwt_status lwt_forward(const lwt_plan *plan, const void *input, void *coeffs, void *workspace);
 /** Inverse: output has input_count values per batch item (waverecn, cropped to shape). */
 lwt_status lwt_inverse(const lwt_plan *plan, const void *coeffs, void *output, void *workspace);
+
+/*
+ * What a plan runs, decided when it was made: one line per step, forward
+ * levels first (1 to J), then the inverse (J to 1), each naming the level,
+ * the axes, the kernel or pass and where the bands go, e.g.
+ *   forward level 1 axes 0,1: sliding-window level (cpu) -> bands to the packed array, cA to the workspace
+ * Writes at most len bytes (always NUL-terminated when len > 0) and stores in
+ * *needed the length of the whole text plus 1 (NULL: not wanted), so a first
+ * call with len 0 sizes the buffer. The text is for people; its wording may
+ * change between versions.
+ */
+lwt_status lwt_plan_explain(const lwt_plan *plan, char *buf, size_t len, size_t *needed);
 
 #ifdef __cplusplus
 }

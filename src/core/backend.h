@@ -68,16 +68,42 @@ typedef struct lwt_pass {
     void *out;
     size_t outer, inner;
     int threads;       /* 0 = all */
-    const lwt_dest_map *map; /* NULL: plain output; else see lwt_dest_map (backends
-                                that cannot honour it return LWT_ERR_UNSUPPORTED) */
+    const lwt_dest_map *map; /* NULL: plain output; else see lwt_dest_map (only where the
+                                backend's pass_kernel said yes at plan creation) */
 } lwt_pass;
 
 /*
- * What the driver needs from a backend. Pointers are in the backend's memory
- * (host for the CPU, device for CUDA); calls may be asynchronous as long as
- * they run in order (CUDA: one stream).
+ * A backend: what a plan asks of it at creation, and what the driver asks of
+ * it while walking the plan's steps (core/steps.h). Pointers are in the
+ * backend's memory (host for the CPU, device for CUDA); calls may be
+ * asynchronous as long as they run in order (CUDA: one stream).
+ *
+ * Plan time. plan_init makes the backend's per-plan state (p->bstate: device
+ * tables, sliding-window geometries) and plan_free drops it. Then the planner
+ * asks, for every level, what the backend can run; each answer is a kernel
+ * name (recorded in the step, shown by lwt_plan_explain) or NULL for "no".
+ * These are pure host code that only read the plan: q is the backend's query
+ * context (NULL for the CPU and CUDA backends; the driver tests' backends use
+ * it), so nothing the driver runs later is ever refused.
  */
 typedef struct lwt_backend_ops {
+    const char *name; /* "cpu", "cuda" */
+    /* optional (NULL: no per-plan state) */
+    lwt_status (*plan_init)(lwt_plan *p);
+    void (*plan_free)(lwt_plan *p);
+    /* lwt_forward / lwt_inverse on host pointers; ws: NULL or lwt_plan_info.workspace_bytes */
+    lwt_status (*execute)(const lwt_plan *p, const void *in, void *out, void *ws, int inverse);
+
+    /* One whole level j (1-based) of a 2-D plan in one go (fused2d below); planes:
+     * the 2-D levels on the planes of a 3-D plan, a batch of planes per call. */
+    const char *(*level_kernel)(const void *q, const lwt_plan *p, int level, int inverse, int planes);
+    /* forward levels j and j + 1 of a 2-D plan in one pass (fused2d_pair below) */
+    const char *(*pair_kernel)(const void *q, const lwt_plan *p, int level);
+    /* the kernel of one pass, buffers unset; with ps->map non-NULL: can it write (forward)
+     * or read (inverse) the level's bands through a map. Every backend runs plain passes. */
+    const char *(*pass_kernel)(const void *q, const lwt_plan *p, const lwt_pass *ps);
+
+    /* The driver's operations. */
     lwt_status (*run_pass)(void *bctx, const lwt_pass *p);
     /* copy a block between two C-order 3-D arrays (shapes padded with 1s) */
     lwt_status (*copy_block)(void *bctx, size_t elem_size, const void *src, const size_t *src_shape,
@@ -86,13 +112,11 @@ typedef struct lwt_backend_ops {
     /* zero n blocks of a C-order 3-D array of dst_shape (the packed array's gaps) */
     lwt_status (*zero_blocks)(void *bctx, size_t elem_size, void *dst, const size_t *dst_shape, const lwt_box *blocks,
                               size_t n);
-    /* Optional (NULL when absent): one whole level j (1-based) of a 2-D plan
-     * in one go (core/slide.h). Forward: in[0] is the level's input
-     * (sizes[j-1], row stride in_stride[0]) and band mask b (bit k: axis k
-     * is a detail axis) goes to out[b] with row stride out_stride[b].
-     * Inverse: band b is in[b] (sizes[j]) and the level's output (sizes[j-1])
-     * goes to out[0]. LWT_ERR_UNSUPPORTED sends the driver back to the
-     * separable passes.
+    /* One whole level j of a 2-D plan (core/slide.h), where level_kernel said so.
+     * Forward: in[0] is the level's input (sizes[j-1], row stride in_stride[0])
+     * and band mask b (bit k: axis k is a detail axis) goes to out[b] with row
+     * stride out_stride[b]. Inverse: band b is in[b] (sizes[j]) and the level's
+     * output (sizes[j-1]) goes to out[0].
      * 3-D plans: the planes of level j (axes 1 and 2, after or before the
      * pass along axis 0), nbatch of them at once: plane z's band b at in[b] +
      * z in_bstride[b] and out[b] + z out_bstride[b] (elements); bit 0 of b is
@@ -100,15 +124,18 @@ typedef struct lwt_backend_ops {
     lwt_status (*fused2d)(void *bctx, int level, int inverse, const void *const in[4], const size_t in_stride[4],
                           void *const out[4], const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
                           const size_t out_bstride[4]);
-    /* Optional: forward levels j and j + 1 of a 2-D plan in one pass. in: level j's
-     * input (sizes[j-1], row stride in_stride); out1[b], b = 1..3: level j's detail
-     * bands; out2[b], b = 0..3: level j + 1's bands (row strides alongside).
-     * LWT_ERR_UNSUPPORTED: the driver runs the two levels one by one. */
+    /* Forward levels j and j + 1 of a 2-D plan in one pass, where pair_kernel said so.
+     * in: level j's input (sizes[j-1], row stride in_stride); out1[b], b = 1..3: level
+     * j's detail bands; out2[b], b = 0..3: level j + 1's bands (row strides alongside). */
     lwt_status (*fused2d_pair)(void *bctx, int level, const void *in, size_t in_stride, void *const out1[4],
                                const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4]);
 } lwt_backend_ops;
 
 extern const lwt_backend_ops lwt_cpu_ops;
+/* The CUDA backend's table, or NULL in a build without CUDA (src/cuda/cuda_absent.c),
+   and the number of devices it can use (0 without CUDA). */
+const lwt_backend_ops *lwt_cuda_backend(void);
+int lwt_cuda_device_count(void);
 
 lwt_status lwt_cpu_run_pass(const lwt_pass *p);
 

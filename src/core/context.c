@@ -1,4 +1,5 @@
 /* Context: log sink and CPU thread count. */
+#include "core/backend.h"
 #include "core/context.h"
 
 #include <stdarg.h>
@@ -35,18 +36,10 @@ lwt_status lwt_context_set_threads(lwt_context *ctx, int threads)
     return LWT_OK;
 }
 
-#ifdef LWT_HAVE_CUDA
-int lwt_cuda_device_count(void); /* src/cuda/cuda_backend.cu */
-#endif
-
 int lwt_context_device_count(const lwt_context *ctx)
 {
     (void)ctx;
-#ifdef LWT_HAVE_CUDA
-    return lwt_cuda_device_count();
-#else
-    return 0;
-#endif
+    return lwt_cuda_device_count(); /* 0 in a build without CUDA (src/cuda/cuda_absent.c) */
 }
 
 static void vlog(const lwt_context *ctx, lwt_log_level level, const char *fmt, va_list ap)

@@ -4,14 +4,17 @@
 
 #include "core/backend.h"
 #include "core/boxes.h"
+#include "core/steps.h"
 #include "core/wavelet.h"
 #include "lwt.h"
+#include "lwt_experimental.h"
 
 #define LWT_LEVELS_LIMIT 256
 
 struct lwt_plan {
     const lwt_context *ctx;
     lwt_plan_desc desc;
+    lwt_plan_tuning tune;           /* lwt_experimental.h */
     lwt_wavelet wavelet;            /* private copy: the plan outlives nothing */
     lwt_filter_bank fb;
     int ndim, levels, max_level, direct;
@@ -27,7 +30,9 @@ struct lwt_plan {
     size_t ngaps;                   /* array seen as gap_shape: 3-D, unit axes first, so the */
     size_t gap_shape[3];            /* last axis is a contiguous run */
     int device;                     /* CUDA device of a CUDA plan */
-    void *cuda;                     /* the CUDA backend's per-plan state (device tables) */
+    const lwt_backend_ops *ops;     /* the backend that runs it */
+    void *bstate;                   /* that backend's per-plan state (plan_init) */
+    lwt_steps steps;                /* what runs, level by level (core/steps.h) */
 };
 
 static inline size_t lwt_plan_elem_size(const lwt_plan *p)
@@ -35,23 +40,29 @@ static inline size_t lwt_plan_elem_size(const lwt_plan *p)
     return p->desc.dtype == LWT_F32 ? sizeof(float) : sizeof(double);
 }
 
+/* a trailing unit axis (value 1 for shapes, 0 for offsets) moved to the front: a 2-D
+   array as 1 x n0 x n1, so that the backends copy and zero runs of the last axis */
+static inline void lwt_unit_axis_first(size_t v[3], size_t unit)
+{
+    v[2] = v[1];
+    v[1] = v[0];
+    v[0] = unit;
+}
 
-/* Runs the whole batch through a backend: in/out/workspace live in the
+
+/* Runs the whole batch through a backend along `steps` (the plan's own, or
+ * another backend's made by lwt_steps_plan): in/out/workspace live in the
  * backend's memory; workspace holds 2 * buf_elems elements. */
-lwt_status lwt_driver_run(const lwt_plan *p, const lwt_backend_ops *ops, void *bctx, const void *in, void *out,
-                          void *workspace, int inverse);
+lwt_status lwt_driver_run(const lwt_plan *p, const lwt_steps *steps, const lwt_backend_ops *ops, void *bctx,
+                          const void *in, void *out, void *workspace, int inverse);
 
-#ifdef LWT_HAVE_CUDA
-/* CUDA backend (src/cuda): device count, per-plan tables, host-pointer execution. */
-int lwt_cuda_device_count(void);
-lwt_status lwt_cuda_plan_init(lwt_plan *p);
-void lwt_cuda_plan_free(lwt_plan *p);
-lwt_status lwt_cuda_execute_host(const lwt_plan *p, const void *in, void *out, int inverse);
-/* stream workers (src/stream/worker_cuda.cu) */
-void lwt_cuda_plan_exact_f32(lwt_plan *p);
-size_t lwt_cuda_pass_scratch(const lwt_plan *p, const lwt_pass *ps, int naive);
-#endif
+/* The pass along `axis` of an array of shape_in (padded with 1s) as the driver runs it,
+ * buffers unset (ps->prog = prog); n_axis_out: the inverse's output length. */
+void lwt_plan_pass(const lwt_plan *p, int axis, int inverse, const size_t *shape_in, long n_axis_out,
+                   lwt_line_prog *prog, lwt_pass *ps);
+
+/* (Re)resolve p->steps on p->ops: at creation, and after a backend changes its per-plan
+ * state (lwt_cuda_plan_exact_f32). */
+lwt_status lwt_plan_resolve(lwt_plan *p);
 
 #endif
-
-

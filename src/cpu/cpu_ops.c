@@ -1,15 +1,16 @@
-/* CPU backend operations for the driver: passes, block copies, zeroing. */
+/* The CPU backend's table: plan state, the planner's questions, and the driver's
+   operations (passes, block copies, zeroing, sliding-window levels). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/backend.h"
+#include "core/context.h"
 #include "core/plan.h"
 #include "cpu/cpu_slide.h"
 
 static lwt_status cpu_run_pass(void *bctx, const lwt_pass *p)
 {
     (void)bctx;
-    if (p->map && p->inner != 1)
-        return LWT_ERR_UNSUPPORTED; /* maps are for the last (contiguous) axis */
     return lwt_cpu_run_pass(p);
 }
 
@@ -41,18 +42,51 @@ static lwt_status cpu_zero_blocks(void *bctx, size_t es, void *dst, const size_t
     return LWT_OK;
 }
 
-/* the sliding-window level only when the plan asks for it (LWT_ALGO_LIFTING_LBB),
-   and only for 2-D plans: the separable passes stay the CPU's reference */
 static lwt_status cpu_fused2d(void *bctx, int level, int inverse, const void *const in[4], const size_t in_stride[4],
                               void *const out[4], const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
                               const size_t out_bstride[4])
 {
-    const lwt_plan *p = bctx;
+    (void)nbatch; /* 1: the CPU takes no planes (cpu_level_kernel) */
     (void)in_bstride;
     (void)out_bstride;
-    if (!p || p->desc.algorithm != LWT_ALGO_LIFTING_LBB || p->ndim != 2 || nbatch != 1)
-        return LWT_ERR_UNSUPPORTED;
-    return lwt_cpu_slide2d(p, level, inverse, in, in_stride, out, out_stride);
+    return lwt_cpu_slide2d(bctx, level, inverse, in, in_stride, out, out_stride);
 }
 
-const lwt_backend_ops lwt_cpu_ops = {cpu_run_pass, cpu_copy_block, cpu_zero_blocks, cpu_fused2d, NULL};
+static const char *cpu_level_kernel(const void *q, const lwt_plan *p, int level, int inverse, int planes)
+{
+    (void)q;
+    return !planes && lwt_cpu_slide_has(p, level, inverse) ? "sliding-window level" : NULL;
+}
+
+static const char *cpu_pass_kernel(const void *q, const lwt_plan *p, const lwt_pass *ps)
+{
+    (void)q;
+    if (ps->map && ps->inner != 1)
+        return NULL; /* maps are for the last (contiguous) axis */
+    return p->direct ? "filter-bank pass" : "lifting pass";
+}
+
+static lwt_status cpu_execute(const lwt_plan *p, const void *in, void *out, void *workspace, int inverse)
+{
+    const size_t bytes = 2 * p->buf_elems * lwt_plan_elem_size(p);
+    void *ws = workspace ? workspace : malloc(bytes);
+    if (!ws)
+        return lwt_fail(p->ctx, LWT_ERR_OUT_OF_MEMORY, "cannot allocate a %zu-byte workspace", bytes);
+    lwt_status st = lwt_driver_run(p, &p->steps, &lwt_cpu_ops, (void *)p, in, out, ws, inverse);
+    if (!workspace)
+        free(ws);
+    return st;
+}
+
+const lwt_backend_ops lwt_cpu_ops = {
+    .name = "cpu",
+    .plan_init = lwt_cpu_slide_plan,
+    .plan_free = lwt_cpu_slide_free,
+    .execute = cpu_execute,
+    .level_kernel = cpu_level_kernel,
+    .pass_kernel = cpu_pass_kernel,
+    .run_pass = cpu_run_pass,
+    .copy_block = cpu_copy_block,
+    .zero_blocks = cpu_zero_blocks,
+    .fused2d = cpu_fused2d,
+};

@@ -3,7 +3,8 @@
  * code as the CUDA kernel): blocks in parallel, one ring per thread.
  * The CPU backend takes this path when a plan asks for LWT_ALGO_LIFTING_LBB;
  * its default stays the separable passes, the reference the streamed and
- * threaded results are compared with bit for bit.
+ * threaded results are compared with bit for bit. Geometries and schedules
+ * are made once per plan (lwt_cpu_slide_plan), the rings per call.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -36,30 +37,93 @@
 #undef WREAL
 #undef FN
 
-lwt_status lwt_cpu_slide2d(const lwt_plan *p, int level, int inverse, const void *const in[4],
-                           const size_t in_stride[4], void *const out[4], const size_t out_stride[4])
+/* the CPU backend's per-plan state: each level's sliding-window geometry and schedule,
+   index 2 (j - 1) + inverse, NULL where the level does not fit */
+typedef struct cpu_slides {
+    lwt_slide_geom **g;
+    int **tab;
+} cpu_slides;
+
+void lwt_cpu_slide_free(lwt_plan *p)
 {
-    const lwt_scheme *s = &p->wavelet.scheme;
+    cpu_slides *cs = p->bstate;
+    if (!cs)
+        return;
+    for (int i = 0; cs->g && i < 2 * p->levels; i++) {
+        free(cs->g[i]);
+        free(cs->tab[i]);
+    }
+    free(cs->g);
+    free(cs->tab);
+    free(cs);
+    p->bstate = NULL;
+}
+
+/* one level's geometry and schedule; 0 (nothing allocated) where the level does not fit */
+static int plan_level(const lwt_plan *p, int level, int inverse, lwt_slide_geom **gout, int **tout)
+{
     const size_t *shape = p->sizes[level - 1], *nc = p->sizes[level];
     lwt_slide_geom *g = malloc(sizeof *g);
     if (!g)
-        return LWT_ERR_OUT_OF_MEMORY;
-    if (!lwt_slide_plan(g, s, p->desc.mode, p->fb.length, inverse, (long)shape[0], (long)shape[1], (long)nc[0],
-                        (long)nc[1], sizeof(double), 0, 64, p->desc.lbb_cols)) {
+        return -1;
+    if (!lwt_slide_plan(g, &p->wavelet.scheme, p->desc.mode, p->fb.length, inverse, (long)shape[0], (long)shape[1],
+                        (long)nc[0], (long)nc[1], sizeof(double), 0, 64, p->tune.lbb_cols)) {
         free(g);
-        return LWT_ERR_UNSUPPORTED;
+        return 0;
     }
+    int *tab = malloc(sizeof(int) * (size_t)g->iters * LWT_SLIDE_TAB(g));
+    if (!tab) {
+        free(g);
+        return -1;
+    }
+    lwt_slide_table(g, p->wavelet.scheme.steps, tab);
+    *gout = g;
+    *tout = tab;
+    return 1;
+}
+
+/* The sliding-window level only when the plan asks for it (LWT_ALGO_LIFTING_LBB), and
+   only for 2-D lifting plans: the separable passes stay the CPU's reference. Planned
+   here once, for every level and both directions. */
+lwt_status lwt_cpu_slide_plan(lwt_plan *p)
+{
+    if (p->desc.algorithm != LWT_ALGO_LIFTING_LBB || p->ndim != 2 || p->direct || p->levels < 1)
+        return LWT_OK;
+    cpu_slides *cs = calloc(1, sizeof *cs);
+    if (!cs)
+        return LWT_ERR_OUT_OF_MEMORY;
+    p->bstate = cs;
+    cs->g = calloc(2 * (size_t)p->levels, sizeof *cs->g);
+    cs->tab = calloc(2 * (size_t)p->levels, sizeof *cs->tab);
+    if (!cs->g || !cs->tab)
+        return LWT_ERR_OUT_OF_MEMORY;
+    for (int j = 1; j <= p->levels; j++)
+        for (int inv = 0; inv < 2; inv++)
+            if (plan_level(p, j, inv, &cs->g[2 * (j - 1) + inv], &cs->tab[2 * (j - 1) + inv]) < 0)
+                return LWT_ERR_OUT_OF_MEMORY;
+    return LWT_OK;
+}
+
+int lwt_cpu_slide_has(const lwt_plan *p, int level, int inverse)
+{
+    const cpu_slides *cs = p->bstate;
+    return cs && level >= 1 && level <= p->levels && cs->g[2 * (level - 1) + (inverse ? 1 : 0)];
+}
+
+lwt_status lwt_cpu_slide2d(const lwt_plan *p, int level, int inverse, const void *const in[4],
+                           const size_t in_stride[4], void *const out[4], const size_t out_stride[4])
+{
+    if (!lwt_cpu_slide_has(p, level, inverse))
+        return lwt_fail(p->ctx, LWT_ERR_INTERNAL, "level %d has no sliding-window plan", level);
+    const cpu_slides *cs = p->bstate;
+    const lwt_scheme *s = &p->wavelet.scheme;
+    const lwt_slide_geom *g = cs->g[2 * (level - 1) + inverse];
+    const int *tab = cs->tab[2 * (level - 1) + inverse];
     double taps[LWT_SCHEME_MAX_TAPS], k[4];
     for (int i = 0; i < s->ntaps_total; i++)
         taps[i] = s->taps[i];
     for (int b = 0; b < 4; b++)
         k[b] = lwt_slide_scale(s->ka, s->kd, inverse, b);
-    int *tab = malloc(sizeof(int) * (size_t)g->iters * LWT_SLIDE_TAB(g));
-    if (!tab) {
-        free(g);
-        return LWT_ERR_OUT_OF_MEMORY;
-    }
-    lwt_slide_table(g, s->steps, tab);
     const long blocks = g->tiles[0] * g->tiles[1];
     const size_t ring_elems = (size_t)2 * (size_t)g->C * (size_t)g->RW;
     int nthreads = p->ctx && p->ctx->threads > 0 ? p->ctx->threads : 1;
@@ -99,7 +163,5 @@ lwt_status lwt_cpu_slide2d(const lwt_plan *p, int level, int inverse, const void
         }
         free(ring);
     }
-    free(tab);
-    free(g);
     return failed ? LWT_ERR_OUT_OF_MEMORY : LWT_OK;
 }

@@ -1,12 +1,15 @@
 /*
- * CUDA backend: per-plan device tables, the driver's operations on a stream,
- * host-pointer and device-pointer execution.
+ * CUDA backend: per-plan device tables, the planner's questions (pure host
+ * code on the plan's state), the driver's operations on a stream, host-pointer
+ * and device-pointer execution; its table (lwt_cuda_backend) is what the core
+ * sees of it.
  *
  * Scheme coefficients and filters travel with the plan (a device table made
  * at plan creation); nothing is a process-wide __constant__ symbol. Every
  * CUDA error becomes LWT_ERR_DEVICE with the error's name in the log.
  */
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +38,12 @@ struct cuda_plan_state {
     /* forward levels j and j + 1 in one pass (cuda_slide_pair.cu), index j - 1; NULL
        where they run one by one */
     lwt_slide_pair **pair;
+    /* lwt_forward / lwt_inverse on host pointers: device buffers made by the first such
+       call and kept until the plan goes, so later calls allocate nothing; the lock makes
+       those calls take turns with them */
+    pthread_mutex_t io_lock;
+    void *io_in, *io_out, *io_ws;
+    cudaStream_t io_stream;
 };
 
 struct cuda_call {
@@ -121,18 +130,22 @@ static size_t plan_scratch(const lwt_plan *p, bool f32_in_float)
    docs/PERFORMANCE.md, seed experiment 2) */
 static int regs_improved(const lwt_plan *p)
 {
-    return p->desc.lifting == LWT_LIFT_IMPROVED;
+    return p->tune.lifting == LWT_LIFT_IMPROVED;
 }
 
 static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st);
 
-extern "C" lwt_status lwt_cuda_plan_init(lwt_plan *p)
+static lwt_status cuda_plan_init(lwt_plan *p)
 {
     const lwt_context *ctx = p->ctx;
     cuda_plan_state *st = (cuda_plan_state *)calloc(1, sizeof *st);
     if (!st)
         return LWT_ERR_OUT_OF_MEMORY;
-    p->cuda = st;
+    if (pthread_mutex_init(&st->io_lock, NULL)) {
+        free(st);
+        return LWT_ERR_OUT_OF_MEMORY;
+    }
+    p->bstate = st;
     const lwt_scheme *s = &p->wavelet.scheme;
     const int F = p->fb.length;
     size_t bytes = sizeof(lwt_step) * LWT_SCHEME_MAX_STEPS + sizeof(double) * (LWT_SCHEME_MAX_TAPS + 4 * F);
@@ -203,7 +216,7 @@ static void free_slides(const lwt_plan *p, cuda_plan_state *st)
 static lwt_slide_geom *plan_regs(const lwt_plan *p, const cuda_plan_state *st, int inv, size_t in0, size_t in1,
                                  size_t nc0, size_t nc1)
 {
-    if (p->desc.lbb_threads || p->desc.lbb_cols)
+    if (p->tune.lbb_threads || p->tune.lbb_cols)
         return NULL;
     if (p->desc.dtype == LWT_F32 && !st->dev.f32_in_float)
         return NULL;
@@ -217,7 +230,7 @@ static lwt_slide_geom *plan_regs(const lwt_plan *p, const cuda_plan_state *st, i
 static lwt_status plan_pairs(lwt_plan *p, cuda_plan_state *st)
 {
     const lwt_context *ctx = p->ctx;
-    if (p->ndim != 2 || p->desc.fuse_levels == 1 || regs_improved(p) || !st->slide_regs)
+    if (p->ndim != 2 || p->tune.fuse_levels == 1 || regs_improved(p) || !st->slide_regs)
         return LWT_OK;
     st->pair = (lwt_slide_pair **)calloc((size_t)p->levels, sizeof *st->pair);
     if (!st->pair)
@@ -278,7 +291,7 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
                 return LWT_ERR_OUT_OF_MEMORY;
             const size_t taps_bytes = (size_t)(s->ntaps_total + 2) * es + 4096; /* + the schedule */
             if (!lwt_slide_plan(g, s, p->desc.mode, p->fb.length, inv, (long)in[0], (long)in[1], (long)nc[0],
-                                (long)nc[1], es, 100 * 1024 - taps_bytes, 8L * sms, p->desc.lbb_cols)) {
+                                (long)nc[1], es, 100 * 1024 - taps_bytes, 8L * sms, p->tune.lbb_cols)) {
                 free(g);
                 continue;
             }
@@ -303,7 +316,7 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
 extern "C" const lwt_slide_geom *lwt_cuda_plan_level(const lwt_plan *p, int j, int inverse, int *shape,
                                                      int *improved)
 {
-    const cuda_plan_state *st = (const cuda_plan_state *)p->cuda;
+    const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
     if (!st || !st->slide || j < 1 || j > p->levels)
         return NULL;
     const int idx = 2 * (j - 1) + (inverse ? 1 : 0);
@@ -314,9 +327,9 @@ extern "C" const lwt_slide_geom *lwt_cuda_plan_level(const lwt_plan *p, int j, i
     return st->slide[idx];
 }
 
-extern "C" void lwt_cuda_plan_free(lwt_plan *p)
+static void cuda_plan_free(lwt_plan *p)
 {
-    cuda_plan_state *st = (cuda_plan_state *)p->cuda;
+    cuda_plan_state *st = (cuda_plan_state *)p->bstate;
     if (!st)
         return;
     int cur = 0;
@@ -324,9 +337,15 @@ extern "C" void lwt_cuda_plan_free(lwt_plan *p)
     cudaSetDevice(p->device);
     cudaFree(st->table);
     free_slides(p, st);
+    cudaFree(st->io_in);
+    cudaFree(st->io_out);
+    cudaFree(st->io_ws);
+    if (st->io_stream)
+        cudaStreamDestroy(st->io_stream);
     cudaSetDevice(cur);
+    pthread_mutex_destroy(&st->io_lock);
     free(st);
-    p->cuda = NULL;
+    p->bstate = NULL;
 }
 
 /* ------------------------------------------------- streamed chunk passes */
@@ -335,16 +354,19 @@ extern "C" void lwt_cuda_plan_free(lwt_plan *p)
  * that any mix of CPU and GPU workers gives the same bits. */
 extern "C" void lwt_cuda_plan_exact_f32(lwt_plan *p)
 {
-    cuda_plan_state *st = (cuda_plan_state *)p->cuda;
+    cuda_plan_state *st = (cuda_plan_state *)p->bstate;
     st->dev.f32_in_float = 0;
-    plan_slides(p, st); /* rings of doubles now; on failure the levels run separably */
+    /* rings of doubles now; where they do not fit (or on failure) the levels run
+       separably, and the steps, made again, say so */
+    plan_slides(p, st);
+    lwt_plan_resolve(p);
 }
 
 /* doubles of scratch one pass needs (0 on the tiled path; naive: the line
  * kernel, one thread per line, seed 000's untuned configuration) */
 extern "C" size_t lwt_cuda_pass_scratch(const lwt_plan *p, const lwt_pass *ps, int naive)
 {
-    const cuda_plan_state *st = (const cuda_plan_state *)p->cuda;
+    const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
     if (!naive && lwt_cuda_tiles_apply(ps, st->dev.f32_in_float))
         return 0;
     return scratch_per_line(ps->prog) * ps->outer * ps->inner;
@@ -354,7 +376,7 @@ extern "C" lwt_status lwt_cuda_run_pass_on(const lwt_plan *p, const lwt_pass *ps
                                            int naive)
 {
     const lwt_context *ctx = p->ctx;
-    const cuda_plan_state *st = (const cuda_plan_state *)p->cuda;
+    const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
     if (naive)
         CK(lwt_cuda_launch_lines(ps, &st->dev, scratch, stream));
     else
@@ -418,16 +440,12 @@ static lwt_status cuda_run_pass(void *bctx, const lwt_pass *ps)
 {
     cuda_call *call = (cuda_call *)bctx;
     const lwt_context *ctx = call->plan->ctx;
-    const cuda_plan_state *st = (const cuda_plan_state *)call->plan->cuda;
+    const cuda_plan_state *st = (const cuda_plan_state *)call->plan->bstate;
     if (call->plan->desc.algorithm == LWT_ALGO_LIFTING_RC_STEPS) { /* seed 000's plain RC: a kernel per step */
-        if (ps->map)
-            return LWT_ERR_UNSUPPORTED;
         CK(lwt_cuda_launch_steps(ps, &st->dev, call->scratch, call->stream));
         return LWT_OK;
     }
-    /* band destinations: only the tiled kernel writes through a map */
-    if (ps->map && (ps->inner != 1 || !lwt_cuda_tiles_apply(ps, st->dev.f32_in_float)))
-        return LWT_ERR_UNSUPPORTED;
+    /* a map only where cuda_pass_kernel said the tiled kernel takes it */
     cudaError_t e = cudaSuccess;
     if (lwt_cuda_launch_columns(ps, &st->dev, call->stream, &e)) {
         CK(e);
@@ -462,20 +480,19 @@ static lwt_status cuda_fused2d(void *bctx, int level, int inverse, const void *c
     cuda_call *call = (cuda_call *)bctx;
     const lwt_plan *p = call->plan;
     const lwt_context *ctx = p->ctx;
-    const cuda_plan_state *st = (const cuda_plan_state *)p->cuda;
-    const lwt_slide_geom *g = st->slide ? st->slide[2 * (level - 1) + inverse] : NULL;
-    if (!g)
-        return LWT_ERR_UNSUPPORTED;
+    const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
+    /* only the levels cuda_level_kernel named: the register kernel takes batches of planes,
+       the generic one single 2-D levels */
+    const lwt_slide_geom *g = st->slide[2 * (level - 1) + inverse];
     const int shape = st->slide_regs[2 * (level - 1) + inverse];
     if (shape >= 0) {
         CK(lwt_cuda_slide2d_regs_batch(shape, regs_improved(p), g, &p->wavelet.scheme, p->desc.dtype, in, in_stride,
                                        out, out_stride, nbatch, in_bstride, out_bstride, call->stream));
         return LWT_OK;
     }
-    if (nbatch != 1)
-        return LWT_ERR_UNSUPPORTED;
+    (void)nbatch;
     CK(lwt_cuda_slide2d(g, st->slide_tab[2 * (level - 1) + inverse], &st->dev, p->wavelet.scheme.ntaps_total,
-                        p->desc.lbb_threads, p->desc.dtype, in, in_stride, out, out_stride,
+                        p->tune.lbb_threads, p->desc.dtype, in, in_stride, out, out_stride,
                         call->stream));
     return LWT_OK;
 }
@@ -486,23 +503,18 @@ static lwt_status cuda_fused2d_pair(void *bctx, int level, const void *in, size_
     cuda_call *call = (cuda_call *)bctx;
     const lwt_plan *p = call->plan;
     const lwt_context *ctx = p->ctx;
-    const cuda_plan_state *st = (const cuda_plan_state *)p->cuda;
-    const lwt_slide_pair *pp = st->pair ? st->pair[level - 1] : NULL;
-    if (!pp)
-        return LWT_ERR_UNSUPPORTED;
+    const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
+    const lwt_slide_pair *pp = st->pair[level - 1]; /* cuda_pair_kernel said it is there */
     CK(lwt_cuda_slide_pair(st->slide_regs[2 * (level - 1)], pp, &p->wavelet.scheme, p->desc.dtype, in, in_stride,
                            out1, out1_stride, out2, out2_stride, call->stream));
     return LWT_OK;
 }
 
-static const lwt_backend_ops cuda_ops = {cuda_run_pass, cuda_copy_block, cuda_zero_blocks, cuda_fused2d,
-                                         cuda_fused2d_pair};
-
 /* ----------------------------------------------------------- execution */
 
 static size_t device_workspace(const lwt_plan *p)
 {
-    const cuda_plan_state *st = (const cuda_plan_state *)p->cuda;
+    const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
     size_t ws = 2 * p->buf_elems * lwt_plan_elem_size(p);
     ws = (ws + 255) / 256 * 256;
     return ws + st->scratch_elems * sizeof(double);
@@ -530,7 +542,7 @@ static lwt_status run_device(const lwt_plan *p, const void *d_in, void *d_out, v
     call.stream = stream;
     size_t ws = 2 * p->buf_elems * lwt_plan_elem_size(p);
     call.scratch = (double *)((char *)d_ws + (ws + 255) / 256 * 256);
-    lwt_status s = lwt_driver_run(p, &cuda_ops, &call, d_in, d_out, d_ws, inverse);
+    lwt_status s = lwt_driver_run(p, &p->steps, lwt_cuda_backend(), &call, d_in, d_out, d_ws, inverse);
     cudaSetDevice(cur);
     return s;
 }
@@ -547,36 +559,115 @@ extern "C" lwt_status lwt_inverse_device(const lwt_plan *p, const void *d_in, vo
     return run_device(p, d_in, d_out, d_ws, stream, 1);
 }
 
-extern "C" lwt_status lwt_cuda_execute_host(const lwt_plan *p, const void *in, void *out, int inverse)
+/* the plan's device buffers for host-pointer calls, made by the first one (io_lock held) */
+static cudaError_t host_io_buffers(const lwt_plan *p, cuda_plan_state *st)
 {
+    if (st->io_ws)
+        return cudaSuccess;
+    const size_t es = lwt_plan_elem_size(p);
+    const size_t n = (p->input_count > p->coeff_count ? p->input_count : p->coeff_count) * p->desc.batch * es;
+    cudaError_t e = cudaStreamCreateWithFlags(&st->io_stream, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaMalloc(&st->io_in, n);
+    if (e == cudaSuccess) e = cudaMalloc(&st->io_out, n);
+    if (e == cudaSuccess) e = cudaMalloc(&st->io_ws, device_workspace(p));
+    if (e != cudaSuccess) { /* none kept: the next call tries again */
+        cudaFree(st->io_in);
+        cudaFree(st->io_out);
+        cudaFree(st->io_ws);
+        if (st->io_stream)
+            cudaStreamDestroy(st->io_stream);
+        st->io_in = st->io_out = st->io_ws = NULL;
+        st->io_stream = NULL;
+    }
+    return e;
+}
+
+/* lwt_forward / lwt_inverse of a CUDA plan: in and out are host memory, copied through
+   the plan's device buffers; the host workspace is not needed */
+static lwt_status cuda_execute(const lwt_plan *p, const void *in, void *out, void *workspace, int inverse)
+{
+    (void)workspace;
     const lwt_context *ctx = p->ctx;
+    cuda_plan_state *st = (cuda_plan_state *)p->bstate;
     const size_t es = lwt_plan_elem_size(p);
     const size_t nin = (inverse ? p->coeff_count : p->input_count) * p->desc.batch * es;
     const size_t nout = (inverse ? p->input_count : p->coeff_count) * p->desc.batch * es;
-    const size_t nws = device_workspace(p);
-    void *d_in = NULL, *d_out = NULL, *d_ws = NULL;
-    cudaStream_t stream = NULL;
+    if (pthread_mutex_lock(&st->io_lock))
+        return lwt_fail(ctx, LWT_ERR_INTERNAL, "cannot take the plan's lock");
+    int cur = 0;
     lwt_status s = LWT_OK;
-    cudaError_t e = cudaSetDevice(p->device);
-    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-    if (e == cudaSuccess) e = cudaMalloc(&d_in, nin);
-    if (e == cudaSuccess) e = cudaMalloc(&d_out, nout);
-    if (e == cudaSuccess) e = cudaMalloc(&d_ws, nws);
-    if (e == cudaSuccess) e = cudaMemcpyAsync(d_in, in, nin, cudaMemcpyHostToDevice, stream);
+    cudaError_t e = cudaGetDevice(&cur);
+    if (e == cudaSuccess) e = cudaSetDevice(p->device);
+    if (e == cudaSuccess) e = host_io_buffers(p, st);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(st->io_in, in, nin, cudaMemcpyHostToDevice, st->io_stream);
     if (e == cudaSuccess) {
-        s = run_device(p, d_in, d_out, d_ws, stream, inverse);
+        s = run_device(p, st->io_in, st->io_out, st->io_ws, st->io_stream, inverse);
         if (s == LWT_OK)
-            e = cudaMemcpyAsync(out, d_out, nout, cudaMemcpyDeviceToHost, stream);
+            e = cudaMemcpyAsync(out, st->io_out, nout, cudaMemcpyDeviceToHost, st->io_stream);
         if (s == LWT_OK && e == cudaSuccess)
-            e = cudaStreamSynchronize(stream);
+            e = cudaStreamSynchronize(st->io_stream);
     }
     if (e != cudaSuccess && s == LWT_OK)
         s = lwt_fail(ctx, LWT_ERR_DEVICE, "CUDA error %s (%s) during a %zu-byte transform", cudaGetErrorName(e),
                      cudaGetErrorString(e), nin);
-    cudaFree(d_in);
-    cudaFree(d_out);
-    cudaFree(d_ws);
-    if (stream)
-        cudaStreamDestroy(stream);
+    cudaSetDevice(cur);
+    pthread_mutex_unlock(&st->io_lock);
     return s;
+}
+
+/* ------------------------------------------------------ the planner's questions */
+
+static const char *cuda_level_kernel(const void *q, const lwt_plan *p, int level, int inverse, int planes)
+{
+    (void)q;
+    const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
+    const int idx = 2 * (level - 1) + (inverse ? 1 : 0);
+    if (!st->slide || !st->slide[idx])
+        return NULL;
+    if (st->slide_regs[idx] >= 0)
+        return regs_improved(p) ? "sliding window, register kernel, improved lifting"
+                                : "sliding window, register kernel";
+    return planes ? NULL : "sliding window, generic kernel"; /* one 2-D level per launch */
+}
+
+static const char *cuda_pair_kernel(const void *q, const lwt_plan *p, int level)
+{
+    (void)q;
+    const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
+    return st->pair && st->pair[level - 1] ? "two levels in one pass, register kernel" : NULL;
+}
+
+/* what cuda_run_pass launches for this pass (and lwt_cuda_launch_pass after it) */
+static const char *cuda_pass_kernel(const void *q, const lwt_plan *p, const lwt_pass *ps)
+{
+    (void)q;
+    const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
+    const bool tiles = lwt_cuda_tiles_apply(ps, st->dev.f32_in_float);
+    if (p->desc.algorithm == LWT_ALGO_LIFTING_RC_STEPS)
+        return ps->map ? NULL : "a kernel per lifting step";
+    if (ps->map) /* band destinations: only the tiled kernel writes through a map */
+        return ps->inner == 1 && tiles ? "tiled pass" : NULL;
+    if (lwt_cuda_columns_apply(ps))
+        return "column pass, register kernel";
+    return tiles ? "tiled pass" : "line kernel";
+}
+
+static const lwt_backend_ops cuda_ops = {
+    "cuda",
+    cuda_plan_init,
+    cuda_plan_free,
+    cuda_execute,
+    cuda_level_kernel,
+    cuda_pair_kernel,
+    cuda_pass_kernel,
+    cuda_run_pass,
+    cuda_copy_block,
+    cuda_zero_blocks,
+    cuda_fused2d,
+    cuda_fused2d_pair,
+};
+
+extern "C" const lwt_backend_ops *lwt_cuda_backend(void)
+{
+    return &cuda_ops;
 }

@@ -13,6 +13,12 @@ extern "C" {
 #include "core/slide.h"
 }
 
+/* A worker's plan computes float32 data in double, like the CPU backend, so that any mix
+ * of CPU and GPU workers gives the same bits (its steps are resolved again). */
+extern "C" void lwt_cuda_plan_exact_f32(lwt_plan *p);
+/* doubles of scratch one pass needs (naive: the line kernel) */
+extern "C" size_t lwt_cuda_pass_scratch(const lwt_plan *p, const lwt_pass *ps, int naive);
+
 /* one pass on the stream (naive: the one-thread-per-line kernel) */
 extern "C" lwt_status lwt_cuda_run_pass_on(const lwt_plan *p, const lwt_pass *ps, double *scratch,
                                            cudaStream_t stream, int naive);

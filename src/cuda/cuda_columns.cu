@@ -292,21 +292,42 @@ cudaError_t launch(int id, const lwt_slide_geom &g, const lwt_pass *ps, cudaStre
 
 } // namespace
 
-bool lwt_cuda_launch_columns(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaStream_t stream, cudaError_t *err)
+/* the kernel's scheme shape and the pass's column geometry in *g (malloc'd), or -1 (g
+   NULL) where the column kernel does not apply */
+static int column_plan(const lwt_pass *ps, lwt_slide_geom **g)
 {
     const lwt_line_prog &lp = *ps->prog;
     const long whole = lp.inverse ? lp.n : lp.nc;
+    *g = NULL;
     if (ps->inner < 2 || ps->map || lp.direct || lp.win.nseg || lp.out_lo != 0 || lp.out_hi != whole ||
         ps->outer < 1 || ps->outer > 65535)
-        return false;
+        return -1;
     const int id = lwt_cuda_slide_regs_shape(ps->scheme);
     if (id < 0)
-        return false;
-    lwt_slide_geom *g = (lwt_slide_geom *)malloc(sizeof *g);
-    if (!g || !lwt_slide_plan_column(g, ps->scheme, lp.mode, lp.F, lp.inverse, lp.n, lp.nc)) {
-        free(g);
-        return false;
+        return -1;
+    *g = (lwt_slide_geom *)malloc(sizeof **g);
+    if (!*g || !lwt_slide_plan_column(*g, ps->scheme, lp.mode, lp.F, lp.inverse, lp.n, lp.nc)) {
+        free(*g);
+        *g = NULL;
+        return -1;
     }
+    return id;
+}
+
+bool lwt_cuda_columns_apply(const lwt_pass *ps)
+{
+    lwt_slide_geom *g;
+    const bool ok = column_plan(ps, &g) >= 0;
+    free(g);
+    return ok;
+}
+
+bool lwt_cuda_launch_columns(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaStream_t stream, cudaError_t *err)
+{
+    lwt_slide_geom *g;
+    const int id = column_plan(ps, &g);
+    if (id < 0)
+        return false;
     if (ps->dtype == LWT_F64)
         *err = launch<double, double>(id, *g, ps, stream);
     else

@@ -43,6 +43,8 @@ bool lwt_cuda_tiles_apply(const lwt_pass *ps, bool f32_in_float);
  * (cuda_columns.cu); false when it does not apply. Within the plan's bounds
  * of the CPU, not bit for bit: the in-memory driver's passes only. */
 bool lwt_cuda_launch_columns(const lwt_pass *ps, const lwt_dev_scheme *dev, cudaStream_t stream, cudaError_t *err);
+/* Whether a pass would take the column kernel (pure host code: the planner asks). */
+bool lwt_cuda_columns_apply(const lwt_pass *ps);
 
 /* One sliding-window level of a 2-D array (cuda_slide.cu, core/slide.h):
  * in/out as the driver's fused2d operation, d_tab its lwt_slide_table in

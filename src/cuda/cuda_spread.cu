@@ -201,7 +201,7 @@ extern "C" lwt_status lwt_spread_create(const lwt_plan *p, int ndev, const int *
         return p ? lwt_fail(p->ctx, LWT_ERR_INVALID_ARGUMENT, "spread: 1 to %d devices", SPREAD_MAX_DEV)
                  : LWT_ERR_INVALID_ARGUMENT;
     const lwt_context *ctx = p->ctx;
-    if (p->backend != LWT_BACKEND_CUDA || !p->cuda)
+    if (p->backend != LWT_BACKEND_CUDA || !p->bstate)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "spread: the plan must use the CUDA backend");
     int plan_k = -1;
     lwt_status st = check_devices(p, ndev, devs, &plan_k);

@@ -752,7 +752,7 @@ extern "C" lwt_status stream_cuda_worker_create(const lwt_plan *plan, const lwt_
     d.backend = LWT_BACKEND_CUDA;
     d.device = cfg->device;
     d.batch = 1;
-    lwt_status s = lwt_plan_create((lwt_context *)ctx, &d, &cw->plan);
+    lwt_status s = lwt_plan_create_tuned((lwt_context *)ctx, &d, &plan->tune, &cw->plan);
     if (s) {
         free(cw);
         return s;

@@ -3,9 +3,10 @@
  * can check of it. CI has no GPU; test_gpu runs the kernel itself against the CPU and, bit
  * for bit, against one level per pass.
  *
- * 1. The driver (core/plan.c): a test backend whose level pair is the CPU's sliding-window
- *    level run twice (the first level's approximation into a buffer of its own) and which
- *    refuses chosen pairs, so that pairs, single fused levels and the plan's last level mix;
+ * 1. The driver (core/driver.c, planned by core/steps.c): a test backend whose level pair is
+ *    the CPU's sliding-window level run twice (the first level's approximation into a buffer
+ *    of its own) and which refuses chosen pairs when the planner asks, so that pairs, single
+ *    fused levels and the plan's last level mix;
  *    every forward must match the CPU backend, float64, within 1e-12 of the largest
  *    coefficient, and the pairs must have run.
  * 2. What the kernel relies on: in periodization with even sizes, the level-1 coefficients
@@ -51,15 +52,31 @@ static lwt_status one_level(const pair_backend *t, int j, const void *in, size_t
     return st;
 }
 
+/* the forward 2-D levels, one by one (the planner asks) */
+static const char *tb_level_kernel(const void *q, const lwt_plan *p, int level, int inverse, int planes)
+{
+    (void)q;
+    (void)level;
+    return !inverse && !planes && p->ndim == 2 ? "test level" : NULL;
+}
+
+/* the pairs but the refused ones */
+static const char *tb_pair_kernel(const void *q, const lwt_plan *p, int level)
+{
+    const pair_backend *t = q;
+    (void)p;
+    return t->refuse >> level & 1 ? NULL : "test pair";
+}
+
 static lwt_status tb_fused2d(void *b, int level, int inverse, const void *const in[4], const size_t in_stride[4],
                              void *const out[4], const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
                              const size_t out_bstride[4])
 {
     (void)in_bstride;
     (void)out_bstride;
+    (void)inverse;
+    (void)nbatch;
     pair_backend *t = b;
-    if (inverse || nbatch != 1 || t->p->ndim != 2)
-        return LWT_ERR_UNSUPPORTED;
     return one_level(t, level, in[0], in_stride[0], out, out_stride);
 }
 
@@ -67,8 +84,6 @@ static lwt_status tb_pair(void *b, int level, const void *in, size_t in_stride, 
                           const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4])
 {
     pair_backend *t = b;
-    if (t->refuse >> level & 1)
-        return LWT_ERR_UNSUPPORTED;
     const size_t *nc = t->p->sizes[level];
     double *ll = malloc(nc[0] * nc[1] * sizeof(double));
     void *o1[4] = {ll, out1[1], out1[2], out1[3]};
@@ -81,7 +96,15 @@ static lwt_status tb_pair(void *b, int level, const void *in, size_t in_stride, 
     return st;
 }
 
-static const lwt_backend_ops pair_ops = {cpu_run_pass, cpu_copy_block, cpu_zero_blocks, tb_fused2d, tb_pair};
+static const lwt_backend_ops pair_ops = {.name = "test",
+                                         .level_kernel = tb_level_kernel,
+                                         .pair_kernel = tb_pair_kernel,
+                                         .pass_kernel = cpu_pass_kernel,
+                                         .run_pass = cpu_run_pass,
+                                         .copy_block = cpu_copy_block,
+                                         .zero_blocks = cpu_zero_blocks,
+                                         .fused2d = tb_fused2d,
+                                         .fused2d_pair = tb_pair};
 
 static unsigned long long rng = 0x2545f4914f6cdd1dull;
 
@@ -122,7 +145,7 @@ static void driver_case(lwt_context *ctx, const char *name, size_t n0, size_t n1
         x[i] = xs_rnd(&rng);
     memset(c, 0xff, nc * 8); /* poison: every coefficient must be written */
     pair_backend t = {p, ctx, refuse, 0};
-    const lwt_status s1 = lwt_forward(p, x, cref, NULL), s2 = lwt_driver_run(p, &pair_ops, &t, x, c, ws, 0);
+    const lwt_status s1 = lwt_forward(p, x, cref, NULL), s2 = run_on(p, &pair_ops, &t, x, c, ws, 0);
     double m = 0, e = 0;
     for (size_t i = 0; i < nc; i++) {
         m = fmax(m, fabs(cref[i]));

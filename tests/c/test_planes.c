@@ -1,10 +1,11 @@
 /*
- * The driver's 3-D levels by planes (core/plan.c: planes_forward, planes_inverse), on the
+ * The driver's 3-D levels by planes (core/driver.c: planes_forward, planes_inverse), on the
  * CPU. CI has no GPU; the GPU runs 3-D levels as a pass along axis 0 and then a batch of 2-D
  * levels on the planes (the backend's fused2d with nbatch > 1). Here a test backend does the
  * same with the CPU's sliding-window level (cpu/cpu_slide.c, the GPU kernels' tiles and
- * ranges) run plane by plane, and refuses chosen levels, so that the driver mixes levels by
- * planes and separable levels in both directions (a level of one kind after one of the other
+ * ranges) run plane by plane, and refuses chosen levels when the planner asks (core/steps.c),
+ * so that the driver mixes levels by planes and separable levels in both directions (a level
+ * of one kind after one of the other
  * reads the approximation the other left). Every result must match the CPU backend's
  * separable passes: float64 within 1e-12 of the largest coefficient, over wavelets, modes,
  * odd shapes, levels and refusal patterns; and the planes must have run.
@@ -36,8 +37,6 @@ static lwt_status pb_fused2d(void *b, int level, int inverse, const void *const 
 {
     planes_backend *t = b;
     const lwt_plan *p = t->p;
-    if (p->ndim != 3 || (t->refuse >> level & 1))
-        return LWT_ERR_UNSUPPORTED;
     lwt_plan *q;
     lwt_status st = cpu_level_plan(t->ctx, p, p->sizes[level - 1][1], p->sizes[level - 1][2], &q);
     if (st)
@@ -60,7 +59,21 @@ static lwt_status pb_fused2d(void *b, int level, int inverse, const void *const 
     return st;
 }
 
-static const lwt_backend_ops planes_ops = {cpu_run_pass, cpu_copy_block, cpu_zero_blocks, pb_fused2d, NULL};
+/* the 3-D levels by planes but the refused ones (the planner asks) */
+static const char *pb_level_kernel(const void *q, const lwt_plan *p, int level, int inverse, int planes)
+{
+    const planes_backend *t = q;
+    (void)inverse;
+    return planes && p->ndim == 3 && !(t->refuse >> level & 1) ? "test planes" : NULL;
+}
+
+static const lwt_backend_ops planes_ops = {.name = "test",
+                                           .level_kernel = pb_level_kernel,
+                                           .pass_kernel = cpu_pass_kernel,
+                                           .run_pass = cpu_run_pass,
+                                           .copy_block = cpu_copy_block,
+                                           .zero_blocks = cpu_zero_blocks,
+                                           .fused2d = pb_fused2d};
 
 static unsigned long long rng = 0x9e3779b97f4a7c15ull;
 
@@ -114,9 +127,9 @@ static void run_case(lwt_context *ctx, const char *name, const size_t shape[3], 
     memset(c, 0xff, nc * 8); /* poison: every coefficient, gaps included, must be written */
     memset(y, 0xff, ni * 8);
     planes_backend t = {p, ctx, refuse, 0};
-    const lwt_status s1 = lwt_forward(p, x, cref, NULL), s2 = lwt_driver_run(p, &planes_ops, &t, x, c, ws, 0);
+    const lwt_status s1 = lwt_forward(p, x, cref, NULL), s2 = run_on(p, &planes_ops, &t, x, c, ws, 0);
     const int fwd_batches = t.batches;
-    const lwt_status s3 = lwt_inverse(p, cref, yref, NULL), s4 = lwt_driver_run(p, &planes_ops, &t, cref, y, ws, 1);
+    const lwt_status s3 = lwt_inverse(p, cref, yref, NULL), s4 = run_on(p, &planes_ops, &t, cref, y, ws, 1);
     cases++;
     const double ec = max_diff(c, cref, nc) / max_abs(cref, nc), ey = max_diff(y, yref, ni) / max_abs(yref, ni);
     CHECK(!s1 && !s2 && !s3 && !s4 && ec <= 1e-12 && ey <= 1e-12,

@@ -48,7 +48,7 @@ static double rel_err(const void *a, lwt_dtype dta, const double *b, size_t n, c
 
 static int cases, skipped;
 static double worst;
-static int tune_cols; /* lwt_plan_desc.lbb_cols of the sliding plans (0: the planner's choice) */
+static int tune_cols; /* lwt_plan_tuning.lbb_cols of the sliding plans (0: the planner's choice) */
 
 /* every level of plan p plans a sliding window, and its schedule is sane */
 static int all_levels_slide(const lwt_plan *p)
@@ -59,7 +59,7 @@ static int all_levels_slide(const lwt_plan *p)
             const size_t *in = p->sizes[j - 1], *nc = p->sizes[j];
             size_t bytes = lwt_slide_plan(&g, &p->wavelet.scheme, p->desc.mode, p->fb.length, inv, (long)in[0],
                                           (long)in[1], (long)nc[0], (long)nc[1], sizeof(double), 0, 64,
-                                          p->desc.lbb_cols);
+                                          p->tune.lbb_cols);
             if (!bytes)
                 return 0;
             CHECK((g.C & (g.C - 1)) == 0 && g.S >= 1 && g.S <= g.C && g.iters >= 1, "schedule C %d S %d iters %d",
@@ -91,9 +91,9 @@ static void run_case(lwt_context *ctx, const char *name, size_t n0, size_t n1, i
     lwt_status s1 = lwt_plan_create(ctx, &d, &ps);
     d.dtype = dt;
     d.algorithm = LWT_ALGO_LIFTING_LBB;
-    d.lbb_cols = tune_cols;
-    lwt_status s2 = lwt_plan_create(ctx, &d, &pl);
-    d.lbb_cols = 0;
+    lwt_plan_tuning tu = lwt_plan_tuning_default();
+    tu.lbb_cols = tune_cols;
+    lwt_status s2 = lwt_plan_create_tuned(ctx, &d, &tu, &pl);
     if (s1 != LWT_OK || s2 != LWT_OK) {
         /* no lifting scheme within the bound (the convolution path, not ours) */
         CHECK(s2 != LWT_OK && (s1 != LWT_OK || dt == LWT_F32), "%s %s: plan status separable %d sliding %d", name,
@@ -308,25 +308,27 @@ int main(int argc, char **argv)
         d.ndim = 2;
         d.shape[0] = d.shape[1] = 64;
         const int bad_threads[] = {-32, 16, 48, 2048}, bad_cols[] = {-1, 8, 15, 1025};
+        lwt_plan_tuning t = lwt_plan_tuning_default();
         for (int i = 0; i < 4; i++) {
-            d.lbb_threads = bad_threads[i];
-            CHECK(lwt_plan_create(ctx, &d, &p) == LWT_ERR_INVALID_ARGUMENT && !p, "lbb_threads %d accepted",
+            t.lbb_threads = bad_threads[i];
+            CHECK(lwt_plan_create_tuned(ctx, &d, &t, &p) == LWT_ERR_INVALID_ARGUMENT && !p, "lbb_threads %d accepted",
                   bad_threads[i]);
-            d.lbb_threads = 0;
-            d.lbb_cols = bad_cols[i];
-            CHECK(lwt_plan_create(ctx, &d, &p) == LWT_ERR_INVALID_ARGUMENT && !p, "lbb_cols %d accepted", bad_cols[i]);
-            d.lbb_cols = 0;
+            t.lbb_threads = 0;
+            t.lbb_cols = bad_cols[i];
+            CHECK(lwt_plan_create_tuned(ctx, &d, &t, &p) == LWT_ERR_INVALID_ARGUMENT && !p, "lbb_cols %d accepted",
+                  bad_cols[i]);
+            t.lbb_cols = 0;
         }
         const int bad_lifting[] = {-1, 3};
         for (int i = 0; i < 2; i++) {
-            d.lifting = (lwt_lifting_variant)bad_lifting[i];
-            CHECK(lwt_plan_create(ctx, &d, &p) == LWT_ERR_INVALID_ARGUMENT && !p, "lifting variant %d accepted",
-                  bad_lifting[i]);
+            t.lifting = (lwt_lifting_variant)bad_lifting[i];
+            CHECK(lwt_plan_create_tuned(ctx, &d, &t, &p) == LWT_ERR_INVALID_ARGUMENT && !p,
+                  "lifting variant %d accepted", bad_lifting[i]);
         }
-        d.lifting = LWT_LIFT_IMPROVED; /* accepted everywhere; only the GPU register kernel uses it */
-        d.lbb_threads = 1024;
-        d.lbb_cols = 16;
-        CHECK(lwt_plan_create(ctx, &d, &p) == LWT_OK, "lbb_threads 1024, lbb_cols 16 refused");
+        t.lifting = LWT_LIFT_IMPROVED; /* accepted everywhere; only the GPU register kernel uses it */
+        t.lbb_threads = 1024;
+        t.lbb_cols = 16;
+        CHECK(lwt_plan_create_tuned(ctx, &d, &t, &p) == LWT_OK, "lbb_threads 1024, lbb_cols 16 refused");
         lwt_plan_destroy(p);
         lwt_wavelet_destroy(w);
     }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lwt.h"
+#include "lwt_experimental.h"
 #ifdef LWT_HAVE_CUDA
 #include "lwt_cuda.h"
 #endif
@@ -43,9 +44,9 @@ static double rel_err(const void *a, const void *b, size_t n, lwt_dtype dt)
 static lwt_algorithm gpu_algo = LWT_ALGO_AUTO; /* algorithm of the CUDA plan (the CPU plan uses AUTO) */
 static int gpu_threads, gpu_cols;              /* its lbb_threads and lbb_cols (0: the planner's) */
 /* 1: the CUDA plan runs improved lifting, and a second CUDA plan with classic lifting must give
-   the same bits (the register kernel's two variants, lwt_plan_desc.lifting) */
+   the same bits (the register kernel's two variants, lwt_plan_tuning.lifting) */
 static int compare_lifting;
-/* 1: a second CUDA plan with one level per pass (lwt_plan_desc.fuse_levels) must give the
+/* 1: a second CUDA plan with one level per pass (lwt_plan_tuning.fuse_levels) must give the
    same bits as the first, which runs levels in pairs where it can */
 static int compare_fuse;
 
@@ -71,17 +72,18 @@ static void run_case(lwt_context *ctx, const char *wname, int ndim, const size_t
     lwt_status sc = lwt_plan_create(ctx, &d, &pc);
     d.backend = LWT_BACKEND_CUDA;
     d.algorithm = gpu_algo;
-    d.lbb_threads = gpu_threads;
-    d.lbb_cols = gpu_cols;
-    d.lifting = compare_lifting ? LWT_LIFT_IMPROVED : LWT_LIFT_AUTO;
-    lwt_status sg = lwt_plan_create(ctx, &d, &pg);
+    lwt_plan_tuning t = lwt_plan_tuning_default();
+    t.lbb_threads = gpu_threads;
+    t.lbb_cols = gpu_cols;
+    t.lifting = compare_lifting ? LWT_LIFT_IMPROVED : LWT_LIFT_AUTO;
+    lwt_status sg = lwt_plan_create_tuned(ctx, &d, &t, &pg);
     lwt_plan *pk = NULL; /* classic lifting, or one level per pass, when comparing */
-    d.lifting = LWT_LIFT_CLASSIC;
+    t.lifting = LWT_LIFT_CLASSIC;
     if (compare_fuse) {
-        d.lifting = LWT_LIFT_AUTO;
-        d.fuse_levels = 1;
+        t.lifting = LWT_LIFT_AUTO;
+        t.fuse_levels = 1;
     }
-    if ((compare_lifting || compare_fuse) && sg == LWT_OK && lwt_plan_create(ctx, &d, &pk) != LWT_OK) {
+    if ((compare_lifting || compare_fuse) && sg == LWT_OK && lwt_plan_create_tuned(ctx, &d, &t, &pk) != LWT_OK) {
         fprintf(stderr, "FAIL %s %s: no second plan\n", wname, lwt_mode_name(mode));
         failures++;
     }
@@ -178,6 +180,23 @@ static void test_device_api(lwt_context *ctx)
     checks++;
     if (st || e || memcmp(c1, c2, info.coeff_count * 4)) {
         fprintf(stderr, "FAIL device-pointer API (status %d, cuda %d)\n", st, (int)e);
+        failures++;
+    }
+    /* the plan's steps, resolved at creation: on the CUDA backend, every step with a kernel,
+       and a second host call (the plan's device buffers are kept) gives the same bits */
+    char text[8192];
+    size_t need = 0;
+    checks++;
+    if (lwt_plan_explain(p, text, sizeof text, &need) || need > sizeof text || !strstr(text, "cuda backend") ||
+        strstr(text, "(null)") || !strstr(text, "forward level 3") || !strstr(text, "inverse level 1")) {
+        fprintf(stderr, "FAIL lwt_plan_explain of a CUDA plan:\n%s\n", text);
+        failures++;
+    }
+    printf("%s", text);
+    lwt_forward(p, x, c2, NULL);
+    checks++;
+    if (memcmp(c1, c2, info.coeff_count * 4)) {
+        fprintf(stderr, "FAIL a second lwt_forward on host pointers differs\n");
         failures++;
     }
     cudaFree(dx); cudaFree(dc); cudaFree(dws);

@@ -94,6 +94,7 @@ class PukScheme(C.Structure):
 
 class PlanDesc(C.Structure):
     _fields_ = [
+        ("size", size_t),  # sizeof(lwt_plan_desc), set by lwt_plan_desc_default()
         ("wavelet", C.c_void_p),
         ("ndim", C.c_int),
         ("shape", size_t * LWT_MAX_NDIM),
@@ -104,6 +105,11 @@ class PlanDesc(C.Structure):
         ("device", C.c_int),
         ("algorithm", C.c_int),
         ("batch", size_t),
+    ]
+
+
+class PlanTuning(C.Structure):  # lwt_experimental.h
+    _fields_ = [
         ("lbb_threads", C.c_int),
         ("lbb_cols", C.c_int),
         ("lifting", C.c_int),
@@ -269,6 +275,9 @@ def load(path=None):
     proto("lwt_wavelet_from_puk", st, vp, C.POINTER(PukScheme), pp)
     proto("lwt_plan_desc_default", PlanDesc)
     proto("lwt_plan_create", st, vp, C.POINTER(PlanDesc), pp)
+    proto("lwt_plan_tuning_default", PlanTuning)
+    proto("lwt_plan_create_tuned", st, vp, C.POINTER(PlanDesc), C.POINTER(PlanTuning), pp)
+    proto("lwt_plan_explain", st, vp, C.c_char_p, size_t, C.POINTER(size_t))
     proto("lwt_plan_destroy", None, vp)
     proto("lwt_max_level", C.c_int, size_t, C.c_int)
     proto("lwt_plan_get_info", st, vp, C.POINTER(PlanInfo))
@@ -443,6 +452,20 @@ def make_desc(wavelet, shape, level, mode, dtype, batch=1, backend=LWT_BACKEND_A
     d.algorithm = algorithm
     d.batch = batch
     return d
+
+
+def plan_explain(h):
+    """lwt_plan_explain as a string."""
+    L = load()
+    need = size_t(0)
+    s = L.lwt_plan_explain(h, None, 0, C.byref(need))
+    if s != LWT_OK:
+        raise LwtError("lwt_plan_explain", s)
+    buf = C.create_string_buffer(need.value)
+    s = L.lwt_plan_explain(h, buf, need.value, None)
+    if s != LWT_OK:
+        raise LwtError("lwt_plan_explain", s)
+    return buf.value.decode()
 
 
 def plan_create_status(ctx, desc):

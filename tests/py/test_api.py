@@ -56,8 +56,10 @@ def test_struct_layout():
         print("note: no C compiler or header; struct layout not checked")
         return
     structs = [("lwt_wavelet_info", lw.WaveletInfo), ("lwt_laurent", lw.Laurent), ("lwt_puk_scheme", lw.PukScheme),
-               ("lwt_plan_desc", lw.PlanDesc), ("lwt_plan_info", lw.PlanInfo), ("lwt_band", lw.Band)]
-    lines = ["#include <stdio.h>", "#include <stddef.h>", '#include "lwt.h"', "int main(void) {"]
+               ("lwt_plan_desc", lw.PlanDesc), ("lwt_plan_info", lw.PlanInfo), ("lwt_band", lw.Band),
+               ("lwt_plan_tuning", lw.PlanTuning)]
+    lines = ["#include <stdio.h>", "#include <stddef.h>", '#include "lwt.h"', '#include "lwt_experimental.h"',
+             "int main(void) {"]
     want = []
     for cname, py in structs:
         lines.append('printf("%%zu\\n", sizeof(%s));' % cname)
@@ -167,7 +169,8 @@ def test_null_and_invalid():
         ("dtype 2", desc(dtype=2), None),
         ("backend 3", desc(backend=3), None),
         ("algorithm 6", desc(algorithm=6), None),
-        ("fuse_levels 2", desc(fuse_levels=2), None),
+        ("size 0", desc(size=0), None),
+        ("size larger than this library's", desc(size=C.sizeof(lw.PlanDesc) + 8), None),
         ("algorithm -1", desc(algorithm=-1), None),
         ("batch 0", desc(batch=0), None),
         ("size overflow", desc(ndim=3, shape_raw=(2**40, 2**40, 2**40), level=0), None),
@@ -196,6 +199,18 @@ def test_null_and_invalid():
     print("note: lwt_plan_create(ctx NULL) = %s" % st(s))
     if s == lw.LWT_OK:
         L.lwt_plan_destroy(hp)
+
+    # the experimental knobs (lwt_experimental.h) are checked too
+    for field, v in (("fuse_levels", 2), ("lbb_threads", 48), ("lbb_cols", 8), ("lifting", 3)):
+        t = L.lwt_plan_tuning_default()
+        setattr(t, field, v)
+        hp = C.c_void_p()
+        s = L.lwt_plan_create_tuned(ctx.h, C.byref(desc()), C.byref(t), C.byref(hp))
+        if s == lw.LWT_OK:
+            L.lwt_plan_destroy(hp)
+        chk.check(s == lw.LWT_ERR_INVALID_ARGUMENT, "lwt_plan_create_tuned(%s %d) = %s" % (field, v, st(s)))
+    t = L.lwt_plan_tuning_default()
+    chk.check((t.lbb_threads, t.lbb_cols, t.lifting, t.fuse_levels) == (0, 0, 0, 0), "lwt_plan_tuning_default not 0")
 
     # the GPU kernel arrangements are lifting plans (the same computation on the CPU)
     for algo in (lw.LWT_ALGO_LIFTING_RC, lw.LWT_ALGO_LIFTING_LBB, lw.LWT_ALGO_LIFTING_RC_STEPS):

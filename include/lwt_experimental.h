@@ -1,0 +1,73 @@
+/*
+ * lwt_experimental.h - knobs for experiments, benchmarks and tests.
+ *
+ * Nothing here is part of the stable API: names, fields and values may change
+ * from one release to the next, and binaries that use them must be rebuilt
+ * with the matching header (zstd's ZSTD_STATIC_LINKING_ONLY, in a header of
+ * its own). Results never depend on these knobs: every setting gives the same
+ * bits as the default, only speed changes. Users who just transform arrays
+ * need only lwt.h.
+ *
+ *   lwt_plan_tuning t = lwt_plan_tuning_default();
+ *   t.lbb_threads = 512; t.fuse_levels = 1;
+ *   lwt_plan_create_tuned(ctx, &desc, &t, &plan);
+ *
+ * Why a separate struct and not fields (or setters) on lwt_plan_desc: the
+ * stable description then never changes with an experiment, and a tuning
+ * struct can gain or lose a field without a version check in every program
+ * that only makes plans (FFTW keeps its planner flags apart in the same way).
+ */
+#ifndef LWT_EXPERIMENTAL_H
+#define LWT_EXPERIMENTAL_H
+
+#include "lwt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Seed 000's plain "RC" (an lwt_algorithm value, pinned): on the GPU every lifting step
+   of every axis is a kernel over the whole array, the channels in global memory (a
+   device-wide synchronization per step); the CPU runs it as LWT_ALGO_LIFTING_RC. Only
+   for reproducing the seed's comparison: it is never faster. */
+#define LWT_ALGO_LIFTING_RC_STEPS ((lwt_algorithm)5)
+
+/* How the register sliding-window kernel (GPU, 2-D, LBB/AUTO) runs the lifting steps along
+   the rows, where one warp holds a row in registers and lanes exchange neighbours' values
+   (seed 000's experiment 2). Both give the same bits; other kernels and the CPU ignore it. */
+typedef enum lwt_lifting_variant {
+    LWT_LIFT_AUTO = 0,     /* the planner's choice: the faster one as measured (docs/PERFORMANCE.md) */
+    LWT_LIFT_CLASSIC = 1,  /* one exchange (and dependency round) per lifting step */
+    LWT_LIFT_IMPROVED = 2  /* seed 000's improved lifting, eq. 16: each step merged with the next,
+                              which recomputes the values it needs, so one exchange per pair */
+} lwt_lifting_variant;
+
+typedef struct lwt_plan_tuning {
+    /* Tuning of the sliding-window 2-D kernel (LWT_ALGO_LIFTING_LBB), for benchmarks such as
+       seed 000's block-size sweep; 0 = the planner's choice.
+       lbb_threads: CUDA threads per block, a multiple of 32 in 32..1024 (default 256);
+       lbb_cols: ring row width in elements, the strip's columns with their halo, 16..1024
+       (default 128 for float32, 64 for float64 work; widened where the halo needs it). */
+    int lbb_threads, lbb_cols;
+    lwt_lifting_variant lifting;  /* LWT_LIFT_AUTO by default */
+    /* Levels per pass of the GPU's 2-D forward: 0 = the planner's choice (levels 1 and 2,
+       3 and 4, ... in one pass where the register kernel can: periodization, sizes
+       multiples of 4, classic lifting); 1 = one level per pass. */
+    int fuse_levels;
+} lwt_plan_tuning;
+
+/** The planner's choices everywhere (all zero). */
+lwt_plan_tuning lwt_plan_tuning_default(void);
+
+/** lwt_plan_create with tuning (NULL: lwt_plan_tuning_default()); LWT_ERR_INVALID_ARGUMENT
+ *  for a value outside the ranges above. */
+lwt_status lwt_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_plan_tuning *tuning,
+                                         lwt_plan **out);
+
+/** The tuning a plan was made with. */
+lwt_status lwt_plan_get_tuning(const lwt_plan *plan, lwt_plan_tuning *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LWT_EXPERIMENTAL_H */

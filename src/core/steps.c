@@ -1,0 +1,178 @@
+/*
+ * The planner: for every level of both directions, what runs (steps.h). The
+ * order of preference is the driver's fastest first: two 2-D levels in one
+ * pass, one 2-D level in one pass, a 3-D level by planes, passes whose last
+ * (forward) or first (inverse) one moves the bands through a map, and plain
+ * passes with the bands copied. The shapes of the passes are the driver's
+ * (plan.c), so the backend answers for exactly the passes that will run.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/backend.h"
+#include "core/line.h"
+#include "core/plan.h"
+#include "core/steps.h"
+
+/* the backend's kernel for one pass of the driver; with_map: through a band map */
+static const char *pass_kernel(const lwt_plan *p, const lwt_backend_ops *ops, const void *q, int axis, int inverse,
+                               const size_t *shape_in, long n_out, int with_map)
+{
+    lwt_line_prog prog;
+    lwt_pass ps;
+    static const lwt_dest_map any_map; /* a non-NULL map: its contents are the driver's business */
+    lwt_plan_pass(p, axis, inverse, shape_in, n_out, &prog, &ps);
+    ps.map = with_map ? &any_map : NULL;
+    return ops->pass_kernel ? ops->pass_kernel(q, p, &ps) : with_map ? NULL : "pass";
+}
+
+/* level j of a batch of 1-D signals as rows; 0 when its pass cannot take the map */
+static int rows_step(const lwt_plan *p, const lwt_backend_ops *ops, const void *q, int inverse, int j,
+                     lwt_level_step *st)
+{
+    const size_t B = p->desc.batch;
+    const size_t shape[LWT_MAX_NDIM] = {B, inverse ? 2 * p->sizes[j][0] : p->sizes[j - 1][0], 1};
+    st->op = LWT_LEVEL_ROWS;
+    st->level = j;
+    st->kernel[0] = pass_kernel(p, ops, q, 1, inverse, shape, (long)p->sizes[j - 1][0], 1);
+    return st->kernel[0] != NULL;
+}
+
+/* a batch of 1-D signals as rows, every level of a direction (in its order) or none:
+   the number of steps, 0 when some level's pass cannot take the map */
+static int batch_as_rows(const lwt_plan *p, const lwt_backend_ops *ops, const void *q, int inverse,
+                         lwt_level_step *v)
+{
+    if (p->ndim != 1 || p->desc.batch < 2 || p->levels < 1)
+        return 0;
+    for (int i = 0; i < p->levels; i++)
+        if (!rows_step(p, ops, q, inverse, inverse ? p->levels - i : i + 1, &v[i])) {
+            memset(v, 0, sizeof *v * (size_t)p->levels);
+            return 0;
+        }
+    return p->levels;
+}
+
+/* the separable passes of forward level j: the map on the last axis where the backend takes it */
+static lwt_status forward_passes(const lwt_plan *p, const lwt_backend_ops *ops, const void *q, int j,
+                                 lwt_level_step *st)
+{
+    size_t shape[LWT_MAX_NDIM];
+    memcpy(shape, p->sizes[j - 1], sizeof shape);
+    st->op = LWT_LEVEL_PASSES;
+    for (int k = 0; k < p->ndim; k++) {
+        const char *kn = NULL;
+        if (k == p->ndim - 1 && (kn = pass_kernel(p, ops, q, k, 0, shape, 0, 1)))
+            st->op = LWT_LEVEL_PASSES_MAP;
+        if (!kn && !(kn = pass_kernel(p, ops, q, k, 0, shape, 0, 0)))
+            return LWT_ERR_INTERNAL;
+        st->kernel[k] = kn;
+        shape[k] = 2 * p->sizes[j][k];
+    }
+    return LWT_OK;
+}
+
+/* the separable passes of inverse level j, last axis first: the map on the first */
+static lwt_status inverse_passes(const lwt_plan *p, const lwt_backend_ops *ops, const void *q, int j,
+                                 lwt_level_step *st)
+{
+    size_t shape[LWT_MAX_NDIM] = {1, 1, 1};
+    for (int k = 0; k < p->ndim; k++)
+        shape[k] = 2 * p->sizes[j][k];
+    st->op = LWT_LEVEL_PASSES;
+    for (int k = p->ndim - 1, i = 0; k >= 0; k--, i++) {
+        const long n_out = (long)p->sizes[j - 1][k];
+        const char *kn = NULL;
+        if (k == p->ndim - 1 && (kn = pass_kernel(p, ops, q, k, 1, shape, n_out, 1)))
+            st->op = LWT_LEVEL_PASSES_MAP;
+        if (!kn && !(kn = pass_kernel(p, ops, q, k, 1, shape, n_out, 0)))
+            return LWT_ERR_INTERNAL;
+        st->kernel[i] = kn;
+        shape[k] = (size_t)n_out;
+    }
+    return LWT_OK;
+}
+
+static lwt_status plan_forward(const lwt_plan *p, const lwt_backend_ops *ops, const void *q, lwt_level_step *v,
+                               int *n)
+{
+    const int lifting2 = p->ndim == 2 && !p->direct, lifting3 = p->ndim == 3 && !p->direct;
+    if ((*n = batch_as_rows(p, ops, q, 0, v)))
+        return LWT_OK;
+    for (int j = 1; j <= p->levels; j++) {
+        lwt_level_step *st = &v[(*n)++];
+        st->level = j;
+        const char *kn;
+        if (lifting2 && j < p->levels && ops->pair_kernel && (kn = ops->pair_kernel(q, p, j))) {
+            st->op = LWT_LEVEL_PAIR2D;
+            st->kernel[0] = kn;
+            j++;
+        } else if (lifting2 && ops->level_kernel && (kn = ops->level_kernel(q, p, j, 0, 0))) {
+            st->op = LWT_LEVEL_FUSED2D;
+            st->kernel[0] = kn;
+        } else if (lifting3 && ops->level_kernel && (kn = ops->level_kernel(q, p, j, 0, 1))) {
+            st->op = LWT_LEVEL_PLANES;
+            st->kernel[1] = kn;
+            if (!(st->kernel[0] = pass_kernel(p, ops, q, 0, 0, p->sizes[j - 1], 0, 0)))
+                return LWT_ERR_INTERNAL;
+        } else {
+            lwt_status s = forward_passes(p, ops, q, j, st);
+            if (s)
+                return s;
+        }
+    }
+    return LWT_OK;
+}
+
+static lwt_status plan_inverse(const lwt_plan *p, const lwt_backend_ops *ops, const void *q, lwt_level_step *v,
+                               int *n)
+{
+    if ((*n = batch_as_rows(p, ops, q, 1, v)))
+        return LWT_OK;
+    for (int j = p->levels; j >= 1; j--) {
+        lwt_level_step *st = &v[(*n)++];
+        st->level = j;
+        const char *kn;
+        if (p->ndim == 2 && !p->direct && ops->level_kernel && (kn = ops->level_kernel(q, p, j, 1, 0))) {
+            st->op = LWT_LEVEL_FUSED2D;
+            st->kernel[0] = kn;
+        } else if (p->ndim == 3 && !p->direct && ops->level_kernel && (kn = ops->level_kernel(q, p, j, 1, 1))) {
+            const size_t zshape[LWT_MAX_NDIM] = {2 * p->sizes[j][0], p->sizes[j - 1][1], p->sizes[j - 1][2]};
+            st->op = LWT_LEVEL_PLANES;
+            st->kernel[1] = kn;
+            if (!(st->kernel[0] = pass_kernel(p, ops, q, 0, 1, zshape, (long)p->sizes[j - 1][0], 0)))
+                return LWT_ERR_INTERNAL;
+        } else {
+            lwt_status s = inverse_passes(p, ops, q, j, st);
+            if (s)
+                return s;
+        }
+    }
+    return LWT_OK;
+}
+
+lwt_status lwt_steps_plan(const lwt_plan *p, const lwt_backend_ops *ops, const void *q, lwt_steps *out)
+{
+    memset(out, 0, sizeof *out);
+    const size_t n = p->levels > 0 ? (size_t)p->levels : 1;
+    for (int inv = 0; inv < 2; inv++)
+        if (!(out->v[inv] = calloc(n, sizeof *out->v[inv]))) {
+            lwt_steps_free(out);
+            return LWT_ERR_OUT_OF_MEMORY;
+        }
+    lwt_status s = plan_forward(p, ops, q, out->v[0], &out->n[0]);
+    if (!s)
+        s = plan_inverse(p, ops, q, out->v[1], &out->n[1]);
+    if (s)
+        lwt_steps_free(out);
+    return s;
+}
+
+void lwt_steps_free(lwt_steps *s)
+{
+    for (int inv = 0; inv < 2; inv++) {
+        free(s->v[inv]);
+        s->v[inv] = NULL;
+        s->n[inv] = 0;
+    }
+}
