@@ -144,9 +144,13 @@ lwt_status lwt_plan_explain(const lwt_plan *p, char *buf, size_t len, size_t *ne
     text t = {buf, len, 0};
     if (len)
         buf[0] = '\0';
-    put(&t, "plan: %s, %d-D, %d level%s, %s, %s, %s backend\n", p->wavelet.name, p->ndim, p->levels,
+    put(&t, "plan: %s, %d-D, %d level%s, %s, %s, %s backend", p->wavelet.name, p->ndim, p->levels,
         p->levels == 1 ? "" : "s", lwt_mode_name(p->desc.mode), p->desc.dtype == LWT_F32 ? "float32" : "float64",
         p->ops->name);
+    const int rows = p->steps.n[0] && p->steps.v[0][0].op == LWT_LEVEL_ROWS;
+    if (p->desc.batch > 1)
+        put(&t, ", batch of %zu%s", p->desc.batch, rows ? "" : " (the steps run for each array in turn)");
+    put(&t, "\n");
     if (p->levels == 0)
         put(&t, "no levels: forward and inverse copy the array\n");
     for (int i = 0; i < p->steps.n[0]; i++)

@@ -453,8 +453,32 @@ def test_info_version_help():
     chk.check(re.search(r"\bcpu\b", so) is not None, "lwt info: backend cpu not listed")
 
 
+def test_info_explain():
+    """lwt info --explain prints the plan's steps (lwt_plan_explain): one line per pass or kernel."""
+    rc, so, se = run(["info", "--explain", "-w", "cdf97", "-l", "3", "-m", "periodization", "--shape", "64,48",
+                      "--backend", "cpu", "--algorithm", "lbb"])
+    if not chk.check(rc == 0, "lwt info --explain: exit %d, stderr %r" % (rc, se[:200])):
+        return
+    lines = so.splitlines()
+    chk.check(len(lines) == 7 and "cpu backend" in lines[0], "lwt info --explain: %r" % so[:400])
+    for j in (1, 2, 3):
+        chk.check(any(ln.startswith("forward level %d axes 0,1: sliding-window level" % j) for ln in lines),
+                  "lwt info --explain: no sliding-window forward level %d: %r" % (j, so[:400]))
+    rc, so, se = run(["info", "--explain", "-w", "db2", "-l", "2", "-m", "symmetric", "--shape", "100",
+                      "--backend", "cpu", "--dtype", "f32"])
+    chk.check(rc == 0 and so.count("axis 0: lifting pass") == 4 and "float32" in so,
+              "lwt info --explain 1-D: exit %d %r" % (rc, so[:400]))
+    for what, args in [("no --shape", ["info", "--explain", "-w", "haar"]),
+                       ("bad --dtype", ["info", "--explain", "--shape", "8", "--dtype", "f16"]),
+                       ("unknown option", ["info", "--explain", "--shape", "8", "--frobnicate"]),
+                       ("info with an argument", ["info", "extra"])]:
+        rc, so, se = run(args)
+        chk.check(rc == 2 and se.strip(), "lwt %s: exit %d (want 2), stderr %r" % (what, rc, se[:200]))
+
+
 try:
     chk.run("info, --version, --help", test_info_version_help)
+    chk.run("info --explain", test_info_explain)
     chk.run("sample wavelets x modes x dims x dtypes", test_sample)
     chk.run("every mode in 2-D", test_all_modes_2d)
     chk.run("--backend", test_backends)
