@@ -370,11 +370,27 @@ def test_puk():
     chk.check(s == lw.LWT_ERR_INVALID_ARGUMENT, "lwt_wavelet_from_puk(NULL) = %s" % st(s))
 
 
+def test_explain():
+    """lwt_plan_explain through the binding: the header line, then one line per pass of each level."""
+    ctx = lw.Context()
+    with lw.Plan(ctx, "db4", (40, 30), 2, "symmetric", np.float64, backend=lw.LWT_BACKEND_CPU) as p:
+        text = lw.plan_explain(p.h)
+        lines = text.splitlines()
+        chk.check(lines[0].startswith("plan: db4, 2-D, 2 levels, symmetric, float64, cpu backend"),
+                  "lwt_plan_explain header: %r" % lines[:1])
+        for j in (1, 2):
+            for d, axes in (("forward", (0, 1)), ("inverse", (1, 0))):
+                for k in axes:
+                    chk.check(any(ln.startswith("%s level %d axis %d: lifting pass (cpu)" % (d, j, k)) for ln in lines),
+                              "lwt_plan_explain: no %s level %d axis %d pass:\n%s" % (d, j, k, text))
+
+
 chk.run("symbols, version, status strings", test_symbols_and_version)
 chk.run("struct layout (C vs ctypes)", test_struct_layout)
 chk.run("modes", test_modes)
 chk.run("NULL and invalid arguments", test_null_and_invalid)
 chk.run("object lifetimes", test_lifetimes)
 chk.run("user P/U/K schemes", test_puk)
+chk.run("lwt_plan_explain", test_explain)
 ctx.close()
 chk.finish()
