@@ -1,6 +1,6 @@
 /* The 2-D levels a CUDA plan runs with the register kernel (made at plan
  * creation, cuda_backend.cu), for executors that launch them in parts
- * (cuda_spread.cu: a level's tile rows shared out over several devices). */
+ * (stream/spread_job.cu: a level's tile rows shared out over several devices). */
 #ifndef LWT_CUDA_PLAN_LEVELS_CUH
 #define LWT_CUDA_PLAN_LEVELS_CUH
 

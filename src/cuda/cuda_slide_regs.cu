@@ -141,7 +141,7 @@ template <typename WREAL> struct rs_args {
     long row0, row_end;
     lwt_window win;
     /* the blocks' runs of tiles over tile rows [t0, t0 + ntr) (a device's share of a
-       level spread over several, cuda_spread.cu; all of them otherwise) */
+       level spread over several, stream/spread_job.cu; all of them otherwise) */
     lwt_slide_runs runs;
 };
 

@@ -463,15 +463,20 @@ static int valid_worker(const lwt_sched *s, int worker)
  * ------------------------------------------------------------------------------------------- */
 
 /* Contiguous split of [0, n) over the live workers in index order, equal or proportional to the
- * profile weight (cumulative rounding, so the shares tile [0, n) exactly). */
+ * profile weight (cumulative rounding, so the shares tile [0, n) exactly). The equal split is
+ * integer arithmetic, the i-th live worker of m ending at floor(n i / m) exactly, as documented:
+ * the device-resident spread (stream/spread_layout.c) places array rows by these shares, and
+ * the floating-point n * (7 / 10.) rounds below the integer (62 for 90 chunks). */
 static void split_contiguous(lwt_sched *s, int by_weight)
 {
     double total = 0.0, cum = 0.0;
     int last = -1;
+    long m = 0, nth = 0; /* live workers; those placed so far */
     for (int i = 0; i < s->nw; i++)
         if (s->w[i].live) {
             total += by_weight ? s->w[i].weight : 1.0;
             last = i;
+            m++;
         }
     long lo = 0;
     for (int i = 0; i < s->nw; i++) {
@@ -480,7 +485,11 @@ static void split_contiguous(lwt_sched *s, int by_weight)
             continue;
         double wt = by_weight ? k->weight : 1.0;
         cum += wt;
-        long hi = i == last ? s->n : (long)floor((double)s->n * (cum / total));
+        nth++;
+        /* n (nth / m) without overflowing n * nth */
+        long hi = i == last ? s->n
+                  : by_weight ? (long)floor((double)s->n * (cum / total))
+                              : (s->n / m) * nth + (s->n % m) * nth / m;
         k->lo = lo;
         k->hi = hi < lo ? lo : hi;
         k->split = wt / total;

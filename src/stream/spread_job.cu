@@ -1,15 +1,15 @@
 /*
- * Device-resident transforms spread over several GPUs (lwt_cuda.h, lwt_spread_*).
+ * The device-resident spread over several GPUs (lwt_cuda.h, lwt_spread_*): the
+ * part of the job that drives the devices (shares and placement: spread_job.h,
+ * spread_layout.c).
  *
- * Every 2-D level of the plan runs the register kernel of the in-memory path
- * with the plan's own geometry; device k launches the tile rows of its share
- * (lwt_cuda_slide2d_regs_tiles), so each coefficient is computed by the same
- * block code as on one device: the same bits for any device count. Rows of the
- * arrays live where they are written (forward: the share's coefficient rows
- * at each level, and the samples they come from); what a device reads from
- * its neighbours is its tiles' halo, over NVLink. Between levels each device's
- * stream waits for the others' events: level j + 1 reads rows of level j that
- * another device wrote.
+ * Device k launches the tile rows of its share of each level
+ * (lwt_cuda_slide2d_regs_tiles) on its own stream. Rows of the arrays live
+ * where they are written (forward: the share's coefficient rows at each level,
+ * and the samples they come from); what a device reads from its neighbours is
+ * its tiles' halo, over NVLink. Between levels each device's stream waits for
+ * the others' events (level j + 1 reads rows of level j that another device
+ * wrote), so the host issues every level at once and waits only at the end.
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -19,6 +19,7 @@
 extern "C" {
 #include "core/context.h"
 #include "core/plan.h"
+#include "stream/spread_job.h"
 }
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_kernels.cuh"
@@ -27,15 +28,7 @@ extern "C" {
 #include "cuda/cuda_spread_mem.cuh"
 #include "lwt_cuda.h"
 
-#define SPREAD_MAX_DEV 16
 #define SPREAD_MAX_ALLOCS 64
-
-
-typedef struct spread_level {
-    const lwt_slide_geom *g[2]; /* forward, inverse (NULL: not the register kernel) */
-    int shape[2], improved[2];
-    long tile[2][SPREAD_MAX_DEV + 1]; /* device k runs tile rows [tile[k], tile[k + 1]) */
-} spread_level;
 
 struct lwt_spread {
     const lwt_plan *plan;
@@ -45,7 +38,7 @@ struct lwt_spread {
     cudaStream_t stream[SPREAD_MAX_DEV];
     cudaEvent_t done[SPREAD_MAX_DEV];
     int split[2];
-    spread_level *lv; /* [levels + 1], index j */
+    spread_layout lay; /* lay.lv: [levels + 1], index j */
     lwt_vmm vmm;
     lwt_spread_mem *approx; /* [levels + 1]: a_j, 1 <= j < levels (the split path's) */
     struct {
@@ -56,46 +49,6 @@ struct lwt_spread {
 };
 
 /* ------------------------------------------------------------ placement */
-
-/* the device index that writes coefficient row r of level j: the share of
-   the forward tiles holding it, or an even split of the rows */
-static int level_row_owner(const lwt_spread *s, int j, size_t r)
-{
-    const lwt_plan *p = s->plan;
-    const size_t rows = p->sizes[j][0];
-    if (r >= rows)
-        r = rows ? rows - 1 : 0;
-    const spread_level *L = &s->lv[j];
-    if (!L->g[0])
-        return rows ? (int)(r * (size_t)s->ndev / rows) : 0;
-    const long tr = (long)r / L->g[0]->ax[0].T;
-    int k = 0;
-    while (k + 1 < s->ndev && L->tile[0][k + 1] <= tr)
-        k++;
-    return k;
-}
-
-/* the device index owning row r of level j's array (0: the samples) */
-static int array_row_owner(const lwt_spread *s, int j, size_t r)
-{
-    if (s->plan->levels == 0)
-        return 0;
-    return j == 0 ? level_row_owner(s, 1, r / 2) : level_row_owner(s, j, r);
-}
-
-/* packed row r: the level-1 bands fill the packed array's rows in two runs
-   (their top edges 0 and top1), and each row goes where its level-1 band row
-   is written; the coarser levels' rows share those rows */
-static int packed_row_owner(const lwt_spread *s, size_t r)
-{
-    const lwt_plan *p = s->plan;
-    if (p->levels == 0)
-        return 0;
-    lwt_band b;
-    lwt_plan_band(p, p->levels, 1, &b);
-    const size_t top1 = b.offset[0];
-    return level_row_owner(s, 1, r >= top1 ? r - top1 : r);
-}
 
 typedef struct owner_user {
     const lwt_spread *s;
@@ -108,25 +61,8 @@ static int owner_of_byte(const void *user, size_t byte)
 {
     const owner_user *u = (const owner_user *)user;
     const size_t r = byte / u->row_bytes;
-    const int k = u->kind ? packed_row_owner(u->s, r) : array_row_owner(u->s, u->level, r);
+    const int k = u->kind ? spread_packed_row_owner(&u->s->lay, r) : spread_array_row_owner(&u->s->lay, u->level, r);
     return u->s->dev[k];
-}
-
-/* the inverse's tiles of level j by where their first output row lives */
-static void inverse_tiles(lwt_spread *s, int j)
-{
-    spread_level *L = &s->lv[j];
-    const lwt_slide_geom *g = L->g[1];
-    const long T = g->ax[0].T, nt = g->tiles[0];
-    long tr = 0;
-    L->tile[1][0] = 0;
-    for (int k = 1; k < s->ndev; k++) {
-        /* tile tr's outputs start near sample row 2 tr T */
-        while (tr < nt && array_row_owner(s, j - 1, (size_t)(2 * tr * T)) < k)
-            tr++;
-        L->tile[1][k] = tr;
-    }
-    L->tile[1][s->ndev] = nt;
 }
 
 /* ------------------------------------------------------------ lifetime */
@@ -169,27 +105,20 @@ static lwt_status check_devices(const lwt_plan *p, int ndev, const int *devs, in
     return LWT_OK;
 }
 
-/* the levels' kernels and the devices' tile shares */
-static void plan_levels(lwt_spread *s)
+/* the levels' kernels, then the devices' shares of them */
+static lwt_status plan_levels(lwt_spread *s)
 {
     const lwt_plan *p = s->plan;
     const bool shape_ok = p->ndim == 2 && p->desc.batch == 1 && !p->direct && p->levels >= 1;
     s->split[0] = s->split[1] = shape_ok;
     for (int j = 1; j <= p->levels; j++)
         for (int inv = 0; inv < 2; inv++) {
-            spread_level *L = &s->lv[j];
+            spread_level *L = &s->lay.lv[j];
             L->g[inv] = shape_ok ? lwt_cuda_plan_level(p, j, inv, &L->shape[inv], &L->improved[inv]) : NULL;
             if (!L->g[inv])
                 s->split[inv] = 0;
         }
-    for (int j = 1; j <= p->levels; j++)
-        if (s->lv[j].g[0])
-            for (int k = 0; k <= s->ndev; k++)
-                s->lv[j].tile[0][k] = s->lv[j].g[0]->tiles[0] * k / s->ndev;
-    /* after the forward shares: the inverse's follow where its rows live */
-    for (int j = 1; j <= p->levels; j++)
-        if (s->lv[j].g[1])
-            inverse_tiles(s, j);
+    return spread_layout_shares(&s->lay);
 }
 
 extern "C" lwt_status lwt_spread_create(const lwt_plan *p, int ndev, const int *devs, lwt_spread **out)
@@ -212,12 +141,14 @@ extern "C" lwt_status lwt_spread_create(const lwt_plan *p, int ndev, const int *
         return LWT_ERR_OUT_OF_MEMORY;
     s->plan = p;
     s->ndev = ndev;
+    s->lay.plan = p;
+    s->lay.ndev = ndev;
     s->plan_k = plan_k;
     memcpy(s->dev, devs, sizeof(int) * (size_t)ndev);
     char err[160];
-    s->lv = (spread_level *)calloc((size_t)p->levels + 1, sizeof *s->lv);
+    s->lay.lv = (spread_level *)calloc((size_t)p->levels + 1, sizeof *s->lay.lv);
     s->approx = (lwt_spread_mem *)calloc((size_t)p->levels + 1, sizeof *s->approx);
-    if (!s->lv || !s->approx) {
+    if (!s->lay.lv || !s->approx) {
         lwt_spread_destroy(s);
         return LWT_ERR_OUT_OF_MEMORY;
     }
@@ -238,7 +169,7 @@ extern "C" lwt_status lwt_spread_create(const lwt_plan *p, int ndev, const int *
     }
     cudaSetDevice(cur);
     if (!st) {
-        plan_levels(s);
+        st = plan_levels(s);
         /* the split path's approximations a_1 .. a_{J-1}, rows where they are written */
         for (int j = 1; j < p->levels && !st && (s->split[0] || s->split[1]); j++) {
             owner_user u = {s, 0, j, p->sizes[j][1] * lwt_plan_elem_size(p)};
@@ -295,7 +226,7 @@ extern "C" void lwt_spread_destroy(lwt_spread *s)
         cudaFree(s->ws);
     }
     cudaSetDevice(cur);
-    free(s->lv);
+    free(s->lay.lv);
     free(s->approx);
     free(s);
 }
@@ -392,7 +323,7 @@ static lwt_status run_level(lwt_spread *s, int j, int inv, const void *const in[
 {
     const lwt_plan *p = s->plan;
     const lwt_context *ctx = p->ctx;
-    const spread_level *L = &s->lv[j];
+    const spread_level *L = &s->lay.lv[j];
     lwt_status st = barrier(s);
     if (st)
         return st;
