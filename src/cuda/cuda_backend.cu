@@ -413,18 +413,23 @@ static int part_geom(const lwt_plan *p, lwt_cuda_part_cache *c, long n0, long n1
     return c->e[i].shape;
 }
 
-extern "C" lwt_status lwt_cuda_run_level_part(const lwt_plan *p, lwt_cuda_part_cache *c, const lwt_line_prog *p0,
-                                              const lwt_line_prog *p1, const void *in, void *out,
-                                              cudaStream_t stream)
+extern "C" const lwt_slide_geom *lwt_cuda_level_part_geom(const lwt_plan *p, lwt_cuda_part_cache *c,
+                                                          const lwt_line_prog *p0, const lwt_line_prog *p1,
+                                                          int *shape)
+{
+    if (p->ndim != 2 || p->direct || p0->inverse || p1->inverse || !p0->win.nseg)
+        return NULL;
+    const lwt_slide_geom *g = NULL;
+    *shape = part_geom(p, c, p0->n, p1->n, p0->out_hi - p0->out_lo, &g);
+    return *shape < 0 ? NULL : g;
+}
+
+extern "C" lwt_status lwt_cuda_run_level_part(const lwt_plan *p, const lwt_slide_geom *g, int shape,
+                                              const lwt_line_prog *p0, const lwt_line_prog *p1, const void *in,
+                                              void *out, cudaStream_t stream)
 {
     const lwt_context *ctx = p->ctx;
-    if (p->ndim != 2 || p->direct || p0->inverse || p1->inverse || !p0->win.nseg)
-        return LWT_ERR_UNSUPPORTED;
     const long rows = p0->out_hi - p0->out_lo;
-    const lwt_slide_geom *g = NULL;
-    const int shape = part_geom(p, c, p0->n, p1->n, rows, &g);
-    if (shape < 0 || !g)
-        return LWT_ERR_UNSUPPORTED;
     /* p1's output: [2 rows, 2 nc1], axis-0 details in the lower half, axis-1 details on the right */
     const size_t es = lwt_plan_elem_size(p), nc1 = (size_t)p1->nc, stride = 2 * nc1;
     char *o = (char *)out;

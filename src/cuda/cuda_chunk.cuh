@@ -43,11 +43,16 @@ void lwt_cuda_part_cache_free(lwt_cuda_part_cache *c);
  * fuse_next and the pass after it): p0 the level's axis-0 pass, whose input
  * `in` holds the rows of its window (p1->n samples each), p1 the axis-1 pass;
  * `out` the array p1 writes ([2 rows, 2 nc1]). The same bits as the two
- * passes (lwt_cuda_slide2d_regs_part). LWT_ERR_UNSUPPORTED where the kernel
- * does not apply: the caller runs the passes.
+ * passes (lwt_cuda_slide2d_regs_part). First ask: lwt_cuda_level_part_geom
+ * gives the kernel's geometry and shape (planned once per level shape in the
+ * cache, pure host code), or NULL where the kernel does not apply and the
+ * caller runs the two passes; then run it with them.
  */
-extern "C" lwt_status lwt_cuda_run_level_part(const lwt_plan *p, lwt_cuda_part_cache *c, const lwt_line_prog *p0,
-                                              const lwt_line_prog *p1, const void *in, void *out,
-                                              cudaStream_t stream);
+extern "C" const lwt_slide_geom *lwt_cuda_level_part_geom(const lwt_plan *p, lwt_cuda_part_cache *c,
+                                                          const lwt_line_prog *p0, const lwt_line_prog *p1,
+                                                          int *shape);
+extern "C" lwt_status lwt_cuda_run_level_part(const lwt_plan *p, const lwt_slide_geom *g, int shape,
+                                              const lwt_line_prog *p0, const lwt_line_prog *p1, const void *in,
+                                              void *out, cudaStream_t stream);
 
 #endif

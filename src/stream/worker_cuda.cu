@@ -16,7 +16,8 @@
  * A forward chunk's input window goes through a row cache (row_cache.h) on
  * the device, so the halo rows consecutive chunks share go up once.
  * A chunk's 2-D forward levels run as one sliding-window kernel each (the
- * register kernel in the CPU backend's arithmetic, lwt_cuda_run_level_part)
+ * register kernel in the CPU backend's arithmetic, lwt_cuda_level_part_geom and
+ * lwt_cuda_run_level_part)
  * where the wavelet and mode have one, else as the recipe's two passes.
  * A chunk whose buffers do not fit in device memory is run in halves.
  */
@@ -419,19 +420,21 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
                 return s;
             continue;
         }
-        if (o->p.fuse_next && !cw->naive && i + 1 < r->compute.n && r->compute.v[i + 1].kind == ROP_PASS) {
-            /* a whole 2-D level in one kernel: one read and one write of the window */
-            const rpass *p1 = &r->compute.v[i + 1].p;
-            lwt_status s = lwt_cuda_run_level_part(cw->plan, &cw->levels, &o->p.prog, &p1->prog,
+        /* a whole 2-D level in one kernel, where it applies: one read and one write of the window */
+        const rpass *p1 = i + 1 < r->compute.n && r->compute.v[i + 1].kind == ROP_PASS ? &r->compute.v[i + 1].p : NULL;
+        int lshape = -1;
+        const lwt_slide_geom *lg = o->p.fuse_next && !cw->naive && p1
+                                       ? lwt_cuda_level_part_geom(cw->plan, &cw->levels, &o->p.prog, &p1->prog, &lshape)
+                                       : NULL;
+        if (lg) {
+            lwt_status s = lwt_cuda_run_level_part(cw->plan, lg, lshape, &o->p.prog, &p1->prog,
                                                    sl->arena + o->p.in.off * es, sl->arena + p1->out.off * es,
                                                    cw->comp);
-            if (s == LWT_OK) {
-                sl->fused++;
-                i++;
-                continue;
-            }
-            if (s != LWT_ERR_UNSUPPORTED)
+            if (s)
                 return s;
+            sl->fused++;
+            i++;
+            continue;
         }
         sl->passes += o->p.fuse_next;
         lwt_pass ps;
