@@ -240,7 +240,7 @@ typedef struct lwt_plan_info {
     size_t coeff_count;          /* values per batch item on the coefficient side */
     lwt_backend backend;         /* resolved backend */
     lwt_path path;               /* resolved computation path */
-    size_t workspace_bytes;      /* for lwt_forward/lwt_inverse */
+    size_t workspace_bytes;      /* host workspace of lwt_forward/lwt_inverse (0 for CUDA plans) */
 } lwt_plan_info;
 
 lwt_status lwt_plan_get_info(const lwt_plan *plan, lwt_plan_info *out);
@@ -269,8 +269,8 @@ lwt_status lwt_plan_band(const lwt_plan *plan, int level, unsigned band_mask, lw
  * buffers it allocates on its first such call and keeps until
  * lwt_plan_destroy (input, output and the device workspace of lwt_cuda.h),
  * so later calls allocate nothing; such calls to one CUDA plan run one at a
- * time, and the host workspace is not used (lwt_cuda.h runs on device
- * pointers with the caller's workspace and stream).
+ * time and take no host workspace (workspace_bytes is 0; lwt_cuda.h runs on
+ * device pointers with the caller's workspace and stream).
  */
 lwt_status lwt_forward(const lwt_plan *plan, const void *input, void *coeffs, void *workspace);
 /** Inverse: output has input_count values per batch item (waverecn, cropped to shape). */

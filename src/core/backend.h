@@ -91,7 +91,9 @@ typedef struct lwt_backend_ops {
     /* optional (NULL: no per-plan state) */
     lwt_status (*plan_init)(lwt_plan *p);
     void (*plan_free)(lwt_plan *p);
-    /* lwt_forward / lwt_inverse on host pointers; ws: NULL or lwt_plan_info.workspace_bytes */
+    /* bytes of host workspace execute takes (lwt_plan_info.workspace_bytes) */
+    size_t (*workspace_size)(const lwt_plan *p);
+    /* lwt_forward / lwt_inverse on host pointers; ws: NULL or workspace_size bytes */
     lwt_status (*execute)(const lwt_plan *p, const void *in, void *out, void *ws, int inverse);
 
     /* One whole level j (1-based) of a 2-D plan in one go (fused2d below); planes:

@@ -361,7 +361,7 @@ lwt_status lwt_plan_get_info(const lwt_plan *p, lwt_plan_info *out)
     out->coeff_count = p->coeff_count;
     out->backend = p->backend;
     out->path = p->direct ? LWT_PATH_CONVOLUTION : LWT_PATH_LIFTING;
-    out->workspace_bytes = 2 * p->buf_elems * lwt_plan_elem_size(p);
+    out->workspace_bytes = p->ops->workspace_size(p);
     return LWT_OK;
 }
 

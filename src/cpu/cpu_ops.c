@@ -66,9 +66,15 @@ static const char *cpu_pass_kernel(const void *q, const lwt_plan *p, const lwt_p
     return p->direct ? "filter-bank pass" : "lifting pass";
 }
 
+/* the driver's two ping-pong buffers */
+static size_t cpu_workspace_size(const lwt_plan *p)
+{
+    return 2 * p->buf_elems * lwt_plan_elem_size(p);
+}
+
 static lwt_status cpu_execute(const lwt_plan *p, const void *in, void *out, void *workspace, int inverse)
 {
-    const size_t bytes = 2 * p->buf_elems * lwt_plan_elem_size(p);
+    const size_t bytes = cpu_workspace_size(p);
     void *ws = workspace ? workspace : malloc(bytes);
     if (!ws)
         return lwt_fail(p->ctx, LWT_ERR_OUT_OF_MEMORY, "cannot allocate a %zu-byte workspace", bytes);
@@ -82,6 +88,7 @@ const lwt_backend_ops lwt_cpu_ops = {
     .name = "cpu",
     .plan_init = lwt_cpu_slide_plan,
     .plan_free = lwt_cpu_slide_free,
+    .workspace_size = cpu_workspace_size,
     .execute = cpu_execute,
     .level_kernel = cpu_level_kernel,
     .pass_kernel = cpu_pass_kernel,

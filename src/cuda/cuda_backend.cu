@@ -587,6 +587,13 @@ static cudaError_t host_io_buffers(const lwt_plan *p, cuda_plan_state *st)
     return e;
 }
 
+/* host calls need no host workspace: they copy through the plan's device buffers */
+static size_t cuda_host_workspace(const lwt_plan *p)
+{
+    (void)p;
+    return 0;
+}
+
 /* lwt_forward / lwt_inverse of a CUDA plan: in and out are host memory, copied through
    the plan's device buffers; the host workspace is not needed */
 static lwt_status cuda_execute(const lwt_plan *p, const void *in, void *out, void *workspace, int inverse)
@@ -661,6 +668,7 @@ static const lwt_backend_ops cuda_ops = {
     "cuda",
     cuda_plan_init,
     cuda_plan_free,
+    cuda_host_workspace,
     cuda_execute,
     cuda_level_kernel,
     cuda_pair_kernel,
