@@ -93,29 +93,47 @@ static lwt_status inverse_passes(const lwt_plan *p, const lwt_backend_ops *ops, 
     return LWT_OK;
 }
 
+/* level j in one sliding-window step where the backend runs it: a 2-D level, or the 2-D
+   levels on the planes of a 3-D one around its pass along axis 0 (before the planes in
+   the forward, after them in the inverse). 1: planned; 0: not; -1: no pass for axis 0. */
+static int fused_step(const lwt_plan *p, const lwt_backend_ops *ops, const void *q, int j, int inverse,
+                      lwt_level_step *st)
+{
+    const int planes = p->ndim == 3;
+    const char *kn = p->ndim >= 2 && !p->direct && ops->level_kernel ? ops->level_kernel(q, p, j, inverse, planes)
+                                                                   : NULL;
+    if (!kn)
+        return 0;
+    if (!planes) {
+        st->op = LWT_LEVEL_FUSED2D;
+        st->kernel[0] = kn;
+        return 1;
+    }
+    const size_t zshape[LWT_MAX_NDIM] = {2 * p->sizes[j][0], p->sizes[j - 1][1], p->sizes[j - 1][2]};
+    st->op = LWT_LEVEL_PLANES;
+    st->kernel[1] = kn;
+    st->kernel[0] = inverse ? pass_kernel(p, ops, q, 0, 1, zshape, (long)p->sizes[j - 1][0], 0)
+                            : pass_kernel(p, ops, q, 0, 0, p->sizes[j - 1], 0, 0);
+    return st->kernel[0] ? 1 : -1;
+}
+
 static lwt_status plan_forward(const lwt_plan *p, const lwt_backend_ops *ops, const void *q, lwt_level_step *v,
                                int *n)
 {
-    const int lifting2 = p->ndim == 2 && !p->direct, lifting3 = p->ndim == 3 && !p->direct;
     if ((*n = batch_as_rows(p, ops, q, 0, v)))
         return LWT_OK;
     for (int j = 1; j <= p->levels; j++) {
         lwt_level_step *st = &v[(*n)++];
         st->level = j;
         const char *kn;
-        if (lifting2 && j < p->levels && ops->pair_kernel && (kn = ops->pair_kernel(q, p, j))) {
+        int fused;
+        if (p->ndim == 2 && !p->direct && j < p->levels && ops->pair_kernel && (kn = ops->pair_kernel(q, p, j))) {
             st->op = LWT_LEVEL_PAIR2D;
             st->kernel[0] = kn;
             j++;
-        } else if (lifting2 && ops->level_kernel && (kn = ops->level_kernel(q, p, j, 0, 0))) {
-            st->op = LWT_LEVEL_FUSED2D;
-            st->kernel[0] = kn;
-        } else if (lifting3 && ops->level_kernel && (kn = ops->level_kernel(q, p, j, 0, 1))) {
-            st->op = LWT_LEVEL_PLANES;
-            st->kernel[1] = kn;
-            if (!(st->kernel[0] = pass_kernel(p, ops, q, 0, 0, p->sizes[j - 1], 0, 0)))
-                return LWT_ERR_INTERNAL;
-        } else {
+        } else if ((fused = fused_step(p, ops, q, j, 0, st)) < 0) {
+            return LWT_ERR_INTERNAL;
+        } else if (!fused) {
             lwt_status s = forward_passes(p, ops, q, j, st);
             if (s)
                 return s;
@@ -132,17 +150,10 @@ static lwt_status plan_inverse(const lwt_plan *p, const lwt_backend_ops *ops, co
     for (int j = p->levels; j >= 1; j--) {
         lwt_level_step *st = &v[(*n)++];
         st->level = j;
-        const char *kn;
-        if (p->ndim == 2 && !p->direct && ops->level_kernel && (kn = ops->level_kernel(q, p, j, 1, 0))) {
-            st->op = LWT_LEVEL_FUSED2D;
-            st->kernel[0] = kn;
-        } else if (p->ndim == 3 && !p->direct && ops->level_kernel && (kn = ops->level_kernel(q, p, j, 1, 1))) {
-            const size_t zshape[LWT_MAX_NDIM] = {2 * p->sizes[j][0], p->sizes[j - 1][1], p->sizes[j - 1][2]};
-            st->op = LWT_LEVEL_PLANES;
-            st->kernel[1] = kn;
-            if (!(st->kernel[0] = pass_kernel(p, ops, q, 0, 1, zshape, (long)p->sizes[j - 1][0], 0)))
-                return LWT_ERR_INTERNAL;
-        } else {
+        const int fused = fused_step(p, ops, q, j, 1, st);
+        if (fused < 0)
+            return LWT_ERR_INTERNAL;
+        if (!fused) {
             lwt_status s = inverse_passes(p, ops, q, j, st);
             if (s)
                 return s;
