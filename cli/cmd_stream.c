@@ -60,24 +60,6 @@ static int parse_pair(const char *s, int *idx, double *val)
     return *end || !(*val > 0) ? -1 : 0;
 }
 
-static int parse_shape_arg(const char *s, size_t *shape, int *nd)
-{
-    *nd = 0;
-    while (*s) {
-        char *end;
-        unsigned long long x = strtoull(s, &end, 10);
-        if (end == s || x == 0 || *nd == LWT_MAX_NDIM)
-            return -1;
-        shape[(*nd)++] = (size_t)x;
-        s = end;
-        if (*s == ',' && s[1])
-            s++;
-        else if (*s)
-            return -1;
-    }
-    return *nd ? 0 : -1;
-}
-
 #define NEED_VALUE()                                                                 \
     do {                                                                             \
         if (i + 1 >= argc) {                                                         \
@@ -144,7 +126,7 @@ static int parse(int argc, char **argv, const char *name, stream_opts *o)
             }
         } else if (!strcmp(a, "--shape")) {
             NEED_VALUE();
-            if (parse_shape_arg(argv[++i], o->shape, &o->shape_nd)) {
+            if (cli_parse_shape(argv[++i], o->shape, &o->shape_nd)) {
                 fprintf(stderr, "lwt: --shape needs D0[,D1[,D2]] with 1-3 positive integers\n");
                 return -1;
             }
