@@ -3,10 +3,13 @@
 #   make demo   the main job: surface filtration of a synthetic 4096^2 milled surface, or
 #               of FILE=scan.x3p (CUDA when a GPU is present, else the CPU)
 #   make test   every test (installs what it needs), then the ASan+UBSan suite
+#   make install PREFIX=/opt/lwt   build, then install headers, liblwt, the CLI, lwt.pc and
+#               the CMake package under PREFIX (default /usr/local)
 BUILD ?= build
+PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo test test-fast test-asan clean
+.PHONY: all deps build install demo test test-fast test-asan clean
 all: build
 
 deps:
@@ -15,6 +18,9 @@ deps:
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
+
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 demo: build
 	@scripts/demo.sh $(BUILD)/lwt $(FILE)

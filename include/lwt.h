@@ -30,16 +30,21 @@
 
 #include <stddef.h>
 
+#include "lwt_export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* The one place the version is written: CMakeLists.txt reads these three
+ * lines for project(VERSION), the shared library's VERSION/SOVERSION, lwt.pc
+ * and lwtConfigVersion.cmake. */
 #define LWT_VERSION_MAJOR 0
 #define LWT_VERSION_MINOR 1
 #define LWT_VERSION_PATCH 0
 
 /** "MAJOR.MINOR.PATCH" of the library actually linked. */
-const char *lwt_version_string(void);
+LWT_API const char *lwt_version_string(void);
 
 /* ------------------------------------------------------------------ status */
 
@@ -57,7 +62,7 @@ typedef enum lwt_status {
 } lwt_status;
 
 /** Short English description of a status ("invalid argument", ...). */
-const char *lwt_status_string(lwt_status s);
+LWT_API const char *lwt_status_string(lwt_status s);
 
 /* ---------------------------------------------------------------- context */
 
@@ -72,15 +77,15 @@ typedef void (*lwt_log_fn)(void *user, lwt_log_level level, const char *message)
 
 typedef struct lwt_context lwt_context;
 
-lwt_status lwt_context_create(lwt_context **out);
-void lwt_context_destroy(lwt_context *ctx); /* NULL is a no-op */
+LWT_API lwt_status lwt_context_create(lwt_context **out);
+LWT_API void lwt_context_destroy(lwt_context *ctx); /* NULL is a no-op */
 /** Messages (errors with details, warnings) go to fn; NULL drops them. */
-lwt_status lwt_context_set_log(lwt_context *ctx, lwt_log_fn fn, void *user);
+LWT_API lwt_status lwt_context_set_log(lwt_context *ctx, lwt_log_fn fn, void *user);
 /** CPU threads used by plans of this context; 0 = all available (default).
  *  Results are bit-identical for every thread count. */
-lwt_status lwt_context_set_threads(lwt_context *ctx, int threads);
+LWT_API lwt_status lwt_context_set_threads(lwt_context *ctx, int threads);
 /** Number of CUDA devices usable by this build (0 without CUDA). */
-int lwt_context_device_count(const lwt_context *ctx);
+LWT_API int lwt_context_device_count(const lwt_context *ctx);
 
 /* ------------------------------------------------------------------ modes */
 
@@ -99,8 +104,8 @@ typedef enum lwt_mode {
 #define LWT_MODE_COUNT 9
 
 /** PyWavelets mode name ("symmetric", ...) to enum; LWT_ERR_UNKNOWN_MODE if none. */
-lwt_status lwt_mode_from_name(const char *name, lwt_mode *out);
-const char *lwt_mode_name(lwt_mode mode);
+LWT_API lwt_status lwt_mode_from_name(const char *name, lwt_mode *out);
+LWT_API const char *lwt_mode_name(lwt_mode mode);
 
 /* --------------------------------------------------------------- wavelets */
 
@@ -128,16 +133,16 @@ typedef struct lwt_wavelet_info {
 
 /** Built-in catalog: every PyWavelets discrete wavelet plus the aliases
  *  cdf97 (bior4.4), cdf53 (bior2.2), d4 (db2), d8 (db4), d20 (db10). */
-int lwt_wavelet_catalog_count(void);
+LWT_API int lwt_wavelet_catalog_count(void);
 /** Name of catalog entry i (0 <= i < count), NULL outside. Aliases are not listed. */
-const char *lwt_wavelet_catalog_name(int i);
+LWT_API const char *lwt_wavelet_catalog_name(int i);
 
-lwt_status lwt_wavelet_create(lwt_context *ctx, const char *name, lwt_wavelet **out);
-void lwt_wavelet_destroy(lwt_wavelet *w); /* NULL is a no-op */
-lwt_status lwt_wavelet_get_info(const lwt_wavelet *w, lwt_wavelet_info *out);
+LWT_API lwt_status lwt_wavelet_create(lwt_context *ctx, const char *name, lwt_wavelet **out);
+LWT_API void lwt_wavelet_destroy(lwt_wavelet *w); /* NULL is a no-op */
+LWT_API lwt_status lwt_wavelet_get_info(const lwt_wavelet *w, lwt_wavelet_info *out);
 /** The four PyWavelets filters, each filter_length taps (dec_lo, dec_hi, rec_lo, rec_hi). */
-lwt_status lwt_wavelet_filters(const lwt_wavelet *w, const double **dec_lo, const double **dec_hi,
-                               const double **rec_lo, const double **rec_hi);
+LWT_API lwt_status lwt_wavelet_filters(const lwt_wavelet *w, const double **dec_lo, const double **dec_hi,
+                                       const double **rec_lo, const double **rec_hi);
 
 /*
  * A user lifting scheme in the P/U/K form of seed 000 (GPCF-LWT, eqs. 12-15):
@@ -166,7 +171,7 @@ typedef struct lwt_puk_scheme {
     double K;
 } lwt_puk_scheme;
 
-lwt_status lwt_wavelet_from_puk(lwt_context *ctx, const lwt_puk_scheme *scheme, lwt_wavelet **out);
+LWT_API lwt_status lwt_wavelet_from_puk(lwt_context *ctx, const lwt_puk_scheme *scheme, lwt_wavelet **out);
 
 /* ------------------------------------------------------------------ plans */
 
@@ -220,15 +225,15 @@ typedef struct lwt_plan_desc {
 } lwt_plan_desc;
 
 /** A desc with defaults: ndim 1, levels max, symmetric, f64, auto, batch 1. */
-lwt_plan_desc lwt_plan_desc_default(void);
+LWT_API lwt_plan_desc lwt_plan_desc_default(void);
 
 typedef struct lwt_plan lwt_plan;
 
-lwt_status lwt_plan_create(lwt_context *ctx, const lwt_plan_desc *desc, lwt_plan **out);
-void lwt_plan_destroy(lwt_plan *plan); /* NULL is a no-op */
+LWT_API lwt_status lwt_plan_create(lwt_context *ctx, const lwt_plan_desc *desc, lwt_plan **out);
+LWT_API void lwt_plan_destroy(lwt_plan *plan); /* NULL is a no-op */
 
 /** PyWavelets' dwt_max_level(n, filter_length) for one axis length. */
-int lwt_max_level(size_t n, int filter_length);
+LWT_API int lwt_max_level(size_t n, int filter_length);
 
 typedef struct lwt_plan_info {
     int ndim;
@@ -243,7 +248,7 @@ typedef struct lwt_plan_info {
     size_t workspace_bytes;      /* host workspace of lwt_forward/lwt_inverse (0 for CUDA plans) */
 } lwt_plan_info;
 
-lwt_status lwt_plan_get_info(const lwt_plan *plan, lwt_plan_info *out);
+LWT_API lwt_status lwt_plan_get_info(const lwt_plan *plan, lwt_plan_info *out);
 
 /*
  * A band of the packed layout: level 0 is the approximation cA_J, levels
@@ -257,7 +262,7 @@ typedef struct lwt_band {
     size_t shape[LWT_MAX_NDIM];
 } lwt_band;
 
-lwt_status lwt_plan_band(const lwt_plan *plan, int level, unsigned band_mask, lwt_band *out);
+LWT_API lwt_status lwt_plan_band(const lwt_plan *plan, int level, unsigned band_mask, lwt_band *out);
 
 /*
  * Execute. Arrays are C-order, dtype as planned, batch items one after another
@@ -272,9 +277,9 @@ lwt_status lwt_plan_band(const lwt_plan *plan, int level, unsigned band_mask, lw
  * time and take no host workspace (workspace_bytes is 0; lwt_cuda.h runs on
  * device pointers with the caller's workspace and stream).
  */
-lwt_status lwt_forward(const lwt_plan *plan, const void *input, void *coeffs, void *workspace);
+LWT_API lwt_status lwt_forward(const lwt_plan *plan, const void *input, void *coeffs, void *workspace);
 /** Inverse: output has input_count values per batch item (waverecn, cropped to shape). */
-lwt_status lwt_inverse(const lwt_plan *plan, const void *coeffs, void *output, void *workspace);
+LWT_API lwt_status lwt_inverse(const lwt_plan *plan, const void *coeffs, void *output, void *workspace);
 
 /*
  * What a plan runs, decided when it was made: one line per step, forward
@@ -286,7 +291,7 @@ lwt_status lwt_inverse(const lwt_plan *plan, const void *coeffs, void *output, v
  * call with len 0 sizes the buffer. The text is for people; its wording may
  * change between versions.
  */
-lwt_status lwt_plan_explain(const lwt_plan *plan, char *buf, size_t len, size_t *needed);
+LWT_API lwt_status lwt_plan_explain(const lwt_plan *plan, char *buf, size_t len, size_t *needed);
 
 #ifdef __cplusplus
 }

@@ -12,20 +12,21 @@
 #include <cuda_runtime.h>
 
 #include "lwt.h"
+#include "lwt_export.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /** Bytes of device workspace one lwt_*_device call needs for this plan. */
-lwt_status lwt_plan_device_workspace_size(const lwt_plan *plan, size_t *bytes);
+LWT_API lwt_status lwt_plan_device_workspace_size(const lwt_plan *plan, size_t *bytes);
 
 /** Forward on device memory: in (input_count x batch), out (coeff_count x batch),
  *  workspace of lwt_plan_device_workspace_size bytes, all on the plan's device. */
-lwt_status lwt_forward_device(const lwt_plan *plan, const void *d_in, void *d_out, void *d_workspace,
-                              cudaStream_t stream);
-lwt_status lwt_inverse_device(const lwt_plan *plan, const void *d_in, void *d_out, void *d_workspace,
-                              cudaStream_t stream);
+LWT_API lwt_status lwt_forward_device(const lwt_plan *plan, const void *d_in, void *d_out, void *d_workspace,
+                                      cudaStream_t stream);
+LWT_API lwt_status lwt_inverse_device(const lwt_plan *plan, const void *d_in, void *d_out, void *d_workspace,
+                                      cudaStream_t stream);
 
 /*
  * Device-resident transforms spread over several GPUs of one host.
@@ -54,21 +55,21 @@ typedef enum lwt_spread_array {
 
 /** A spread of a CUDA plan (which must outlive it) over devices[0..ndevices), at most 16,
  *  the plan's device among them; every pair must have peer access. */
-lwt_status lwt_spread_create(const lwt_plan *plan, int ndevices, const int *devices, lwt_spread **out);
+LWT_API lwt_status lwt_spread_create(const lwt_plan *plan, int ndevices, const int *devices, lwt_spread **out);
 /** An array of the plan's samples or coefficients, its rows on the devices that compute them. */
-lwt_status lwt_spread_alloc(lwt_spread *s, lwt_spread_array what, void **ptr);
-lwt_status lwt_spread_free(lwt_spread *s, void *ptr);
+LWT_API lwt_status lwt_spread_alloc(lwt_spread *s, lwt_spread_array what, void **ptr);
+LWT_API lwt_status lwt_spread_free(lwt_spread *s, void *ptr);
 /** The device holding byte `byte` of an array from lwt_spread_alloc. */
-lwt_status lwt_spread_device_of(const lwt_spread *s, const void *ptr, size_t byte, int *device);
+LWT_API lwt_status lwt_spread_device_of(const lwt_spread *s, const void *ptr, size_t byte, int *device);
 /** 1 where the direction's levels are shared out over the devices, 0 where the whole
  *  transform runs on the plan's device. */
-int lwt_spread_split(const lwt_spread *s, int inverse);
+LWT_API int lwt_spread_split(const lwt_spread *s, int inverse);
 /** Forward / inverse on arrays every device of the set can reach (lwt_spread_alloc's).
  *  Waits first for the work already issued to those devices, returns when the result is
  *  complete; one call at a time. */
-lwt_status lwt_spread_forward(lwt_spread *s, const void *in, void *coeffs);
-lwt_status lwt_spread_inverse(lwt_spread *s, const void *coeffs, void *out);
-void lwt_spread_destroy(lwt_spread *s); /* frees its arrays too; NULL is a no-op */
+LWT_API lwt_status lwt_spread_forward(lwt_spread *s, const void *in, void *coeffs);
+LWT_API lwt_status lwt_spread_inverse(lwt_spread *s, const void *coeffs, void *out);
+LWT_API void lwt_spread_destroy(lwt_spread *s); /* frees its arrays too; NULL is a no-op */
 
 #ifdef __cplusplus
 }

@@ -57,15 +57,15 @@ typedef struct lwt_plan_tuning {
 } lwt_plan_tuning;
 
 /** The planner's choices everywhere (all zero). */
-lwt_plan_tuning lwt_plan_tuning_default(void);
+LWT_API lwt_plan_tuning lwt_plan_tuning_default(void);
 
 /** lwt_plan_create with tuning (NULL: lwt_plan_tuning_default()); LWT_ERR_INVALID_ARGUMENT
  *  for a value outside the ranges above. */
-lwt_status lwt_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_plan_tuning *tuning,
+LWT_API lwt_status lwt_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_plan_tuning *tuning,
                                          lwt_plan **out);
 
 /** The tuning a plan was made with. */
-lwt_status lwt_plan_get_tuning(const lwt_plan *plan, lwt_plan_tuning *out);
+LWT_API lwt_status lwt_plan_get_tuning(const lwt_plan *plan, lwt_plan_tuning *out);
 
 #ifdef __cplusplus
 }

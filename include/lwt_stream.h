@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "lwt.h"
+#include "lwt_export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -88,10 +89,10 @@ typedef struct lwt_stream_report {
 } lwt_stream_report;
 
 /** Defaults: chunk_rows 0, one CPU worker, queue policy, every optimization on. */
-lwt_stream_desc lwt_stream_desc_default(void);
+LWT_API lwt_stream_desc lwt_stream_desc_default(void);
 
 /** Host scratch the call needs (bytes), for the plan's intermediate approximations. */
-lwt_status lwt_stream_scratch_size(const lwt_plan *plan, size_t *bytes);
+LWT_API lwt_status lwt_stream_scratch_size(const lwt_plan *plan, size_t *bytes);
 
 /**
  * Forward / inverse of one plan (any backend; only its description is used)
@@ -100,10 +101,10 @@ lwt_status lwt_stream_scratch_size(const lwt_plan *plan, size_t *bytes);
  * allocate. report may be NULL. On failure the output is incomplete and the
  * status says why (every worker failed, out of memory, ...).
  */
-lwt_status lwt_stream_forward(const lwt_plan *plan, const lwt_stream_desc *desc, const void *in, void *out,
-                              void *scratch, lwt_stream_report *report);
-lwt_status lwt_stream_inverse(const lwt_plan *plan, const lwt_stream_desc *desc, const void *in, void *out,
-                              void *scratch, lwt_stream_report *report);
+LWT_API lwt_status lwt_stream_forward(const lwt_plan *plan, const lwt_stream_desc *desc, const void *in, void *out,
+                                      void *scratch, lwt_stream_report *report);
+LWT_API lwt_status lwt_stream_inverse(const lwt_plan *plan, const lwt_stream_desc *desc, const void *in, void *out,
+                                      void *scratch, lwt_stream_report *report);
 
 /**
  * A streamer: the workers of a description made once and kept for every call
@@ -117,14 +118,14 @@ lwt_status lwt_stream_inverse(const lwt_plan *plan, const lwt_stream_desc *desc,
  */
 typedef struct lwt_streamer lwt_streamer;
 
-lwt_status lwt_streamer_create(const lwt_plan *plan, const lwt_stream_desc *desc, lwt_streamer **out);
-lwt_status lwt_streamer_forward(lwt_streamer *s, const void *in, void *out, void *scratch,
-                                lwt_stream_report *report);
-lwt_status lwt_streamer_inverse(lwt_streamer *s, const void *in, void *out, void *scratch,
-                                lwt_stream_report *report);
-void lwt_streamer_destroy(lwt_streamer *s); /* NULL is a no-op */
+LWT_API lwt_status lwt_streamer_create(const lwt_plan *plan, const lwt_stream_desc *desc, lwt_streamer **out);
+LWT_API lwt_status lwt_streamer_forward(lwt_streamer *s, const void *in, void *out, void *scratch,
+                                        lwt_stream_report *report);
+LWT_API lwt_status lwt_streamer_inverse(lwt_streamer *s, const void *in, void *out, void *scratch,
+                                        lwt_stream_report *report);
+LWT_API void lwt_streamer_destroy(lwt_streamer *s); /* NULL is a no-op */
 
-const char *lwt_balance_policy_name(lwt_balance_policy b);
+LWT_API const char *lwt_balance_policy_name(lwt_balance_policy b);
 
 #ifdef __cplusplus
 }

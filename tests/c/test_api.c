@@ -58,6 +58,9 @@ static void test_statuses(void)
     char v[32];
     snprintf(v, sizeof v, "%d.%d.%d", LWT_VERSION_MAJOR, LWT_VERSION_MINOR, LWT_VERSION_PATCH);
     CHECK(strcmp(v, lwt_version_string()) == 0);
+#ifdef LWT_PROJECT_VERSION /* CMake's project(VERSION), read from lwt.h: the same three numbers */
+    CHECK(strcmp(LWT_PROJECT_VERSION, lwt_version_string()) == 0);
+#endif
     for (int m = 0; m < LWT_MODE_COUNT; m++) {
         lwt_mode back;
         CHECK(lwt_mode_from_name(lwt_mode_name((lwt_mode)m), &back) == LWT_OK && back == (lwt_mode)m);

@@ -1,0 +1,24 @@
+/*
+ * lwt_export.h - LWT_API marks the public functions of liblwt.
+ *
+ * liblwt is compiled with -fvisibility=hidden: only functions declared with
+ * LWT_API in the public headers (lwt.h, lwt_stream.h, lwt_cuda.h) are
+ * exported from liblwt.so; everything else stays internal.
+ *
+ * The attribute is the same whether the library is being built or used, and
+ * for the shared and the static library (both come from one set of objects):
+ * on a declaration seen by a consumer it only says "defined elsewhere with
+ * default visibility", which is right even under -fvisibility=hidden or
+ * #pragma GCC visibility push(hidden). Compilers other than GCC/Clang get
+ * plain declarations.
+ */
+#ifndef LWT_EXPORT_H
+#define LWT_EXPORT_H
+
+#if defined(__GNUC__) || defined(__clang__)
+#define LWT_API __attribute__((visibility("default")))
+#else
+#define LWT_API
+#endif
+
+#endif /* LWT_EXPORT_H */
