@@ -37,6 +37,15 @@ extern "C" {
 #include "cuda/cuda_chunk.cuh"
 
 #define MAX_SLOTS 8
+/* Copies that convert (a float32 transform's double sources and sinks) or
+ * mask go through a small ring of pinned pieces, the host converting each
+ * piece as it goes up or comes down: pinned staging for a whole chunk (a
+ * band split's window and three bands: about 350 MB a slot at 12288^2) took
+ * longer to allocate than the split takes to run when the worker is made per
+ * call (lwt_filter_run: 1.4 s where the former split's four 16 MiB slots gave
+ * 0.19 s, H100). */
+#define CVT_PIECES 4
+#define CVT_PIECE_BYTES ((size_t)16 << 20)
 /* windows smaller than this go up directly: the ring saves little there */
 #define RING_MIN_BYTES ((size_t)1 << 20)
 
@@ -79,6 +88,10 @@ struct cuda_worker {
     row_plan ahead_plan;
     size_t es;
     const level_job *job;      /* the job in progress (its split plans) */
+    char *cvt_pin;             /* CVT_PIECES pinned pieces (made at first use) */
+    cudaEvent_t cvt_ev[CVT_PIECES]; /* the last copy through each piece */
+    cudaStream_t cvt_down;     /* converting downloads, issued when a chunk completes */
+    unsigned cvt_next;
     double last_done;          /* for busy time of overlapped chunks */
     /* host pointers known to be pinned (or not) */
     const void *known[8];
@@ -249,12 +262,94 @@ size_t list_elems(const rlist *l)
     return n;
 }
 
+/* a copy that goes through the converting pieces: it converts or masks, and is one run */
+int converts(const rcopy *c)
+{
+    return (c->cvt != RCVT_NONE || c->nan_mask) && c->n[0] == 1 && c->n[1] == 1;
+}
+
 int needs_stage_in(cuda_worker *cw, const recipe *r)
 {
-    for (int i = 0; i < r->gather.n; i++)
-        if (r->gather.v[i].c.cvt != RCVT_NONE || !host_pinned(cw, r->gather.v[i].c.src.host))
+    for (int i = 0; i < r->gather.n; i++) {
+        const rcopy *c = &r->gather.v[i].c;
+        if (!converts(c) && (c->cvt != RCVT_NONE || !host_pinned(cw, c->src.host)))
             return 1;
+    }
     return 0;
+}
+
+cudaError_t cvt_ready(cuda_worker *cw)
+{
+    if (cw->cvt_pin)
+        return cudaSuccess;
+    cudaError_t e = cudaStreamCreateWithFlags(&cw->cvt_down, cudaStreamNonBlocking);
+    for (int k = 0; k < CVT_PIECES && e == cudaSuccess; k++)
+        e = cudaEventCreateWithFlags(&cw->cvt_ev[k], cudaEventDisableTiming);
+    if (e == cudaSuccess)
+        e = cudaHostAlloc((void **)&cw->cvt_pin, CVT_PIECES * CVT_PIECE_BYTES, cudaHostAllocDefault);
+    return e;
+}
+
+/* piece k of copy c: its element range */
+rcopy cvt_piece(const rcopy *c, size_t k, size_t per)
+{
+    rcopy p = *c;
+    p.n[2] = c->n[2] - k * per < per ? c->n[2] - k * per : per;
+    p.src.off = c->src.off + k * per;
+    p.dst.off = c->dst.off + k * per;
+    return p;
+}
+
+/* Gather c (host, converted) to dst on the device, piece by piece on the up stream. */
+cudaError_t cvt_upload(cuda_worker *cw, const rcopy *c, char *dst)
+{
+    const size_t es = cw->es, per = CVT_PIECE_BYTES / es, np = (c->n[2] + per - 1) / per;
+    cudaError_t e = cvt_ready(cw);
+    for (size_t k = 0; k < np && e == cudaSuccess; k++) {
+        const unsigned s = cw->cvt_next++ % CVT_PIECES;
+        char *pin = cw->cvt_pin + s * CVT_PIECE_BYTES;
+        const rcopy pc = cvt_piece(c, k, per);
+        e = cudaEventSynchronize(cw->cvt_ev[s]); /* its last copy is done */
+        if (e != cudaSuccess)
+            break;
+        recipe_copy_host(&pc, pc.src.host + pc.src.off * rcopy_src_es(&pc, es), pin, es);
+        e = cudaMemcpyAsync(dst + k * per * es, pin, pc.n[2] * es, cudaMemcpyHostToDevice, cw->up);
+        if (e == cudaSuccess)
+            e = cudaEventRecord(cw->cvt_ev[s], cw->up);
+    }
+    return e;
+}
+
+/* Scatter c from src on the device (ready after `after`) to the host, converted: up to
+ * CVT_PIECES pieces in flight, each converted as it arrives. */
+cudaError_t cvt_download(cuda_worker *cw, const rcopy *c, const char *src, cudaEvent_t after)
+{
+    const size_t es = cw->es, per = CVT_PIECE_BYTES / es, np = (c->n[2] + per - 1) / per;
+    cudaError_t e = cvt_ready(cw);
+    if (e == cudaSuccess)
+        e = cudaStreamWaitEvent(cw->cvt_down, after, 0);
+    const unsigned base = cw->cvt_next;
+    size_t issued = 0;
+    for (size_t done = 0; done < np && e == cudaSuccess; done++) {
+        for (; issued < np && issued < done + CVT_PIECES && e == cudaSuccess; issued++) {
+            const unsigned s = (base + (unsigned)issued) % CVT_PIECES;
+            e = cudaEventSynchronize(cw->cvt_ev[s]);
+            if (e == cudaSuccess)
+                e = cudaMemcpyAsync(cw->cvt_pin + s * CVT_PIECE_BYTES, src + issued * per * es,
+                                    cvt_piece(c, issued, per).n[2] * es, cudaMemcpyDeviceToHost, cw->cvt_down);
+            if (e == cudaSuccess)
+                e = cudaEventRecord(cw->cvt_ev[s], cw->cvt_down);
+        }
+        const unsigned s = (base + (unsigned)done) % CVT_PIECES;
+        if (e == cudaSuccess)
+            e = cudaEventSynchronize(cw->cvt_ev[s]);
+        if (e != cudaSuccess)
+            break;
+        const rcopy pc = cvt_piece(c, done, per);
+        recipe_copy_host(&pc, cw->cvt_pin + s * CVT_PIECE_BYTES, pc.dst.host + pc.dst.off * rcopy_dst_es(&pc, es), es);
+    }
+    cw->cvt_next = base + (unsigned)np;
+    return e;
 }
 
 /* The gather that goes through the row cache: the largest, when it is one
@@ -270,6 +365,8 @@ int ring_gather(cuda_worker *cw, const recipe *r, int stage_in)
     size_t most = 0;
     for (int i = 0; i < r->gather.n; i++) {
         rcopy c = r->gather.v[i].c;
+        if (converts(&c))
+            continue;
         recipe_copy_normalize(&c);
         const size_t n = copy_elems(&c) * cw->es;
         if ((c.n[0] == 1 && c.n[1] == 1) && n > most) {
@@ -348,7 +445,7 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
     int stage_out = 0;
     for (int i = 0; i < r->scatter.n; i++) {
         const rcopy *c = &r->scatter.v[i].c;
-        if (c->cvt != RCVT_NONE || c->nan_mask || !host_pinned(cw, c->dst.host))
+        if (!converts(c) && (c->cvt != RCVT_NONE || c->nan_mask || !host_pinned(cw, c->dst.host)))
             stage_out = 1; /* converted or masked on the host */
     }
     cudaError_t e = grow_dev((void **)&sl->arena, &sl->acap, r->arena_elems * es);
@@ -385,7 +482,9 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
         if (i == rg && rp.cached)
             continue;
         sl->up_bytes += copy_elems(c) * es;
-        if (stage_in) {
+        if (converts(c)) {
+            e = cvt_upload(cw, c, dst);
+        } else if (stage_in) {
             rcopy in = packed_side(c, 0, at), out = packed_side(c, 1, at);
             recipe_copy_host(&in, c->src.host + c->src.off * rcopy_src_es(c, es), sl->pin_in + at * es, es);
             e = copy_2d(&out, sl->pin_in + at * es, dst, es, cudaMemcpyHostToDevice, cw->up);
@@ -453,6 +552,8 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
     for (int i = 0; i < r->scatter.n && e == cudaSuccess; i++) {
         const rcopy *c = &r->scatter.v[i].c;
         const char *src = sl->arena + c->src.off * es;
+        if (converts(c))
+            continue; /* when the chunk completes (cvt_download) */
         if (stage_out) {
             rcopy out = packed_side(c, 0, at);
             e = copy_2d(&out, src, sl->pin_out + at * es, es, cudaMemcpyDeviceToHost, cw->down);
@@ -477,10 +578,17 @@ lwt_status complete(cuda_worker *cw, slot *sl, stream_engine *e, int w, int repo
         return cuda_fail(cw, ce, "running a chunk");
     const recipe *r = &sl->r;
     const size_t es = cw->es;
+    for (int i = 0; i < r->scatter.n; i++) {
+        const rcopy *c = &r->scatter.v[i].c;
+        if (converts(c) && (ce = cvt_download(cw, c, sl->arena + c->src.off * es, sl->ev[2])) != cudaSuccess)
+            return cuda_fail(cw, ce, "copying a chunk back");
+    }
     if (sl->staged_out) {
         size_t at = 0;
         for (int i = 0; i < r->scatter.n; i++) {
             const rcopy *c = &r->scatter.v[i].c;
+            if (converts(c))
+                continue;
             rcopy in = packed_side(c, 1, at);
             recipe_copy_host(&in, sl->pin_out + at * es, c->dst.host + c->dst.off * rcopy_dst_es(c, es), es);
             at += copy_elems(c);
@@ -717,6 +825,14 @@ void cuda_destroy(void *state)
         recipe_free(&sl->r);
     }
     recipe_free(&cw->ahead_r);
+    if (cw->cvt_down)
+        cudaStreamSynchronize(cw->cvt_down);
+    cudaFreeHost(cw->cvt_pin);
+    for (int k = 0; k < CVT_PIECES; k++)
+        if (cw->cvt_ev[k])
+            cudaEventDestroy(cw->cvt_ev[k]);
+    if (cw->cvt_down)
+        cudaStreamDestroy(cw->cvt_down);
     lwt_cuda_part_cache_free(&cw->levels);
     cudaFree(cw->ring);
     for (int i = 0; i < 3; i++)
