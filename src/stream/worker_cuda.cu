@@ -355,8 +355,10 @@ cudaError_t cvt_download(cuda_worker *cw, const rcopy *c, const char *src, cudaE
 /* The gather that goes through the row cache: the largest, when it is one
  * run of bytes on both sides, at least RING_MIN_BYTES, and the recipe's
  * input needs no staging (pageable input is packed on the host anyway). That
- * is a forward window's main run; the far-end rows a mode pulls and the
- * inverse's band blocks go up directly. -1: none. */
+ * is a forward window's main run (a split chunk's window too, converted rows
+ * included: the rows consecutive windows share are converted and go up
+ * once); the far-end rows a mode pulls and the inverse's band blocks go up
+ * directly. -1: none. */
 int ring_gather(cuda_worker *cw, const recipe *r, int stage_in)
 {
     if (stage_in)
@@ -365,8 +367,6 @@ int ring_gather(cuda_worker *cw, const recipe *r, int stage_in)
     size_t most = 0;
     for (int i = 0; i < r->gather.n; i++) {
         rcopy c = r->gather.v[i].c;
-        if (converts(&c))
-            continue;
         recipe_copy_normalize(&c);
         const size_t n = copy_elems(&c) * cw->es;
         if ((c.n[0] == 1 && c.n[1] == 1) && n > most) {
@@ -414,9 +414,18 @@ cudaError_t ring_upload(cuda_worker *cw, const rcopy *c, row_plan *rp)
         if (o->busy && o->reads_ring && row_plan_overlaps(rp, &o->ring_plan))
             e = cudaStreamWaitEvent(cw->up, o->ev_read, 0);
     }
-    for (int k = 0; k < rp->nup && e == cudaSuccess; k++)
-        e = cudaMemcpyAsync(cw->ring + rp->up[k].ring, c->src.host + rp->up[k].host, rp->up[k].bytes,
-                            cudaMemcpyDefault, cw->up);
+    for (int k = 0; k < rp->nup && e == cudaSuccess; k++) {
+        if (converts(c)) {
+            /* the cache counts in the transform's elements; the source holds doubles */
+            rcopy part = *c;
+            part.src.off = rp->up[k].host / cw->es;
+            part.n[2] = rp->up[k].bytes / cw->es;
+            e = cvt_upload(cw, &part, cw->ring + rp->up[k].ring);
+        } else {
+            e = cudaMemcpyAsync(cw->ring + rp->up[k].ring, c->src.host + rp->up[k].host, rp->up[k].bytes,
+                                cudaMemcpyDefault, cw->up);
+        }
+    }
     return e;
 }
 
