@@ -7,6 +7,7 @@
 #include "core/context.h"
 #include "core/line.h"
 #include "core/plan.h"
+#include "lwt_experimental.h"
 #ifdef LWT_HAVE_CUDA
 #include "lwt_cuda.h"
 #endif
@@ -199,7 +200,8 @@ static lwt_status make_plans(split_spec *sp)
         d.shape[0] = rows;
         d.backend = sp->whole->backend;
         d.batch = 1;
-        lwt_status st = lwt_plan_create((lwt_context *)sp->whole->ctx, &d, &sp->plan[sp->nplans]);
+        /* the whole plan's tuning too, so that every window runs the kernels it would */
+        lwt_status st = lwt_plan_create_tuned((lwt_context *)sp->whole->ctx, &d, &sp->whole->tune, &sp->plan[sp->nplans]);
         if (st)
             return st;
         const size_t ws = plan_workspace(sp->plan[sp->nplans]);

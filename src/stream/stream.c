@@ -469,20 +469,26 @@ void lwt_streamer_destroy(lwt_streamer *s)
     free(s);
 }
 
-lwt_status stream_run_job(lwt_streamer *s, const level_job *job)
+/* A call's counters; workers that failed in an earlier call stay retired. */
+static void begin_call(stream_engine *e)
 {
-    stream_engine *e = &s->e;
     memset(&e->rep, 0, sizeof e->rep);
     e->done = e->failed_chunks = 0;
+    e->work_total = e->work_done = 0;
     e->live = 0;
     for (int w = 0; w < e->nworkers; w++) {
         e->live += !e->w[w].dead;
         e->rep.failed[w] = e->w[w].dead;
     }
+}
+
+lwt_status stream_run_job(lwt_streamer *s, const level_job *job)
+{
+    stream_engine *e = &s->e;
+    begin_call(e);
     if (!e->live)
         return lwt_fail(e->plan->ctx, LWT_ERR_DEVICE, "lwt_stream: every worker of this streamer failed earlier");
     e->work_total = e->level_weight = 1.0;
-    e->work_done = 0;
     return run_level(e, job);
 }
 
@@ -495,15 +501,7 @@ static lwt_status streamer_run(lwt_streamer *s, const void *in, void *out, void 
     const lwt_plan *p = e->plan;
     if (!in || !out)
         return lwt_fail(p->ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_stream: NULL argument");
-    /* this call's counters; workers that failed in an earlier call stay retired */
-    memset(&e->rep, 0, sizeof e->rep);
-    e->done = e->failed_chunks = 0;
-    e->work_total = e->work_done = 0;
-    e->live = 0;
-    for (int w = 0; w < e->nworkers; w++) {
-        e->live += !e->w[w].dead;
-        e->rep.failed[w] = e->w[w].dead;
-    }
+    begin_call(e);
     const double t0 = stream_now();
     size_t sbytes = 0;
     lwt_stream_scratch_size(p, &sbytes);
