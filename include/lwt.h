@@ -58,7 +58,12 @@ typedef enum lwt_status {
     LWT_ERR_BACKEND_UNAVAILABLE = 6,/* e.g. cuda asked for, none present */
     LWT_ERR_DEVICE = 7,             /* a device (CUDA) call failed */
     LWT_ERR_ACCURACY = 8,           /* a scheme cannot meet its accuracy bound */
-    LWT_ERR_INTERNAL = 9
+    LWT_ERR_INTERNAL = 9,
+    LWT_ERR_IO = 10,                /* cannot open, read, write or rename a file */
+    LWT_ERR_FORMAT = 11,            /* a file is corrupt, truncated, inconsistent or of an unsupported kind */
+    LWT_ERR_CHECKSUM = 12,          /* a file's checksum does not match its data */
+    LWT_ERR_NOT_AREAL = 13,         /* a surface file holds a profile or a point cloud, not an areal map */
+    LWT_ERR_NO_DATA = 14            /* every point of a surface is invalid (not measured) */
 } lwt_status;
 
 /** Short English description of a status ("invalid argument", ...). */

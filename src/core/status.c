@@ -24,6 +24,11 @@ const char *lwt_status_string(lwt_status s)
     case LWT_ERR_DEVICE: return "device error";
     case LWT_ERR_ACCURACY: return "accuracy bound not met";
     case LWT_ERR_INTERNAL: return "internal error";
+    case LWT_ERR_IO: return "input/output error";
+    case LWT_ERR_FORMAT: return "bad file format";
+    case LWT_ERR_CHECKSUM: return "checksum mismatch";
+    case LWT_ERR_NOT_AREAL: return "not an areal surface";
+    case LWT_ERR_NO_DATA: return "no valid data";
     }
     return "unknown status";
 }

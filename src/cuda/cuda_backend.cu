@@ -10,6 +10,7 @@
  */
 #include <cuda_runtime.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,7 @@ extern "C" {
 }
 #include "cuda/cuda_chunk.cuh"
 #include "cuda/cuda_kernels.cuh"
-#include "cuda/cuda_check.cuh"
+#include "core/fail.h"
 #include "cuda/cuda_plan_levels.cuh"
 #include "cuda/cuda_slide_pair.cuh"
 #include "cuda/cuda_slide_regs.cuh"
@@ -149,8 +150,8 @@ static lwt_status cuda_plan_init(lwt_plan *p)
     const lwt_scheme *s = &p->wavelet.scheme;
     const int F = p->fb.length;
     size_t bytes = sizeof(lwt_step) * LWT_SCHEME_MAX_STEPS + sizeof(double) * (LWT_SCHEME_MAX_TAPS + 4 * F);
-    CK(cudaSetDevice(p->device));
-    CK(cudaMalloc(&st->table, bytes));
+    LWT_CUDA_CHECK(ctx, cudaSetDevice(p->device));
+    LWT_CUDA_CHECK(ctx, cudaMalloc(&st->table, bytes));
     char *host = (char *)calloc(1, bytes);
     if (!host)
         return LWT_ERR_OUT_OF_MEMORY;
@@ -164,7 +165,7 @@ static lwt_status cuda_plan_init(lwt_plan *p)
     memcpy(filt + 3 * F, p->fb.rec_hi, sizeof(double) * F);
     cudaError_t e = cudaMemcpy(st->table, host, bytes, cudaMemcpyHostToDevice);
     free(host);
-    CK(e);
+    LWT_CUDA_CHECK(ctx, e);
     char *dt = (char *)st->table;
     st->dev.steps = (const lwt_step *)dt;
     st->dev.taps = (const double *)(dt + sizeof(lwt_step) * LWT_SCHEME_MAX_STEPS);
@@ -263,7 +264,7 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
        of them per launch, around the pass along axis 0 */
     const int a0 = p->ndim - 2;
     int sms = 0;
-    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, p->device));
+    LWT_CUDA_CHECK(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, p->device));
     st->slide = (lwt_slide_geom **)calloc((size_t)2 * p->levels, sizeof *st->slide);
     st->slide_tab = (int **)calloc((size_t)2 * p->levels, sizeof *st->slide_tab);
     st->slide_regs = (int *)malloc(sizeof(int) * 2 * (size_t)p->levels);
@@ -308,7 +309,7 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
             if (e == cudaSuccess)
                 e = cudaMemcpy(st->slide_tab[idx], tab, tab_bytes, cudaMemcpyHostToDevice);
             free(tab);
-            CK(e);
+            LWT_CUDA_CHECK(ctx, e);
         }
     return plan_pairs(p, st);
 }
@@ -378,9 +379,9 @@ extern "C" lwt_status lwt_cuda_run_pass_on(const lwt_plan *p, const lwt_pass *ps
     const lwt_context *ctx = p->ctx;
     const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
     if (naive)
-        CK(lwt_cuda_launch_lines(ps, &st->dev, scratch, stream));
+        LWT_CUDA_CHECK(ctx, lwt_cuda_launch_lines(ps, &st->dev, scratch, stream));
     else
-        CK(lwt_cuda_launch_pass(ps, &st->dev, scratch, stream));
+        LWT_CUDA_CHECK(ctx, lwt_cuda_launch_pass(ps, &st->dev, scratch, stream));
     return LWT_OK;
 }
 
@@ -434,7 +435,7 @@ extern "C" lwt_status lwt_cuda_run_level_part(const lwt_plan *p, const lwt_slide
     const size_t es = lwt_plan_elem_size(p), nc1 = (size_t)p1->nc, stride = 2 * nc1;
     char *o = (char *)out;
     void *const bands[4] = {o, o + (size_t)rows * stride * es, o + nc1 * es, o + ((size_t)rows * stride + nc1) * es};
-    CK(lwt_cuda_slide2d_regs_part(shape, g, &p->wavelet.scheme, p->desc.dtype, &p0->win, p0->out_lo, p0->out_hi, in,
+    LWT_CUDA_CHECK(ctx, lwt_cuda_slide2d_regs_part(shape, g, &p->wavelet.scheme, p->desc.dtype, &p0->win, p0->out_lo, p0->out_hi, in,
                                   (size_t)p1->n, bands, stride, stream));
     return LWT_OK;
 }
@@ -447,16 +448,16 @@ static lwt_status cuda_run_pass(void *bctx, const lwt_pass *ps)
     const lwt_context *ctx = call->plan->ctx;
     const cuda_plan_state *st = (const cuda_plan_state *)call->plan->bstate;
     if (call->plan->desc.algorithm == LWT_ALGO_LIFTING_RC_STEPS) { /* seed 000's plain RC: a kernel per step */
-        CK(lwt_cuda_launch_steps(ps, &st->dev, call->scratch, call->stream));
+        LWT_CUDA_CHECK(ctx, lwt_cuda_launch_steps(ps, &st->dev, call->scratch, call->stream));
         return LWT_OK;
     }
     /* a map only where cuda_pass_kernel said the tiled kernel takes it */
     cudaError_t e = cudaSuccess;
     if (lwt_cuda_launch_columns(ps, &st->dev, call->stream, &e)) {
-        CK(e);
+        LWT_CUDA_CHECK(ctx, e);
         return LWT_OK;
     }
-    CK(lwt_cuda_launch_pass(ps, &st->dev, call->scratch, call->stream));
+    LWT_CUDA_CHECK(ctx, lwt_cuda_launch_pass(ps, &st->dev, call->scratch, call->stream));
     return LWT_OK;
 }
 
@@ -465,7 +466,7 @@ static lwt_status cuda_copy_block(void *bctx, size_t es, const void *src, const 
 {
     cuda_call *call = (cuda_call *)bctx;
     const lwt_context *ctx = call->plan->ctx;
-    CK(lwt_cuda_launch_copy_block(es, src, sshape, soff, dst, dshape, doff, b, call->stream));
+    LWT_CUDA_CHECK(ctx, lwt_cuda_launch_copy_block(es, src, sshape, soff, dst, dshape, doff, b, call->stream));
     return LWT_OK;
 }
 
@@ -474,7 +475,7 @@ static lwt_status cuda_zero_blocks(void *bctx, size_t es, void *dst, const size_
 {
     cuda_call *call = (cuda_call *)bctx;
     const lwt_context *ctx = call->plan->ctx;
-    CK(lwt_cuda_zero_blocks(es, dst, dshape, blocks, n, call->stream));
+    LWT_CUDA_CHECK(ctx, lwt_cuda_zero_blocks(es, dst, dshape, blocks, n, call->stream));
     return LWT_OK;
 }
 
@@ -491,12 +492,12 @@ static lwt_status cuda_fused2d(void *bctx, int level, int inverse, const void *c
     const lwt_slide_geom *g = st->slide[2 * (level - 1) + inverse];
     const int shape = st->slide_regs[2 * (level - 1) + inverse];
     if (shape >= 0) {
-        CK(lwt_cuda_slide2d_regs_batch(shape, regs_improved(p), g, &p->wavelet.scheme, p->desc.dtype, in, in_stride,
+        LWT_CUDA_CHECK(ctx, lwt_cuda_slide2d_regs_batch(shape, regs_improved(p), g, &p->wavelet.scheme, p->desc.dtype, in, in_stride,
                                        out, out_stride, nbatch, in_bstride, out_bstride, call->stream));
         return LWT_OK;
     }
     (void)nbatch;
-    CK(lwt_cuda_slide2d(g, st->slide_tab[2 * (level - 1) + inverse], &st->dev, p->wavelet.scheme.ntaps_total,
+    LWT_CUDA_CHECK(ctx, lwt_cuda_slide2d(g, st->slide_tab[2 * (level - 1) + inverse], &st->dev, p->wavelet.scheme.ntaps_total,
                         p->tune.lbb_threads, p->desc.dtype, in, in_stride, out, out_stride,
                         call->stream));
     return LWT_OK;
@@ -510,7 +511,7 @@ static lwt_status cuda_fused2d_pair(void *bctx, int level, const void *in, size_
     const lwt_context *ctx = p->ctx;
     const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
     const lwt_slide_pair *pp = st->pair[level - 1]; /* cuda_pair_kernel said it is there */
-    CK(lwt_cuda_slide_pair(st->slide_regs[2 * (level - 1)], pp, &p->wavelet.scheme, p->desc.dtype, in, in_stride,
+    LWT_CUDA_CHECK(ctx, lwt_cuda_slide_pair(st->slide_regs[2 * (level - 1)], pp, &p->wavelet.scheme, p->desc.dtype, in, in_stride,
                            out1, out1_stride, out2, out2_stride, call->stream));
     return LWT_OK;
 }
@@ -540,8 +541,8 @@ static lwt_status run_device(const lwt_plan *p, const void *d_in, void *d_out, v
     if (!p || p->backend != LWT_BACKEND_CUDA || !d_in || !d_out || !d_ws)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "device execution needs a CUDA plan and device buffers");
     int cur = 0;
-    CK(cudaGetDevice(&cur));
-    CK(cudaSetDevice(p->device));
+    LWT_CUDA_CHECK(ctx, cudaGetDevice(&cur));
+    LWT_CUDA_CHECK(ctx, cudaSetDevice(p->device));
     cuda_call call;
     call.plan = p;
     call.stream = stream;
@@ -619,9 +620,11 @@ static lwt_status cuda_execute(const lwt_plan *p, const void *in, void *out, voi
         if (s == LWT_OK && e == cudaSuccess)
             e = cudaStreamSynchronize(st->io_stream);
     }
-    if (e != cudaSuccess && s == LWT_OK)
-        s = lwt_fail(ctx, LWT_ERR_DEVICE, "CUDA error %s (%s) during a %zu-byte transform", cudaGetErrorName(e),
-                     cudaGetErrorString(e), nin);
+    if (e != cudaSuccess && s == LWT_OK) {
+        char what[64];
+        snprintf(what, sizeof what, "a %zu-byte transform of host arrays", nin);
+        s = lwt_cuda_fail(ctx, e, what);
+    }
     cudaSetDevice(cur);
     pthread_mutex_unlock(&st->io_lock);
     return s;

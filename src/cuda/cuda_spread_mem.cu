@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fail.h"
 #include "cuda/cuda_spread_mem.cuh"
 
-template <typename F> static int lookup(const char *name, F *fn, char *err, size_t errlen)
+template <typename F> static lwt_status lookup(const lwt_context *ctx, const char *name, F *fn)
 {
     void *p = NULL;
     cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
@@ -14,24 +15,25 @@ template <typename F> static int lookup(const char *name, F *fn, char *err, size
     cudaError_t e = cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q);
     if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !p) {
         cudaGetLastError();
-        snprintf(err, errlen, "the CUDA driver has no %s (%s)", name, cudaGetErrorName(e));
-        return -1;
+        return lwt_fail(ctx, LWT_ERR_UNSUPPORTED, "spread: the CUDA driver has no %s (%s)", name,
+                        cudaGetErrorName(e));
     }
     *fn = (F)p;
-    return 0;
+    return LWT_OK;
 }
 
-int lwt_vmm_load(lwt_vmm *v, char *err, size_t errlen)
+lwt_status lwt_vmm_load(const lwt_context *ctx, lwt_vmm *v)
 {
     memset(v, 0, sizeof *v);
-    if (lookup("cuMemGetAllocationGranularity", &v->granularity, err, errlen) ||
-        lookup("cuMemAddressReserve", &v->reserve, err, errlen) ||
-        lookup("cuMemAddressFree", &v->address_free, err, errlen) ||
-        lookup("cuMemCreate", &v->create, err, errlen) || lookup("cuMemRelease", &v->release, err, errlen) ||
-        lookup("cuMemMap", &v->map, err, errlen) || lookup("cuMemUnmap", &v->unmap, err, errlen) ||
-        lookup("cuMemSetAccess", &v->set_access, err, errlen))
-        return -1;
-    return 0;
+    LWT_FORWARD(lookup(ctx, "cuMemGetAllocationGranularity", &v->granularity));
+    LWT_FORWARD(lookup(ctx, "cuMemAddressReserve", &v->reserve));
+    LWT_FORWARD(lookup(ctx, "cuMemAddressFree", &v->address_free));
+    LWT_FORWARD(lookup(ctx, "cuMemCreate", &v->create));
+    LWT_FORWARD(lookup(ctx, "cuMemRelease", &v->release));
+    LWT_FORWARD(lookup(ctx, "cuMemMap", &v->map));
+    LWT_FORWARD(lookup(ctx, "cuMemUnmap", &v->unmap));
+    LWT_FORWARD(lookup(ctx, "cuMemSetAccess", &v->set_access));
+    return LWT_OK;
 }
 
 static CUmemAllocationProp device_prop(int dev)

@@ -15,6 +15,8 @@
 #include <cuda.h>
 #include <stddef.h>
 
+#include "core/fail.h"
+
 /* the driver functions, looked up once per user (no process-wide state) */
 typedef struct lwt_vmm {
     decltype(&cuMemGetAllocationGranularity) granularity;
@@ -42,8 +44,8 @@ typedef struct lwt_spread_mem {
     int nseg;
 } lwt_spread_mem;
 
-/* 0, or a short reason in err (no driver entry points, old driver) */
-int lwt_vmm_load(lwt_vmm *v, char *err, size_t errlen);
+/* LWT_OK, or LWT_ERR_UNSUPPORTED logged (no driver entry points, old driver) */
+lwt_status lwt_vmm_load(const lwt_context *ctx, lwt_vmm *v);
 
 /* The device that holds byte b of the array. */
 typedef int (*lwt_spread_owner_fn)(const void *user, size_t byte);

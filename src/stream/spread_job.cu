@@ -21,7 +21,7 @@ extern "C" {
 #include "core/plan.h"
 #include "stream/spread_job.h"
 }
-#include "cuda/cuda_check.cuh"
+#include "core/fail.h"
 #include "cuda/cuda_kernels.cuh"
 #include "cuda/cuda_plan_levels.cuh"
 #include "cuda/cuda_slide_regs.cuh"
@@ -82,7 +82,7 @@ static lwt_status check_devices(const lwt_plan *p, int ndev, const int *devs, in
 {
     const lwt_context *ctx = p->ctx;
     int count = 0;
-    CK(cudaGetDeviceCount(&count));
+    LWT_CUDA_CHECK(ctx, cudaGetDeviceCount(&count));
     *plan_k = -1;
     for (int k = 0; k < ndev; k++) {
         if (devs[k] < 0 || devs[k] >= count)
@@ -93,7 +93,7 @@ static lwt_status check_devices(const lwt_plan *p, int ndev, const int *devs, in
         for (int q = 0; q < k; q++) {
             int can = 1;
             if (devs[q] != devs[k])
-                CK(cudaDeviceCanAccessPeer(&can, devs[k], devs[q]));
+                LWT_CUDA_CHECK(ctx, cudaDeviceCanAccessPeer(&can, devs[k], devs[q]));
             if (!can)
                 return lwt_fail(ctx, LWT_ERR_UNSUPPORTED, "spread: devices %d and %d have no peer access", devs[k],
                                 devs[q]);
@@ -145,16 +145,16 @@ extern "C" lwt_status lwt_spread_create(const lwt_plan *p, int ndev, const int *
     s->lay.ndev = ndev;
     s->plan_k = plan_k;
     memcpy(s->dev, devs, sizeof(int) * (size_t)ndev);
-    char err[160];
     s->lay.lv = (spread_level *)calloc((size_t)p->levels + 1, sizeof *s->lay.lv);
     s->approx = (lwt_spread_mem *)calloc((size_t)p->levels + 1, sizeof *s->approx);
     if (!s->lay.lv || !s->approx) {
         lwt_spread_destroy(s);
         return LWT_ERR_OUT_OF_MEMORY;
     }
-    if (lwt_vmm_load(&s->vmm, err, sizeof err)) {
+    st = lwt_vmm_load(ctx, &s->vmm);
+    if (st) {
         lwt_spread_destroy(s);
-        return lwt_fail(ctx, LWT_ERR_UNSUPPORTED, "spread: %s", err);
+        return st;
     }
     int cur = 0;
     cudaGetDevice(&cur);
@@ -165,7 +165,7 @@ extern "C" lwt_status lwt_spread_create(const lwt_plan *p, int ndev, const int *
         if (e == cudaSuccess)
             e = cudaEventCreateWithFlags(&s->done[k], cudaEventDisableTiming);
         if (e != cudaSuccess)
-            st = lwt_fail(ctx, LWT_ERR_DEVICE, "spread: CUDA error %s on device %d", cudaGetErrorName(e), devs[k]);
+            st = lwt_cuda_fail(ctx, e, "spread: making a stream and an event");
     }
     cudaSetDevice(cur);
     if (!st) {
@@ -309,10 +309,10 @@ static lwt_status barrier(lwt_spread *s)
 {
     const lwt_context *ctx = s->plan->ctx;
     for (int k = 0; k < s->ndev; k++) {
-        CK(cudaSetDevice(s->dev[k]));
+        LWT_CUDA_CHECK(ctx, cudaSetDevice(s->dev[k]));
         for (int q = 0; q < s->ndev; q++)
             if (q != k)
-                CK(cudaStreamWaitEvent(s->stream[k], s->done[q], 0));
+                LWT_CUDA_CHECK(ctx, cudaStreamWaitEvent(s->stream[k], s->done[q], 0));
     }
     return LWT_OK;
 }
@@ -328,11 +328,11 @@ static lwt_status run_level(lwt_spread *s, int j, int inv, const void *const in[
     if (st)
         return st;
     for (int k = 0; k < s->ndev; k++) {
-        CK(cudaSetDevice(s->dev[k]));
-        CK(lwt_cuda_slide2d_regs_tiles(L->shape[inv], L->improved[inv], L->g[inv], &p->wavelet.scheme,
+        LWT_CUDA_CHECK(ctx, cudaSetDevice(s->dev[k]));
+        LWT_CUDA_CHECK(ctx, lwt_cuda_slide2d_regs_tiles(L->shape[inv], L->improved[inv], L->g[inv], &p->wavelet.scheme,
                                        p->desc.dtype, in, in_stride, out, out_stride, L->tile[inv][k],
                                        L->tile[inv][k + 1], s->stream[k]));
-        CK(cudaEventRecord(s->done[k], s->stream[k]));
+        LWT_CUDA_CHECK(ctx, cudaEventRecord(s->done[k], s->stream[k]));
     }
     return LWT_OK;
 }
@@ -341,8 +341,8 @@ static lwt_status wait_all(lwt_spread *s)
 {
     const lwt_context *ctx = s->plan->ctx;
     for (int k = 0; k < s->ndev; k++) {
-        CK(cudaSetDevice(s->dev[k]));
-        CK(cudaStreamSynchronize(s->stream[k]));
+        LWT_CUDA_CHECK(ctx, cudaSetDevice(s->dev[k]));
+        LWT_CUDA_CHECK(ctx, cudaStreamSynchronize(s->stream[k]));
     }
     return LWT_OK;
 }
@@ -357,8 +357,8 @@ static lwt_status start(lwt_spread *s)
             seen |= s->dev[q] == s->dev[k];
         if (seen)
             continue;
-        CK(cudaSetDevice(s->dev[k]));
-        CK(cudaDeviceSynchronize());
+        LWT_CUDA_CHECK(ctx, cudaSetDevice(s->dev[k]));
+        LWT_CUDA_CHECK(ctx, cudaDeviceSynchronize());
     }
     return LWT_OK;
 }
@@ -375,9 +375,9 @@ static lwt_status forward_split(lwt_spread *s, const void *in, void *coeffs)
     const lwt_plan *p = s->plan;
     const lwt_context *ctx = p->ctx;
     if (!p->tight) { /* PyWavelets pads the gaps with zeros; level 1's barrier waits for them */
-        CK(cudaSetDevice(s->dev[0]));
-        CK(lwt_cuda_zero_blocks(lwt_plan_elem_size(p), coeffs, p->gap_shape, p->gaps, p->ngaps, s->stream[0]));
-        CK(cudaEventRecord(s->done[0], s->stream[0]));
+        LWT_CUDA_CHECK(ctx, cudaSetDevice(s->dev[0]));
+        LWT_CUDA_CHECK(ctx, lwt_cuda_zero_blocks(lwt_plan_elem_size(p), coeffs, p->gap_shape, p->gaps, p->ngaps, s->stream[0]));
+        LWT_CUDA_CHECK(ctx, cudaEventRecord(s->done[0], s->stream[0]));
     }
     const void *cur = in;
     size_t cur_stride = p->shape[1];

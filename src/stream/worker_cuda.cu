@@ -22,6 +22,7 @@
  * A chunk whose buffers do not fit in device memory is run in halves.
  */
 #include <cuda_runtime.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,7 @@ extern "C" {
 #include "stream/worker.h"
 }
 #include "lwt_cuda.h"
+#include "core/fail.h"
 #include "cuda/cuda_chunk.cuh"
 
 #define MAX_SLOTS 8
@@ -98,10 +100,12 @@ struct cuda_worker {
     int known_pinned[8], nknown;
 };
 
+/* lwt_cuda_fail with the worker's device in the message */
 lwt_status cuda_fail(const cuda_worker *cw, cudaError_t e, const char *what)
 {
-    return lwt_fail(cw->ctx, LWT_ERR_DEVICE, "stream worker on CUDA device %d: %s: %s (%s)", cw->device, what,
-                    cudaGetErrorName(e), cudaGetErrorString(e));
+    char where[160];
+    snprintf(where, sizeof where, "stream worker on CUDA device %d: %s", cw->device, what);
+    return lwt_cuda_fail(cw->ctx, e, where);
 }
 
 int host_pinned(cuda_worker *cw, const void *p)
