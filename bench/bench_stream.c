@@ -26,6 +26,7 @@
 #ifdef LWT_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include "lwt_experimental.h" /* lwt_stream_tuning: the seed's switches, depth, faults */
 #include "lwt_stream.h"
 
 
@@ -106,7 +107,7 @@ static int bufs_make(lwt_context *ctx, const char *wname, size_t n, int levels, 
 typedef struct stream_run {
     bufset *b;
     const lwt_stream_desc *d;
-    lwt_streamer *s; /* NULL: one-shot calls */
+    lwt_streamer *s; /* NULL: one-shot calls (default tuning) */
     int inverse;
     lwt_stream_report *rep;
     lwt_status st;
@@ -126,12 +127,13 @@ static int stream_op(void *arg, void *stream)
     return r->st ? -1 : 0;
 }
 
-static int time_stream_how(bufset *b, const lwt_stream_desc *d, int inverse, int reps, int one_shot, double *sec,
-                           lwt_stream_report *rep)
+/* tuning: NULL = the defaults (the one-shot calls have no other) */
+static int time_stream_how(bufset *b, const lwt_stream_desc *d, const lwt_stream_tuning *tuning, int inverse, int reps,
+                           int one_shot, double *sec, lwt_stream_report *rep)
 {
     stream_run r = {b, d, NULL, inverse, rep, LWT_OK};
     if (!one_shot)
-        r.st = lwt_streamer_create(b->plan, d, &r.s);
+        r.st = lwt_streamer_create_tuned(b->plan, d, tuning, &r.s);
     const int failed = r.st || bench_wall_s(stream_op, &r, 1, reps > 64 ? 64 : reps, sec); /* one warm-up */
     lwt_streamer_destroy(r.s);
     if (failed) {
@@ -142,9 +144,10 @@ static int time_stream_how(bufset *b, const lwt_stream_desc *d, int inverse, int
     return 0;
 }
 
-static int time_stream(bufset *b, const lwt_stream_desc *d, int inverse, int reps, double *sec, lwt_stream_report *rep)
+static int time_stream(bufset *b, const lwt_stream_desc *d, const lwt_stream_tuning *tuning, int inverse, int reps,
+                       double *sec, lwt_stream_report *rep)
 {
-    return time_stream_how(b, d, inverse, reps, 0, sec, rep);
+    return time_stream_how(b, d, tuning, inverse, reps, 0, sec, rep);
 }
 
 /* Bus floor: every listed GPU moves its share of in_bytes H2D and out_bytes
@@ -242,14 +245,15 @@ static int table1(lwt_context *ctx, int reps)
             {"overlapping, one level per pass", 1, 1, 1, 1}};
         for (int k = 0; k < 5; k++) {
             lwt_stream_desc d = gpus(1, 512, LWT_BALANCE_POLICY_QUEUE);
-            d.overlap = v[k].overlap;
-            d.pinned_pool = v[k].pool;
-            d.tuned_blocks = v[k].tuned;
-            d.fuse_levels = v[k].fuse;
-            d.streams = 3; /* the seed's setup */
+            lwt_stream_tuning tu = lwt_stream_tuning_default();
+            tu.overlap = v[k].overlap;
+            tu.pinned_pool = v[k].pool;
+            tu.tuned_blocks = v[k].tuned;
+            tu.fuse_levels = v[k].fuse;
+            tu.streams = 3; /* the seed's setup */
             lwt_stream_report rep;
             double t;
-            if (time_stream(&b, &d, inv, reps, &t, &rep))
+            if (time_stream(&b, &d, &tu, inv, reps, &t, &rep))
                 return -1;
             char what[64];
             snprintf(what, sizeof what, "%s %s", dir, v[k].name);
@@ -262,7 +266,7 @@ static int table1(lwt_context *ctx, int reps)
         lwt_stream_desc d = gpus(1, 512, LWT_BALANCE_POLICY_QUEUE);
         lwt_stream_report rep;
         double t;
-        if (time_stream(&pb, &d, 0, reps, &t, &rep) == 0)
+        if (time_stream(&pb, &d, NULL, 0, reps, &t, &rep) == 0)
             print_row("forward pageable host, staged", t, &rep, fl);
     }
     bufs_free(&pb);
@@ -289,7 +293,7 @@ static int floor16k(lwt_context *ctx, int reps, size_t n)
             lwt_stream_desc d = gpus(1, rows[k], LWT_BALANCE_POLICY_QUEUE);
             lwt_stream_report rep;
             double t;
-            if (time_stream(&b, &d, inv, reps, &t, &rep))
+            if (time_stream(&b, &d, NULL, inv, reps, &t, &rep))
                 return -1;
             char what[64];
             snprintf(what, sizeof what, "%s chunk %zu rows", inv ? "inverse" : "forward", rows[k]);
@@ -300,7 +304,7 @@ static int floor16k(lwt_context *ctx, int reps, size_t n)
         lwt_stream_desc d = gpus(1, 512, LWT_BALANCE_POLICY_QUEUE);
         lwt_stream_report rep;
         double t;
-        if (time_stream_how(&b, &d, inv, reps, 1, &t, &rep))
+        if (time_stream_how(&b, &d, NULL, inv, reps, 1, &t, &rep))
             return -1;
         print_row(inv ? "inverse chunk 512 rows, one-shot call" : "forward chunk 512 rows, one-shot call", t, &rep,
                   fl);
@@ -314,7 +318,7 @@ static int floor16k(lwt_context *ctx, int reps, size_t n)
         d.nworkers = 2;
         lwt_stream_report rep;
         double t;
-        if (time_stream(&b, &d, 0, reps, &t, &rep))
+        if (time_stream(&b, &d, NULL, 0, reps, &t, &rep))
             return -1;
         print_row(k ? "forward 512 rows, GPU + CPU, fnn" : "forward 512 rows, GPU + CPU, queue", t, &rep, fl);
     }
@@ -324,10 +328,11 @@ static int floor16k(lwt_context *ctx, int reps, size_t n)
         for (int q = 0; q < 2; q++)
             for (int inv = 0; inv < 2; inv++) {
                 lwt_stream_desc d = gpus(1, rows[k], LWT_BALANCE_POLICY_QUEUE);
-                d.streams = depth[q];
+                lwt_stream_tuning tu = lwt_stream_tuning_default();
+                tu.streams = depth[q];
                 lwt_stream_report rep;
                 double t;
-                if (time_stream(&b, &d, inv, reps, &t, &rep))
+                if (time_stream(&b, &d, &tu, inv, reps, &t, &rep))
                     return -1;
                 char what[64];
                 snprintf(what, sizeof what, "%s chunk %zu rows, %d streams", inv ? "inverse" : "forward", rows[k],
@@ -362,14 +367,14 @@ static int multi(lwt_context *ctx, int ngpu, int reps, double big_gib, double sl
             lwt_stream_report rep;
             double t, t_single, t_best = 1e30;
             char what[64];
-            if (time_stream(&b, &d, inv, reps, &t, &rep))
+            if (time_stream(&b, &d, NULL, inv, reps, &t, &rep))
                 return -1;
             t_single = t;
             snprintf(what, sizeof what, "%s single GPU", inv ? "inverse" : "forward");
             print_row(what, t, &rep, ceil_s);
             for (int k = 0; k < 4; k++) {
                 d = gpus(ngpu, 512, pol[k]);
-                if (time_stream(&b, &d, inv, reps, &t, &rep))
+                if (time_stream(&b, &d, NULL, inv, reps, &t, &rep))
                     return -1;
                 if (t < t_best)
                     t_best = t;
@@ -387,8 +392,9 @@ static int multi(lwt_context *ctx, int ngpu, int reps, double big_gib, double sl
                 printf("-- GPU 0 slowed %.1fx: ideal makespan %.2f ms\n", slow, 1e3 * ideal);
                 for (int k = 0; k < 4; k++) {
                     d = gpus(ngpu, 512, pol[k]);
-                    d.workers[0].slowdown = slow;
-                    if (time_stream(&b, &d, 0, reps, &t, &rep))
+                    lwt_stream_tuning tu = lwt_stream_tuning_default();
+                    tu.slowdown[0] = slow;
+                    if (time_stream(&b, &d, &tu, 0, reps, &t, &rep))
                         return -1;
                     snprintf(what, sizeof what, "slowed, %s", lwt_balance_policy_name(pol[k]));
                     printf("%-34s %9.2f ms  %5.2fx ideal  chunks", what, 1e3 * t, t / ideal);
@@ -402,7 +408,7 @@ static int multi(lwt_context *ctx, int ngpu, int reps, double big_gib, double sl
                     d.workers[ngpu].kind = LWT_WORKER_CPU;
                     d.nworkers = ngpu + 1;
                     snprintf(what, sizeof what, "forward GPUs + CPU worker, %s", lwt_balance_policy_name(pol[k]));
-                    if (time_stream(&b, &d, 0, reps, &t, &rep) == 0)
+                    if (time_stream(&b, &d, NULL, 0, reps, &t, &rep) == 0)
                         print_row(what, t, &rep, ceil_s);
                 }
             }
@@ -427,7 +433,7 @@ static int multi(lwt_context *ctx, int ngpu, int reps, double big_gib, double sl
             lwt_stream_desc d = gpus(ngpu, 1024, pol[k]);
             lwt_stream_report rep;
             double t;
-            if (time_stream(&b, &d, 0, 3, &t, &rep))
+            if (time_stream(&b, &d, NULL, 0, 3, &t, &rep))
                 return -1;
             char what[64];
             snprintf(what, sizeof what, "big forward %s", lwt_balance_policy_name(pol[k]));

@@ -11,12 +11,14 @@
 
 #include "cli.h"
 #include "io/mapped_array.h"
+#include "lwt_experimental.h" /* the optimization switches and test faults */
 #include "lwt_stream.h"
 #include "progress.h"
 
 typedef struct stream_opts {
     cli_transform_opts t;
     lwt_stream_desc d;
+    lwt_stream_tuning tune;
     int devices[LWT_STREAM_MAX_WORKERS], ndevices, all_devices;
     int cpu_workers;
     int raw;              /* input is raw native floats of dtype raw_dtype */
@@ -136,11 +138,11 @@ static int parse(int argc, char **argv, const char *name, stream_opts *o)
         } else if (!strcmp(a, "--report")) {
             o->report = 1;
         } else if (!strcmp(a, "--no-pinned-pool")) {
-            o->d.pinned_pool = 0;
+            o->tune.pinned_pool = 0;
         } else if (!strcmp(a, "--no-overlap")) {
-            o->d.overlap = 0;
+            o->tune.overlap = 0;
         } else if (!strcmp(a, "--naive-blocks")) {
-            o->d.tuned_blocks = 0;
+            o->tune.tuned_blocks = 0;
         } else if (!strcmp(a, "--fuse-levels")) {
             size_t n;
             NEED_VALUE();
@@ -148,7 +150,7 @@ static int parse(int argc, char **argv, const char *name, stream_opts *o)
                 fprintf(stderr, "lwt %s: --fuse-levels needs 0 (automatic) .. 256\n", name);
                 return -1;
             }
-            o->d.fuse_levels = (int)n;
+            o->tune.fuse_levels = (int)n;
         } else if (!strcmp(a, "--slow-worker")) { /* test option: I:FACTOR */
             NEED_VALUE();
             if (parse_pair(argv[++i], &o->slow_worker, &o->slowdown) || o->slowdown < 1) {
@@ -221,14 +223,14 @@ static int make_workers(stream_opts *o, lwt_context *ctx, const char *name)
             fprintf(stderr, "lwt %s: --slow-worker %d: there are %d workers\n", name, o->slow_worker, d->nworkers);
             return -1;
         }
-        d->workers[o->slow_worker].slowdown = o->slowdown;
+        o->tune.slowdown[o->slow_worker] = o->slowdown;
     }
     if (o->fail_after > 0) {
         if (o->fail_worker >= d->nworkers) {
             fprintf(stderr, "lwt %s: --fail-worker %d: there are %d workers\n", name, o->fail_worker, d->nworkers);
             return -1;
         }
-        d->workers[o->fail_worker].fail_after = o->fail_after;
+        o->tune.fail_after[o->fail_worker] = o->fail_after;
     }
     return 0;
 }
@@ -281,6 +283,7 @@ int cmd_transform_stream(int argc, char **argv, int inverse)
     o.t.levels = LWT_LEVELS_MAX;
     o.t.mode = LWT_MODE_SYMMETRIC;
     o.d = lwt_stream_desc_default();
+    o.tune = lwt_stream_tuning_default();
     if (parse(argc, argv, name, &o))
         return LWT_EXIT_USAGE;
     if (o.npaths != 2 || !o.t.wavelet) {
@@ -387,8 +390,13 @@ int cmd_transform_stream(int argc, char **argv, int inverse)
     o.d.progress = on_progress;
     o.d.progress_user = &prog;
     lwt_stream_report rep;
-    lwt_status st = inverse ? lwt_stream_inverse(plan, &o.d, in.data, out.data, sbytes ? scratch.data : NULL, &rep)
-                            : lwt_stream_forward(plan, &o.d, in.data, out.data, sbytes ? scratch.data : NULL, &rep);
+    memset(&rep, 0, sizeof rep);
+    lwt_streamer *streamer = NULL;
+    lwt_status st = lwt_streamer_create_tuned(plan, &o.d, &o.tune, &streamer);
+    if (st == LWT_OK)
+        st = inverse ? lwt_streamer_inverse(streamer, in.data, out.data, sbytes ? scratch.data : NULL, &rep)
+                     : lwt_streamer_forward(streamer, in.data, out.data, sbytes ? scratch.data : NULL, &rep);
+    lwt_streamer_destroy(streamer);
     progress_clear(&prog);
     if (o.report)
         print_report(&rep, &o.d);

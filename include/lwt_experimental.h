@@ -21,6 +21,7 @@
 #define LWT_EXPERIMENTAL_H
 
 #include "lwt.h"
+#include "lwt_stream.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,6 +67,31 @@ LWT_API lwt_status lwt_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *
 
 /** The tuning a plan was made with. */
 LWT_API lwt_status lwt_plan_get_tuning(const lwt_plan *plan, lwt_plan_tuning *out);
+
+/* Streaming (lwt_stream.h): seed 000's three single-GPU optimizations, each switchable so
+   its effect can be measured (1 = on, the default), the pipeline's depth, level fusion,
+   and faults a test injects into given workers. */
+typedef struct lwt_stream_tuning {
+    int tuned_blocks;  /* 1: the tuned kernels; 0: one thread per line, 128-thread blocks */
+    int pinned_pool;   /* 1: pinned staging buffers allocated once, reused by every chunk */
+    int overlap;       /* 1: H2D, kernels and D2H of different chunks overlap on several streams */
+    int streams;       /* chunks in flight per GPU worker when overlapping, 1..8;
+                          0 = 3 (docs/PERFORMANCE.md, "Pipeline depth") */
+    int fuse_levels;   /* levels one pass over the data may cover: 0 = as many as the halos
+                          allow (automatic), 1 = one level per pass */
+    /* test faults of worker k (desc.workers[k]): */
+    double slowdown[LWT_STREAM_MAX_WORKERS]; /* >= 1: idles (slowdown - 1) x its busy time after each
+                                                chunk; 0 = none */
+    int fail_after[LWT_STREAM_MAX_WORKERS];  /* > 0: fails (LWT_ERR_DEVICE) on its n-th chunk */
+} lwt_stream_tuning;
+
+/** Every optimization on, automatic depth and fusion, no faults. */
+LWT_API lwt_stream_tuning lwt_stream_tuning_default(void);
+
+/** lwt_streamer_create with tuning (NULL: lwt_stream_tuning_default()); LWT_ERR_INVALID_ARGUMENT
+ *  for a value outside the ranges above. */
+LWT_API lwt_status lwt_streamer_create_tuned(const lwt_plan *plan, const lwt_stream_desc *desc,
+                                             const lwt_stream_tuning *tuning, lwt_streamer **out);
 
 #ifdef __cplusplus
 }

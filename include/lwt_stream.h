@@ -46,24 +46,22 @@ typedef struct lwt_stream_worker {
     lwt_worker_kind kind;
     int device;       /* CUDA device index */
     int threads;      /* CPU worker: threads (0 = all) */
-    /* test and measurement only */
-    double slowdown;  /* >= 1: the worker idles (slowdown - 1) x its busy time after each chunk */
-    int fail_after;   /* > 0: the worker fails (LWT_ERR_DEVICE) on its n-th chunk */
 } lwt_stream_worker;
 
+/*
+ * How to stream. Fill it from lwt_stream_desc_default(), never from zeros:
+ * `size` tells the library which version of this struct a program was built
+ * with, so fields added at the end later get their defaults for binaries
+ * built against an older header. Switches of the seed's single-GPU
+ * optimizations and test faults are in lwt_experimental.h
+ * (lwt_stream_tuning), not here.
+ */
 typedef struct lwt_stream_desc {
+    size_t size;            /* sizeof(lwt_stream_desc), set by lwt_stream_desc_default() */
     size_t chunk_rows;      /* input rows (slowest axis) per chunk; 0 = about 64 MiB per chunk */
     int nworkers;           /* 0 = one CPU worker */
     lwt_stream_worker workers[LWT_STREAM_MAX_WORKERS];
     lwt_balance_policy balance;
-    /* seed 000's three single-GPU optimizations, each switchable (1 = on, the default) */
-    int tuned_blocks;       /* 1: the tuned kernels; 0: one thread per line, 128-thread blocks */
-    int pinned_pool;        /* 1: pinned staging buffers allocated once, reused by every chunk */
-    int overlap;            /* 1: H2D, kernels and D2H of different chunks overlap on several streams */
-    int streams;            /* streams (chunks in flight) per GPU worker when overlapping, 1..8;
-                               0 = 3 (docs/PERFORMANCE.md, "Pipeline depth") */
-    int fuse_levels;        /* levels one pass over the data may cover: 0 = as many as the halos
-                               allow (automatic), 1 = one level per pass */
     /* progress: called from worker threads (serialized), fraction in [0, 1] */
     void (*progress)(void *user, double fraction);
     void *progress_user;
@@ -88,7 +86,7 @@ typedef struct lwt_stream_report {
                                                        mode or shape; the same bits either way) */
 } lwt_stream_report;
 
-/** Defaults: chunk_rows 0, one CPU worker, queue policy, every optimization on. */
+/** Defaults: chunk_rows 0, one CPU worker, queue policy, no progress callback. */
 LWT_API lwt_stream_desc lwt_stream_desc_default(void);
 
 /** Host scratch the call needs (bytes), for the plan's intermediate approximations. */

@@ -8,13 +8,14 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "core/context.h"
+#include "core/fail.h"
 #include "core/plan.h"
-#include "lwt_stream.h"
+#include "lwt_experimental.h"
 #include "stream/recipe.h"
 #include "stream/sched.h"
 #include "stream/worker.h"
@@ -38,6 +39,8 @@ static void sleep_s(double s)
 
 typedef struct worker_slot {
     lwt_stream_worker cfg;
+    double slowdown;     /* test faults (lwt_stream_tuning) */
+    int fail_after;
     const worker_ops *ops;
     void *state;
     worker_caps caps;
@@ -49,6 +52,7 @@ typedef struct worker_slot {
 struct stream_engine {
     const lwt_plan *plan;
     const lwt_stream_desc *desc;
+    const lwt_stream_tuning *tuning;
     lwt_sched *sched;
     int nworkers;
     worker_slot w[LWT_STREAM_MAX_WORKERS];
@@ -96,7 +100,7 @@ lwt_status engine_chunk_begin(stream_engine *e, int w, long c)
     pthread_mutex_lock(&e->mu);
     long n = ++e->w[w].started;
     pthread_mutex_unlock(&e->mu);
-    if (e->w[w].cfg.fail_after > 0 && n == e->w[w].cfg.fail_after) {
+    if (e->w[w].fail_after > 0 && n == e->w[w].fail_after) {
         lwt_log(e->plan->ctx, LWT_LOG_WARNING, "stream worker %d: injected failure on chunk %ld (test option)", w, c);
         return LWT_ERR_DEVICE;
     }
@@ -105,7 +109,7 @@ lwt_status engine_chunk_begin(stream_engine *e, int w, long c)
 
 void engine_done(stream_engine *e, int w, long c, double busy_s, double util_compute, double util_mem)
 {
-    const double slow = e->w[w].cfg.slowdown;
+    const double slow = e->w[w].slowdown;
     if (slow > 1.0) {
         sleep_s((slow - 1.0) * busy_s);
         busy_s *= slow;
@@ -252,11 +256,55 @@ lwt_stream_desc lwt_stream_desc_default(void)
 {
     lwt_stream_desc d;
     memset(&d, 0, sizeof d);
+    d.size = sizeof d;
     d.balance = LWT_BALANCE_POLICY_QUEUE;
-    d.tuned_blocks = 1;
-    d.pinned_pool = 1;
-    d.overlap = 1;
     return d;
+}
+
+lwt_stream_tuning lwt_stream_tuning_default(void)
+{
+    lwt_stream_tuning t;
+    memset(&t, 0, sizeof t);
+    t.tuned_blocks = 1;
+    t.pinned_pool = 1;
+    t.overlap = 1;
+    return t;
+}
+
+/* the caller's desc as this version's: a binary built against an older header passes a
+   shorter struct, whose missing fields keep their defaults (as lwt_plan_desc). The first
+   version ends at progress_user. */
+static lwt_status read_desc(const lwt_context *ctx, const lwt_stream_desc *in, lwt_stream_desc *d)
+{
+    *d = lwt_stream_desc_default();
+    if (!in)
+        return LWT_OK;
+    LWT_RETURN_IF(in->size == 0 || in->size > sizeof *d ||
+                      in->size < offsetof(lwt_stream_desc, progress_user) + sizeof in->progress_user,
+                  ctx, LWT_ERR_INVALID_ARGUMENT,
+                  "lwt_stream_desc.size is %zu, not one this library knows (%zu): start from "
+                  "lwt_stream_desc_default()",
+                  in->size, sizeof *d);
+    memcpy(d, in, in->size);
+    d->size = sizeof *d;
+    LWT_RETURN_IF((int)d->balance < 0 || (int)d->balance > LWT_BALANCE_POLICY_FNN, ctx, LWT_ERR_INVALID_ARGUMENT,
+                  "unknown balance policy %d", (int)d->balance);
+    return LWT_OK;
+}
+
+static lwt_status check_tuning(const lwt_context *ctx, const lwt_stream_tuning *t)
+{
+    LWT_RETURN_IF(t->streams < 0 || t->streams > 8, ctx, LWT_ERR_INVALID_ARGUMENT,
+                  "lwt_stream_tuning.streams must be 0..8 (got %d)", t->streams);
+    LWT_RETURN_IF(t->fuse_levels < 0, ctx, LWT_ERR_INVALID_ARGUMENT,
+                  "lwt_stream_tuning.fuse_levels must be >= 0 (got %d)", t->fuse_levels);
+    for (int w = 0; w < LWT_STREAM_MAX_WORKERS; w++) {
+        LWT_RETURN_IF(t->slowdown[w] != 0 && !(t->slowdown[w] >= 1.0), ctx, LWT_ERR_INVALID_ARGUMENT,
+                      "lwt_stream_tuning.slowdown[%d] must be 0 or >= 1 (got %g)", w, t->slowdown[w]);
+        LWT_RETURN_IF(t->fail_after[w] < 0, ctx, LWT_ERR_INVALID_ARGUMENT,
+                      "lwt_stream_tuning.fail_after[%d] must be >= 0 (got %d)", w, t->fail_after[w]);
+    }
+    return LWT_OK;
 }
 
 const char *lwt_balance_policy_name(lwt_balance_policy b)
@@ -353,7 +401,7 @@ static lwt_status run_one(stream_engine *e, int inverse, const char *in, char *o
     int group = 0;
     const char *prev = NULL; /* the approximation the last group wrote */
     for (int j = inverse ? J : 1; st == LWT_OK && (inverse ? j >= 1 : j <= J); group++) {
-        const int L = choose_fusion(p, inverse, j, rows, e->desc->fuse_levels, fusion_read_limit(e, inverse), &tmp);
+        const int L = choose_fusion(p, inverse, j, rows, e->tuning->fuse_levels, fusion_read_limit(e, inverse), &tmp);
         level_job job;
         char *area = sa[group & 1];
         if (inverse) {
@@ -394,12 +442,14 @@ static lwt_status make_workers(stream_engine *e)
     for (int w = 0; w < e->nworkers; w++) {
         worker_slot *s = &e->w[w];
         s->cfg = d->nworkers > 0 ? d->workers[w] : one_cpu;
+        s->slowdown = e->tuning->slowdown[w];
+        s->fail_after = e->tuning->fail_after[w];
         lwt_status st;
         if (s->cfg.kind == LWT_WORKER_CPU) {
             st = stream_cpu_worker_create(e->plan, &s->cfg, &s->ops, &s->state, &s->caps);
         } else if (s->cfg.kind == LWT_WORKER_CUDA) {
 #ifdef LWT_HAVE_CUDA
-            st = stream_cuda_worker_create(e->plan, d, &s->cfg, &s->ops, &s->state, &s->caps);
+            st = stream_cuda_worker_create(e->plan, e->tuning, &s->cfg, &s->ops, &s->state, &s->caps);
 #else
             st = lwt_fail(e->plan->ctx, LWT_ERR_BACKEND_UNAVAILABLE,
                           "stream worker %d is a CUDA worker, but this build has no CUDA backend", w);
@@ -425,25 +475,29 @@ static lwt_status make_workers(stream_engine *e)
 /* A streamer is the engine with its workers kept between calls. */
 struct lwt_streamer {
     stream_engine e;
-    lwt_stream_desc desc; /* the caller's, copied */
+    lwt_stream_desc desc;     /* the caller's, copied */
+    lwt_stream_tuning tuning; /* the caller's, copied */
 };
 
-lwt_status lwt_streamer_create(const lwt_plan *p, const lwt_stream_desc *d, lwt_streamer **out)
+lwt_status lwt_streamer_create_tuned(const lwt_plan *p, const lwt_stream_desc *d, const lwt_stream_tuning *t,
+                                     lwt_streamer **out)
 {
     if (!out)
         return LWT_ERR_INVALID_ARGUMENT;
     *out = NULL;
-    if (!p)
-        return lwt_fail(NULL, LWT_ERR_INVALID_ARGUMENT, "lwt_streamer_create: NULL plan");
-    if (d && ((int)d->balance < 0 || (int)d->balance > LWT_BALANCE_POLICY_FNN))
-        return lwt_fail(p->ctx, LWT_ERR_INVALID_ARGUMENT, "unknown balance policy %d", (int)d->balance);
+    LWT_RETURN_IF(!p, NULL, LWT_ERR_INVALID_ARGUMENT, "lwt_streamer_create: NULL plan");
+    lwt_stream_desc desc;
+    LWT_FORWARD(read_desc(p->ctx, d, &desc));
+    const lwt_stream_tuning tuning = t ? *t : lwt_stream_tuning_default();
+    LWT_FORWARD(check_tuning(p->ctx, &tuning));
     lwt_streamer *s = calloc(1, sizeof *s);
-    if (!s)
-        return LWT_ERR_OUT_OF_MEMORY;
-    s->desc = d ? *d : lwt_stream_desc_default();
+    LWT_RETURN_IF(!s, p->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_streamer_create: out of memory");
+    s->desc = desc;
+    s->tuning = tuning;
     stream_engine *e = &s->e;
     e->plan = p;
     e->desc = &s->desc;
+    e->tuning = &s->tuning;
     pthread_mutex_init(&e->mu, NULL);
     pthread_cond_init(&e->cv, NULL);
     lwt_status st = make_workers(e);
@@ -453,6 +507,11 @@ lwt_status lwt_streamer_create(const lwt_plan *p, const lwt_stream_desc *d, lwt_
     }
     *out = s;
     return LWT_OK;
+}
+
+lwt_status lwt_streamer_create(const lwt_plan *p, const lwt_stream_desc *d, lwt_streamer **out)
+{
+    return lwt_streamer_create_tuned(p, d, NULL, out);
 }
 
 void lwt_streamer_destroy(lwt_streamer *s)

@@ -8,7 +8,7 @@
 #ifndef LWT_STREAM_WORKER_H
 #define LWT_STREAM_WORKER_H
 
-#include "lwt_stream.h"
+#include "lwt_experimental.h"
 #include "stream/recipe.h"
 
 typedef struct stream_engine stream_engine;
@@ -47,7 +47,7 @@ typedef struct worker_caps {
 lwt_status stream_cpu_worker_create(const lwt_plan *plan, const lwt_stream_worker *cfg, const worker_ops **ops,
                                     void **state, worker_caps *caps);
 #ifdef LWT_HAVE_CUDA
-lwt_status stream_cuda_worker_create(const lwt_plan *plan, const lwt_stream_desc *desc, const lwt_stream_worker *cfg,
+lwt_status stream_cuda_worker_create(const lwt_plan *plan, const lwt_stream_tuning *tuning, const lwt_stream_worker *cfg,
                                      const worker_ops **ops, void **state, worker_caps *caps);
 #endif
 

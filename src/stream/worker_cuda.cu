@@ -1,6 +1,6 @@
 /*
  * CUDA stream worker: one device, driven by one host thread, with seed 000's
- * three optimizations, each switchable (lwt_stream_desc):
+ * three optimizations, each switchable (lwt_stream_tuning, lwt_experimental.h):
  *  - tuned_blocks: the tiled kernels (else the one-thread-per-line kernel);
  *  - pinned_pool: pinned staging buffers made once and reused by every chunk
  *    (else allocated and freed per chunk); host memory that is already pinned
@@ -859,7 +859,7 @@ const worker_ops cuda_ops = {cuda_level, cuda_destroy};
 
 } // namespace
 
-extern "C" lwt_status stream_cuda_worker_create(const lwt_plan *plan, const lwt_stream_desc *desc,
+extern "C" lwt_status stream_cuda_worker_create(const lwt_plan *plan, const lwt_stream_tuning *tuning,
                                                 const lwt_stream_worker *cfg, const worker_ops **ops, void **state,
                                                 worker_caps *caps)
 {
@@ -873,9 +873,9 @@ extern "C" lwt_status stream_cuda_worker_create(const lwt_plan *plan, const lwt_
         return LWT_ERR_OUT_OF_MEMORY;
     cw->ctx = ctx;
     cw->device = cfg->device;
-    cw->naive = !desc->tuned_blocks;
-    cw->pinned_pool = desc->pinned_pool;
-    cw->nslots = desc->overlap ? (desc->streams > 0 ? desc->streams : 3) : 1;
+    cw->naive = !tuning->tuned_blocks;
+    cw->pinned_pool = tuning->pinned_pool;
+    cw->nslots = tuning->overlap ? (tuning->streams > 0 ? tuning->streams : 3) : 1;
     if (cw->nslots > MAX_SLOTS)
         cw->nslots = MAX_SLOTS;
     cw->es = lwt_plan_elem_size(plan);

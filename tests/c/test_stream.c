@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "lwt.h"
+#include "lwt_experimental.h"
 #include "lwt_stream.h"
 
 static uint64_t rng;
@@ -39,8 +40,29 @@ typedef struct scase {
     lwt_dtype dtype;
 } scase;
 
-/* forward and inverse of one case, in memory and streamed with desc: equal bits */
-static void run_case(const scase *c, const lwt_stream_desc *desc, const char *what)
+/* a stream description and its experimental tuning (fusion, test faults) */
+typedef struct stream_setup {
+    lwt_stream_desc d;
+    lwt_stream_tuning t;
+} stream_setup;
+
+/* forward and inverse of one case, in memory and streamed: equal bits. With the default tuning
+   through the one-shot calls, else through a tuned streamer. */
+static lwt_status stream_both(const lwt_plan *p, const stream_setup *su, const void *in, void *out,
+                              lwt_stream_report *rep, int inverse)
+{
+    const lwt_stream_tuning def = lwt_stream_tuning_default();
+    if (!memcmp(&def, &su->t, sizeof def))
+        return inverse ? lwt_stream_inverse(p, &su->d, in, out, NULL, rep) : lwt_stream_forward(p, &su->d, in, out, NULL, rep);
+    lwt_streamer *s = NULL;
+    lwt_status st = lwt_streamer_create_tuned(p, &su->d, &su->t, &s);
+    if (st == LWT_OK)
+        st = inverse ? lwt_streamer_inverse(s, in, out, NULL, rep) : lwt_streamer_forward(s, in, out, NULL, rep);
+    lwt_streamer_destroy(s);
+    return st;
+}
+
+static void run_case(const scase *c, const stream_setup *su, const char *what)
 {
     lwt_wavelet *w = NULL;
     lwt_plan *p = NULL;
@@ -76,13 +98,13 @@ static void run_case(const scase *c, const lwt_stream_desc *desc, const char *wh
     memset(c2, 0x5a, info.coeff_count * es); /* gaps must be zeroed by the stream */
     lwt_stream_report rep;
     CHECK(lwt_forward(p, x, c1, NULL) == LWT_OK, "in-memory forward");
-    lwt_status st = lwt_stream_forward(p, desc, x, c2, NULL, &rep);
+    lwt_status st = stream_both(p, su, x, c2, &rep, 0);
     CHECK(st == LWT_OK, "%s: stream forward failed (%s)", what, lwt_status_string(st));
     CHECK(!memcmp(c1, c2, info.coeff_count * es),
           "%s: forward %s %s %dD %zux%zux%zu L%d %s: streamed != in memory", what, c->wavelet, lwt_mode_name(c->mode),
           c->ndim, c->shape[0], c->shape[1], c->shape[2], c->levels, c->dtype == LWT_F32 ? "f32" : "f64");
     CHECK(lwt_inverse(p, c1, y1, NULL) == LWT_OK, "in-memory inverse");
-    st = lwt_stream_inverse(p, desc, c1, y2, NULL, &rep);
+    st = stream_both(p, su, c1, y2, &rep, 1);
     CHECK(st == LWT_OK, "%s: stream inverse failed (%s)", what, lwt_status_string(st));
     CHECK(!memcmp(y1, y2, info.input_count * es),
           "%s: inverse %s %s %dD %zux%zux%zu L%d %s: streamed != in memory", what, c->wavelet, lwt_mode_name(c->mode),
@@ -97,18 +119,20 @@ static void run_case(const scase *c, const lwt_stream_desc *desc, const char *wh
     lwt_wavelet_destroy(w);
 }
 
-static lwt_stream_desc cpu_desc(int nworkers, size_t chunk_rows, lwt_balance_policy b)
+static stream_setup cpu_desc(int nworkers, size_t chunk_rows, lwt_balance_policy b)
 {
-    lwt_stream_desc d = lwt_stream_desc_default();
-    d.chunk_rows = chunk_rows;
-    d.nworkers = nworkers;
-    d.balance = b;
-    d.fuse_levels = (int)(chunk_rows % 3); /* automatic, one level per pass, or two */
+    stream_setup su;
+    su.d = lwt_stream_desc_default();
+    su.t = lwt_stream_tuning_default();
+    su.d.chunk_rows = chunk_rows;
+    su.d.nworkers = nworkers;
+    su.d.balance = b;
+    su.t.fuse_levels = (int)(chunk_rows % 3); /* automatic, one level per pass, or two */
     for (int k = 0; k < nworkers; k++) {
-        d.workers[k].kind = LWT_WORKER_CPU;
-        d.workers[k].threads = 1;
+        su.d.workers[k].kind = LWT_WORKER_CPU;
+        su.d.workers[k].threads = 1;
     }
-    return d;
+    return su;
 }
 
 /* every wavelet x every mode, 1-D, 2-D and 3-D, tiny chunks */
@@ -120,7 +144,7 @@ static void sweep_wavelets(int quick)
         for (int m = 0; m < LWT_MODE_COUNT; m++) {
             const int v = i * LWT_MODE_COUNT + m;
             scase c = {name, (lwt_mode)m, 1, {61 + (size_t)(v % 7), 1, 1}, 1 + v % 4, v % 2 ? LWT_F32 : LWT_F64};
-            lwt_stream_desc d = cpu_desc(1, 1 + (size_t)(v % 3), LWT_BALANCE_POLICY_QUEUE);
+            stream_setup d = cpu_desc(1, 1 + (size_t)(v % 3), LWT_BALANCE_POLICY_QUEUE);
             run_case(&c, &d, "1-D");
             scase c2 = {name, (lwt_mode)m, 2, {23 + (size_t)(v % 5), 9 + (size_t)(v % 4), 1}, 1 + v % 3,
                         v % 3 ? LWT_F64 : LWT_F32};
@@ -147,17 +171,17 @@ static void many_seams(int quick)
             scase c = {ws[a], ms[b], 2, {257 + a * 13, 37, 1}, 4 + (int)(a % 3), a % 2 ? LWT_F32 : LWT_F64};
             size_t rows[] = {1, 2, 7, 64};
             for (int r = 0; r < 4; r++) {
-                lwt_stream_desc d = cpu_desc(1 + r % 3, rows[r], (lwt_balance_policy)(r % 4));
+                stream_setup d = cpu_desc(1 + r % 3, rows[r], (lwt_balance_policy)(r % 4));
                 run_case(&c, &d, "seams");
             }
             scase c1 = {ws[a], ms[b], 1, {1000 + a * 77, 1, 1}, -1, LWT_F64}; /* max levels */
             c1.levels = LWT_LEVELS_MAX;
-            lwt_stream_desc d = cpu_desc(3, 5, LWT_BALANCE_POLICY_FNN);
+            stream_setup d = cpu_desc(3, 5, LWT_BALANCE_POLICY_FNN);
             run_case(&c1, &d, "1-D max levels");
         }
     /* batch of two, beyond the maximum level */
     scase c = {"db3", LWT_MODE_REFLECT, 2, {40, 33, 1}, 6, LWT_F64};
-    lwt_stream_desc d = cpu_desc(2, 4, LWT_BALANCE_POLICY_STATIC);
+    stream_setup d = cpu_desc(2, 4, LWT_BALANCE_POLICY_STATIC);
     run_case(&c, &d, "beyond max level");
 }
 
@@ -168,11 +192,11 @@ static void faults(void)
                                       LWT_BALANCE_POLICY_QUEUE, LWT_BALANCE_POLICY_FNN};
     scase c = {"cdf97", LWT_MODE_SYMMETRIC, 2, {200, 31, 1}, 3, LWT_F32};
     for (int k = 0; k < 4; k++) {
-        lwt_stream_desc d = cpu_desc(3, 4, pol[k]);
-        d.workers[1].fail_after = 3;
+        stream_setup d = cpu_desc(3, 4, pol[k]);
+        d.t.fail_after[1] = 3;
         run_case(&c, &d, "worker 1 fails");
-        d.workers[1].fail_after = 0;
-        d.workers[2].slowdown = 3.0;
+        d.t.fail_after[1] = 0;
+        d.t.slowdown[2] = 3.0;
         run_case(&c, &d, "worker 2 slowed");
     }
     /* all fail: a clean error, never a hang */
@@ -190,23 +214,42 @@ static void faults(void)
     lwt_plan_info info;
     lwt_plan_get_info(p, &info);
     double *x = calloc(info.input_count, sizeof *x), *y = calloc(info.coeff_count, sizeof *y);
-    lwt_stream_desc d = cpu_desc(2, 2, LWT_BALANCE_POLICY_QUEUE);
-    d.workers[0].fail_after = 1;
-    d.workers[1].fail_after = 2;
+    stream_setup d = cpu_desc(2, 2, LWT_BALANCE_POLICY_QUEUE);
+    d.t.fail_after[0] = 1;
+    d.t.fail_after[1] = 2;
     lwt_stream_report rep;
-    lwt_status st = lwt_stream_forward(p, &d, x, y, NULL, &rep);
+    lwt_status st = stream_both(p, &d, x, y, &rep, 0);
     CHECK(st == LWT_ERR_DEVICE, "every worker failing: status %d (%s), expected a device error", (int)st,
           lwt_status_string(st));
     CHECK(rep.failed[0] && rep.failed[1], "both workers reported failed");
     /* bad descriptions */
+    lwt_stream_desc bad = lwt_stream_desc_default();
+    bad.balance = (lwt_balance_policy)9;
+    CHECK(lwt_stream_forward(p, &bad, x, y, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "unknown policy refused");
+    bad = lwt_stream_desc_default();
+    bad.nworkers = 1;
+    bad.workers[0].kind = (lwt_worker_kind)7;
+    CHECK(lwt_stream_forward(p, &bad, x, y, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "unknown worker kind refused");
+    bad.nworkers = LWT_STREAM_MAX_WORKERS + 1;
+    CHECK(lwt_stream_forward(p, &bad, x, y, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "too many workers refused");
+    /* the struct's version: zero (not from lwt_stream_desc_default) or larger than this library
+       knows is refused */
+    bad = lwt_stream_desc_default();
+    bad.size = 0;
+    CHECK(lwt_stream_forward(p, &bad, x, y, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "desc.size 0 refused");
+    bad.size = sizeof bad + 8;
+    CHECK(lwt_stream_forward(p, &bad, x, y, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "desc.size too large refused");
+    /* bad tuning */
+    lwt_streamer *sr = NULL;
     d = cpu_desc(1, 2, LWT_BALANCE_POLICY_QUEUE);
-    d.balance = (lwt_balance_policy)9;
-    CHECK(lwt_stream_forward(p, &d, x, y, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "unknown policy refused");
+    d.t.streams = 9;
+    CHECK(lwt_streamer_create_tuned(p, &d.d, &d.t, &sr) == LWT_ERR_INVALID_ARGUMENT && !sr, "9 streams refused");
     d = cpu_desc(1, 2, LWT_BALANCE_POLICY_QUEUE);
-    d.workers[0].kind = (lwt_worker_kind)7;
-    CHECK(lwt_stream_forward(p, &d, x, y, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "unknown worker kind refused");
-    d.nworkers = LWT_STREAM_MAX_WORKERS + 1;
-    CHECK(lwt_stream_forward(p, &d, x, y, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "too many workers refused");
+    d.t.slowdown[3] = 0.5;
+    CHECK(lwt_streamer_create_tuned(p, &d.d, &d.t, &sr) == LWT_ERR_INVALID_ARGUMENT && !sr, "slowdown 0.5 refused");
+    d.t.slowdown[3] = 0;
+    d.t.fail_after[0] = -1;
+    CHECK(lwt_streamer_create_tuned(p, &d.d, &d.t, &sr) == LWT_ERR_INVALID_ARGUMENT && !sr, "fail_after -1 refused");
     CHECK(lwt_stream_forward(p, NULL, NULL, y, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT, "NULL input refused");
     size_t sb = 0;
     CHECK(lwt_stream_scratch_size(p, &sb) == LWT_OK && sb == 2 * 33 * 5 * 8, "scratch size %zu (two areas of a_1, 33x5 doubles)",
@@ -247,10 +290,10 @@ static void streamer_reuse(void)
     }
     /* static: worker 1 runs its own share one chunk at a time, so it finishes exactly one chunk
        and fails on its second whatever the timing (a dynamic policy may give it none) */
-    lwt_stream_desc d = cpu_desc(3, 6, LWT_BALANCE_POLICY_STATIC);
-    d.workers[1].fail_after = 2;
+    stream_setup d = cpu_desc(3, 6, LWT_BALANCE_POLICY_STATIC);
+    d.t.fail_after[1] = 2;
     lwt_streamer *s;
-    CHECK(lwt_streamer_create(p, &d, &s) == LWT_OK, "streamer made");
+    CHECK(lwt_streamer_create_tuned(p, &d.d, &d.t, &s) == LWT_OK, "streamer made");
     lwt_stream_report rep;
     for (int k = 0; k < 2; k++) {
         CHECK(lwt_streamer_forward(s, x + k * ni, y, NULL, &rep) == LWT_OK &&
@@ -266,8 +309,8 @@ static void streamer_reuse(void)
     lwt_streamer_destroy(s);
     /* every worker gone in the first call: the second fails at once, with a clear status */
     d = cpu_desc(1, 6, LWT_BALANCE_POLICY_QUEUE);
-    d.workers[0].fail_after = 2;
-    CHECK(lwt_streamer_create(p, &d, &s) == LWT_OK, "streamer made");
+    d.t.fail_after[0] = 2;
+    CHECK(lwt_streamer_create_tuned(p, &d.d, &d.t, &s) == LWT_OK, "streamer made");
     CHECK(lwt_streamer_forward(s, x, y, NULL, NULL) == LWT_ERR_DEVICE, "its only worker fails");
     CHECK(lwt_streamer_forward(s, x, y, NULL, &rep) == LWT_ERR_DEVICE && rep.failed[0] == 1,
           "the next call is refused (none left)");

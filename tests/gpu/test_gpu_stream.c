@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lwt.h"
+#include "lwt_experimental.h"
 #include "lwt_stream.h"
 #ifdef LWT_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -36,8 +37,16 @@ typedef enum { SETUP_GPU, SETUP_GPU_CPU, SETUP_ALL_GPUS, SETUP_NO_OVERLAP, SETUP
 static const char *setup_name[] = {"1 GPU", "GPU+CPU", "all GPUs", "no overlap", "no pinned pool",
                                    "naive blocks", "GPU fails", "GPU slowed", "one level per pass", "6 streams"};
 
-static lwt_stream_desc make_desc(setup s, size_t chunk_rows)
+/* a stream description and its experimental tuning (the seed's switches, test faults) */
+typedef struct stream_setup {
+    lwt_stream_desc d;
+    lwt_stream_tuning t;
+} stream_setup;
+
+static stream_setup make_desc(setup s, size_t chunk_rows)
 {
+    stream_setup su;
+    su.t = lwt_stream_tuning_default();
     lwt_stream_desc d = lwt_stream_desc_default();
     d.chunk_rows = chunk_rows;
     d.nworkers = 1;
@@ -51,9 +60,9 @@ static lwt_stream_desc make_desc(setup s, size_t chunk_rows)
         d.workers[1].kind = LWT_WORKER_CPU;
         d.workers[1].threads = 4;
         if (s == SETUP_FAIL)
-            d.workers[0].fail_after = 3;
+            su.t.fail_after[0] = 3;
         if (s == SETUP_SLOW)
-            d.workers[0].slowdown = 4.0;
+            su.t.slowdown[0] = 4.0;
         d.balance = s == SETUP_SLOW ? LWT_BALANCE_POLICY_FNN : LWT_BALANCE_POLICY_QUEUE;
         break;
     case SETUP_ALL_GPUS:
@@ -64,14 +73,28 @@ static lwt_stream_desc make_desc(setup s, size_t chunk_rows)
         }
         d.balance = LWT_BALANCE_POLICY_STATIC;
         break;
-    case SETUP_NO_OVERLAP: d.overlap = 0; break;
-    case SETUP_NO_POOL: d.pinned_pool = 0; break;
-    case SETUP_NAIVE: d.tuned_blocks = 0; break;
-    case SETUP_ONE_LEVEL: d.fuse_levels = 1; break;
-    case SETUP_DEEP: d.streams = 6; break;
+    case SETUP_NO_OVERLAP: su.t.overlap = 0; break;
+    case SETUP_NO_POOL: su.t.pinned_pool = 0; break;
+    case SETUP_NAIVE: su.t.tuned_blocks = 0; break;
+    case SETUP_ONE_LEVEL: su.t.fuse_levels = 1; break;
+    case SETUP_DEEP: su.t.streams = 6; break;
     default: break;
     }
-    return d;
+    su.d = d;
+    return su;
+}
+
+/* one streamed call on a streamer made for it (what lwt_stream_forward does, with tuning) */
+static lwt_status stream_once(const lwt_plan *p, const stream_setup *su, const void *in, void *out,
+                              lwt_stream_report *rep, int inverse)
+{
+    memset(rep, 0, sizeof *rep);
+    lwt_streamer *s = NULL;
+    lwt_status st = lwt_streamer_create_tuned(p, &su->d, &su->t, &s);
+    if (st == LWT_OK)
+        st = inverse ? lwt_streamer_inverse(s, in, out, NULL, rep) : lwt_streamer_forward(s, in, out, NULL, rep);
+    lwt_streamer_destroy(s);
+    return st;
 }
 
 static void *host_alloc(size_t bytes, int pinned)
@@ -145,7 +168,7 @@ static void run_case_up(const char *wname, lwt_mode mode, int ndim, const size_t
         else
             ((double *)x)[i] = rnd();
     }
-    lwt_stream_desc sd = make_desc(s, chunk_rows);
+    stream_setup sd = make_desc(s, chunk_rows);
     lwt_stream_report rep;
     if (getenv("LWT_TEST_VERBOSE")) {
         fprintf(stderr, "case %d: %s %s %dD L%d %s chunk %zu\n", cases, setup_name[s], wname, ndim, levels,
@@ -153,13 +176,13 @@ static void run_case_up(const char *wname, lwt_mode mode, int ndim, const size_t
         fflush(stderr);
     }
     int ok = lwt_forward(p, x, c1, NULL) == LWT_OK && lwt_inverse(p, c1, y1, NULL) == LWT_OK;
-    lwt_status st1 = lwt_stream_forward(p, &sd, x, c2, NULL, &rep);
+    lwt_status st1 = stream_once(p, &sd, x, c2, &rep, 0);
     const int gpu_chunks = (int)rep.chunks[0];
     fwd_fused = st1 == LWT_OK ? rep.levels_fused : -1;
     fwd_passes = st1 == LWT_OK ? rep.levels_passes : -1;
     const double in_bytes = (double)(info.input_count * es), up = (double)rep.bytes_h2d / in_bytes;
     const double up_max = 1.0 + 0.5 * ((double)rep.bytes_windows / in_bytes - 1.0);
-    lwt_status st2 = lwt_stream_inverse(p, &sd, c1, y2, NULL, &rep);
+    lwt_status st2 = stream_once(p, &sd, c1, y2, &rep, 1);
     int same_f = st1 == LWT_OK && !memcmp(c1, c2, info.coeff_count * es);
     int same_i = st2 == LWT_OK && !memcmp(y1, y2, info.input_count * es);
     cases++;
@@ -208,9 +231,9 @@ static void streamer_reuse(setup st)
     lwt_plan_info info;
     lwt_plan_get_info(p, &info);
     const size_t ni = info.input_count, nc = info.coeff_count;
-    lwt_stream_desc sd = make_desc(st, 256);
+    stream_setup sd = make_desc(st, 256);
     lwt_streamer *s = NULL;
-    int bad = lwt_streamer_create(p, &sd, &s) != LWT_OK;
+    int bad = lwt_streamer_create_tuned(p, &sd.d, &sd.t, &s) != LWT_OK;
     for (int k = 0; k < 4 && !bad; k++) {
         const int pinned = k < 2;
         float *x = host_alloc(ni * 4, pinned), *c1 = malloc(nc * 4), *c2 = host_alloc(nc * 4, pinned);
