@@ -15,8 +15,7 @@
 
 #include "check.h"
 #include "lwt.h"
-#include "lwt_experimental.h"
-#include "lwt_stream.h"
+#include "stream_setup.h"
 
 static uint64_t rng;
 
@@ -40,12 +39,6 @@ typedef struct scase {
     lwt_dtype dtype;
 } scase;
 
-/* a stream description and its experimental tuning (fusion, test faults) */
-typedef struct stream_setup {
-    lwt_stream_desc d;
-    lwt_stream_tuning t;
-} stream_setup;
-
 /* forward and inverse of one case, in memory and streamed: equal bits. With the default tuning
    through the one-shot calls, else through a tuned streamer. */
 static lwt_status stream_both(const lwt_plan *p, const stream_setup *su, const void *in, void *out,
@@ -54,12 +47,7 @@ static lwt_status stream_both(const lwt_plan *p, const stream_setup *su, const v
     const lwt_stream_tuning def = lwt_stream_tuning_default();
     if (!memcmp(&def, &su->t, sizeof def))
         return inverse ? lwt_stream_inverse(p, &su->d, in, out, NULL, rep) : lwt_stream_forward(p, &su->d, in, out, NULL, rep);
-    lwt_streamer *s = NULL;
-    lwt_status st = lwt_streamer_create_tuned(p, &su->d, &su->t, &s);
-    if (st == LWT_OK)
-        st = inverse ? lwt_streamer_inverse(s, in, out, NULL, rep) : lwt_streamer_forward(s, in, out, NULL, rep);
-    lwt_streamer_destroy(s);
-    return st;
+    return stream_tuned_call(p, su, in, out, rep, inverse);
 }
 
 static void run_case(const scase *c, const stream_setup *su, const char *what)

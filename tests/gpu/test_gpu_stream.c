@@ -14,8 +14,7 @@
 #include <string.h>
 
 #include "lwt.h"
-#include "lwt_experimental.h"
-#include "lwt_stream.h"
+#include "../c/stream_setup.h"
 #ifdef LWT_HAVE_CUDA
 #include <cuda_runtime.h>
 #endif
@@ -36,12 +35,6 @@ typedef enum { SETUP_GPU, SETUP_GPU_CPU, SETUP_ALL_GPUS, SETUP_NO_OVERLAP, SETUP
                SETUP_FAIL, SETUP_SLOW, SETUP_ONE_LEVEL, SETUP_DEEP, SETUP_COUNT } setup;
 static const char *setup_name[] = {"1 GPU", "GPU+CPU", "all GPUs", "no overlap", "no pinned pool",
                                    "naive blocks", "GPU fails", "GPU slowed", "one level per pass", "6 streams"};
-
-/* a stream description and its experimental tuning (the seed's switches, test faults) */
-typedef struct stream_setup {
-    lwt_stream_desc d;
-    lwt_stream_tuning t;
-} stream_setup;
 
 static stream_setup make_desc(setup s, size_t chunk_rows)
 {
@@ -82,19 +75,6 @@ static stream_setup make_desc(setup s, size_t chunk_rows)
     }
     su.d = d;
     return su;
-}
-
-/* one streamed call on a streamer made for it (what lwt_stream_forward does, with tuning) */
-static lwt_status stream_once(const lwt_plan *p, const stream_setup *su, const void *in, void *out,
-                              lwt_stream_report *rep, int inverse)
-{
-    memset(rep, 0, sizeof *rep);
-    lwt_streamer *s = NULL;
-    lwt_status st = lwt_streamer_create_tuned(p, &su->d, &su->t, &s);
-    if (st == LWT_OK)
-        st = inverse ? lwt_streamer_inverse(s, in, out, NULL, rep) : lwt_streamer_forward(s, in, out, NULL, rep);
-    lwt_streamer_destroy(s);
-    return st;
 }
 
 static void *host_alloc(size_t bytes, int pinned)
@@ -176,13 +156,13 @@ static void run_case_up(const char *wname, lwt_mode mode, int ndim, const size_t
         fflush(stderr);
     }
     int ok = lwt_forward(p, x, c1, NULL) == LWT_OK && lwt_inverse(p, c1, y1, NULL) == LWT_OK;
-    lwt_status st1 = stream_once(p, &sd, x, c2, &rep, 0);
+    lwt_status st1 = stream_tuned_call(p, &sd, x, c2, &rep, 0);
     const int gpu_chunks = (int)rep.chunks[0];
     fwd_fused = st1 == LWT_OK ? rep.levels_fused : -1;
     fwd_passes = st1 == LWT_OK ? rep.levels_passes : -1;
     const double in_bytes = (double)(info.input_count * es), up = (double)rep.bytes_h2d / in_bytes;
     const double up_max = 1.0 + 0.5 * ((double)rep.bytes_windows / in_bytes - 1.0);
-    lwt_status st2 = stream_once(p, &sd, c1, y2, &rep, 1);
+    lwt_status st2 = stream_tuned_call(p, &sd, c1, y2, &rep, 1);
     int same_f = st1 == LWT_OK && !memcmp(c1, c2, info.coeff_count * es);
     int same_i = st2 == LWT_OK && !memcmp(y1, y2, info.input_count * es);
     cases++;
