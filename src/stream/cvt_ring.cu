@@ -4,8 +4,9 @@
 
 #include "stream/cvt_ring.cuh"
 
-cudaError_t cvt_ring_init(cvt_ring *r)
+cudaError_t cvt_ring_init(cvt_ring *r, int threads)
 {
+    r->threads = threads;
     cudaError_t e = cudaSuccess;
     for (int k = 0; k < CVT_PIECES && e == cudaSuccess; k++)
         e = cudaEventCreateWithFlags(&r->ev[k], cudaEventDisableTiming);
@@ -44,7 +45,7 @@ cudaError_t cvt_ring_upload(cvt_ring *r, const rcopy *c, char *dst, size_t es, c
         e = cudaEventSynchronize(r->ev[s]); /* its last copy is done */
         if (e != cudaSuccess)
             break;
-        recipe_copy_host(&pc, pc.src.host + pc.src.off * rcopy_src_es(&pc, es), pin, es);
+        recipe_copy_host(&pc, pc.src.host + pc.src.off * rcopy_src_es(&pc, es), pin, es, r->threads);
         e = cudaMemcpyAsync(dst + k * per * es, pin, pc.n[2] * es, cudaMemcpyHostToDevice, up);
         if (e == cudaSuccess)
             e = cudaEventRecord(r->ev[s], up);
@@ -77,7 +78,8 @@ static cudaError_t ring_download(cvt_ring *r, const rcopy *c, const char *src, s
         if (e != cudaSuccess)
             break;
         const rcopy pc = piece_of(c, done, per);
-        recipe_copy_host(&pc, r->pin + s * CVT_PIECE_BYTES, pc.dst.host + pc.dst.off * rcopy_dst_es(&pc, es), es);
+        recipe_copy_host(&pc, r->pin + s * CVT_PIECE_BYTES, pc.dst.host + pc.dst.off * rcopy_dst_es(&pc, es), es,
+                         r->threads);
     }
     r->next = base + (unsigned)np;
     return e;
@@ -125,7 +127,7 @@ static void *downloader_main(void *arg)
     return NULL;
 }
 
-cudaError_t cvt_downloader_start(int device, cvt_downloader **out)
+cudaError_t cvt_downloader_start(int device, int threads, cvt_downloader **out)
 {
     *out = NULL;
     cvt_downloader *d = (cvt_downloader *)calloc(1, sizeof *d);
@@ -136,7 +138,7 @@ cudaError_t cvt_downloader_start(int device, cvt_downloader **out)
     pthread_cond_init(&d->cv, NULL);
     cudaError_t e = cudaStreamCreateWithFlags(&d->down, cudaStreamNonBlocking);
     if (e == cudaSuccess)
-        e = cvt_ring_init(&d->ring);
+        e = cvt_ring_init(&d->ring, threads);
     if (e == cudaSuccess && pthread_create(&d->thread, NULL, downloader_main, d) != 0)
         e = cudaErrorMemoryAllocation; /* no thread: out of resources */
     d->started = e == cudaSuccess;

@@ -21,8 +21,11 @@ extern "C" {
 #include "stream/recipe.h"
 }
 
+/* Two rings of four 8 MiB pieces (uploads and downloads), 64 MiB pinned per GPU worker as the
+ * former split had: pinning costs ~2.6 GB/s (two rings of four 16 MiB pieces took 46-65 ms to
+ * make, H200), and the worker makes them once (cuda_prepare_convert, at the split's creation) */
 #define CVT_PIECES 4
-#define CVT_PIECE_BYTES ((size_t)16 << 20)
+#define CVT_PIECE_BYTES ((size_t)8 << 20)
 
 /* A copy that goes through the ring: it converts or masks, and is one contiguous run. */
 static inline int cvt_through_ring(const rcopy *c)
@@ -30,14 +33,16 @@ static inline int cvt_through_ring(const rcopy *c)
     return (c->cvt != RCVT_NONE || c->nan_mask) && c->n[0] == 1 && c->n[1] == 1;
 }
 
-/* CVT_PIECES pinned pieces, each with the event of the last copy through it. */
+/* CVT_PIECES pinned pieces, each with the event of the last copy through it; the host
+ * converts each piece over `threads` OpenMP threads. */
 struct cvt_ring {
     char *pin;
     cudaEvent_t ev[CVT_PIECES];
     unsigned next;
+    int threads;
 };
 
-cudaError_t cvt_ring_init(cvt_ring *r);
+cudaError_t cvt_ring_init(cvt_ring *r, int threads);
 void cvt_ring_free(cvt_ring *r); /* after the copies through it are done */
 
 /* Copy c (host, converted) to dst on the device, piece by piece on stream `up`. */
@@ -57,8 +62,9 @@ struct cvt_ticket {
 
 struct cvt_downloader;
 
-/* A thread with its own ring and stream on `device` (the current device). */
-cudaError_t cvt_downloader_start(int device, cvt_downloader **out);
+/* A thread with its own ring (converting over `threads` threads) and stream on `device`
+ * (the current device). */
+cudaError_t cvt_downloader_start(int device, int threads, cvt_downloader **out);
 /* Queue t's converting scatters (t filled by the caller except pending, err, next). */
 void cvt_downloader_submit(cvt_downloader *d, cvt_ticket *t);
 /* Wait until t is done (at once if it never was submitted); its copies' error. */

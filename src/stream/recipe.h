@@ -147,8 +147,9 @@ void recipe_chunk_range(const level_job *job, long c, long *lo, long *hi);
 int recipe_build_range(const level_job *job, long lo, long hi, recipe *r);
 
 /* Copy elements through two strided 3-D views (host memory; src and dst point at
- * the copy's first element), converting and masking as c says. */
-void recipe_copy_host(const rcopy *c, const char *src, char *dst, size_t es);
+ * the copy's first element), converting and masking as c says; big copies over
+ * `threads` OpenMP threads (0: OpenMP's default). */
+void recipe_copy_host(const rcopy *c, const char *src, char *dst, size_t es, int threads);
 /* Zero c's destination view (host memory; dst points at its first element). */
 void recipe_zero_host(const rcopy *c, char *dst, size_t es);
 /* Merge axes that are contiguous on both sides (fewer, longer runs). */

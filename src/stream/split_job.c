@@ -366,6 +366,11 @@ void stream_split_destroy(stream_split *s)
     free(s);
 }
 
+lwt_status stream_split_prepare_convert(stream_split *s)
+{
+    return s->spec.whole->desc.dtype == LWT_F64 ? LWT_OK : stream_prepare_convert(s->streamer);
+}
+
 const split_spec *stream_split_spec(const stream_split *s)
 {
     return &s->spec;

@@ -64,6 +64,9 @@ typedef struct stream_split stream_split;
 lwt_status stream_split_create(const lwt_plan *whole, size_t chunk_rows, int nout, const uint64_t *keep, int threads,
                                stream_split **out);
 void stream_split_destroy(stream_split *s);
+/* Runs will convert (io_f64 with float32 plans): make the workers' converting buffers now, so
+   that no run allocates them. */
+lwt_status stream_split_prepare_convert(stream_split *s);
 const split_spec *stream_split_spec(const stream_split *s);
 
 /*

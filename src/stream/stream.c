@@ -541,6 +541,15 @@ static void begin_call(stream_engine *e)
     }
 }
 
+lwt_status stream_prepare_convert(lwt_streamer *s)
+{
+    stream_engine *e = &s->e;
+    for (int w = 0; w < e->nworkers; w++)
+        if (e->w[w].ops->prepare_convert)
+            LWT_FORWARD(e->w[w].ops->prepare_convert(e->w[w].state));
+    return LWT_OK;
+}
+
 lwt_status stream_run_job(lwt_streamer *s, const level_job *job)
 {
     stream_engine *e = &s->e;

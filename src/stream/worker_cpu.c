@@ -38,7 +38,7 @@ static lwt_status run_list(cpu_worker *cw, const level_job *job, const rlist *l,
         const rop *o = &l->v[i];
         if (o->kind == ROP_COPY) {
             recipe_copy_host(&o->c, resolve(cw, o->c.src, rcopy_src_es(&o->c, es)),
-                             resolve(cw, o->c.dst, rcopy_dst_es(&o->c, es)), es);
+                             resolve(cw, o->c.dst, rcopy_dst_es(&o->c, es)), es, cw->threads);
             continue;
         }
         if (o->kind == ROP_ZERO) {
@@ -119,7 +119,7 @@ static void cpu_destroy(void *state)
     free(cw);
 }
 
-static const worker_ops cpu_ops = {cpu_level, cpu_destroy};
+static const worker_ops cpu_ops = {cpu_level, cpu_destroy, NULL};
 
 lwt_status stream_cpu_worker_create(const lwt_plan *plan, const lwt_stream_worker *cfg, const worker_ops **ops,
                                     void **state, worker_caps *caps)

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 extern "C" {
 #include "core/backend.h"
@@ -37,17 +38,9 @@ extern "C" {
 #include "lwt_cuda.h"
 #include "core/fail.h"
 #include "cuda/cuda_chunk.cuh"
+#include "stream/cvt_ring.cuh"
 
 #define MAX_SLOTS 8
-/* Copies that convert (a float32 transform's double sources and sinks) or
- * mask go through a small ring of pinned pieces, the host converting each
- * piece as it goes up or comes down: pinned staging for a whole chunk (a
- * band split's window and three bands: about 350 MB a slot at 12288^2) took
- * longer to allocate than the split takes to run when the worker is made per
- * call (lwt_filter_run: 1.4 s where the former split's four 16 MiB slots gave
- * 0.19 s, H100). */
-#define CVT_PIECES 4
-#define CVT_PIECE_BYTES ((size_t)16 << 20)
 /* windows smaller than this go up directly: the ring saves little there */
 #define RING_MIN_BYTES ((size_t)1 << 20)
 
@@ -71,6 +64,7 @@ struct slot {
     long chunk;
     recipe r;
     int staged_out;            /* D2H went to pin_out: scatter on the host after */
+    cvt_ticket dl;             /* its converting scatters, on the downloader's thread */
     double t_launch;
 };
 
@@ -90,10 +84,9 @@ struct cuda_worker {
     row_plan ahead_plan;
     size_t es;
     const level_job *job;      /* the job in progress (its split plans) */
-    char *cvt_pin;             /* CVT_PIECES pinned pieces (made at first use) */
-    cudaEvent_t cvt_ev[CVT_PIECES]; /* the last copy through each piece */
-    cudaStream_t cvt_down;     /* converting downloads, issued when a chunk completes */
-    unsigned cvt_next;
+    cvt_ring up_ring;          /* converting uploads (made at first use: pin != NULL) */
+    cvt_downloader *down_cvt;  /* converting downloads' thread (made at first use) */
+    int host_threads;          /* OpenMP threads that pack and convert on the host */
     double last_done;          /* for busy time of overlapped chunks */
     /* host pointers known to be pinned (or not) */
     const void *known[8];
@@ -266,94 +259,43 @@ size_t list_elems(const rlist *l)
     return n;
 }
 
-/* a copy that goes through the converting pieces: it converts or masks, and is one run */
-int converts(const rcopy *c)
-{
-    return (c->cvt != RCVT_NONE || c->nan_mask) && c->n[0] == 1 && c->n[1] == 1;
-}
-
+/* a gather that is packed into pinned staging first: pageable, or converting in several runs */
 int needs_stage_in(cuda_worker *cw, const recipe *r)
 {
     for (int i = 0; i < r->gather.n; i++) {
         const rcopy *c = &r->gather.v[i].c;
-        if (!converts(c) && (c->cvt != RCVT_NONE || !host_pinned(cw, c->src.host)))
+        if (!cvt_through_ring(c) && (c->cvt != RCVT_NONE || !host_pinned(cw, c->src.host)))
             return 1;
     }
     return 0;
 }
 
-cudaError_t cvt_ready(cuda_worker *cw)
-{
-    if (cw->cvt_pin)
-        return cudaSuccess;
-    cudaError_t e = cudaStreamCreateWithFlags(&cw->cvt_down, cudaStreamNonBlocking);
-    for (int k = 0; k < CVT_PIECES && e == cudaSuccess; k++)
-        e = cudaEventCreateWithFlags(&cw->cvt_ev[k], cudaEventDisableTiming);
-    if (e == cudaSuccess)
-        e = cudaHostAlloc((void **)&cw->cvt_pin, CVT_PIECES * CVT_PIECE_BYTES, cudaHostAllocDefault);
-    return e;
-}
-
-/* piece k of copy c: its element range */
-rcopy cvt_piece(const rcopy *c, size_t k, size_t per)
-{
-    rcopy p = *c;
-    p.n[2] = c->n[2] - k * per < per ? c->n[2] - k * per : per;
-    p.src.off = c->src.off + k * per;
-    p.dst.off = c->dst.off + k * per;
-    return p;
-}
-
-/* Gather c (host, converted) to dst on the device, piece by piece on the up stream. */
+/* Gather c (host, converted) to dst on the device through the upload ring. */
 cudaError_t cvt_upload(cuda_worker *cw, const rcopy *c, char *dst)
 {
-    const size_t es = cw->es, per = CVT_PIECE_BYTES / es, np = (c->n[2] + per - 1) / per;
-    cudaError_t e = cvt_ready(cw);
-    for (size_t k = 0; k < np && e == cudaSuccess; k++) {
-        const unsigned s = cw->cvt_next++ % CVT_PIECES;
-        char *pin = cw->cvt_pin + s * CVT_PIECE_BYTES;
-        const rcopy pc = cvt_piece(c, k, per);
-        e = cudaEventSynchronize(cw->cvt_ev[s]); /* its last copy is done */
-        if (e != cudaSuccess)
-            break;
-        recipe_copy_host(&pc, pc.src.host + pc.src.off * rcopy_src_es(&pc, es), pin, es);
-        e = cudaMemcpyAsync(dst + k * per * es, pin, pc.n[2] * es, cudaMemcpyHostToDevice, cw->up);
-        if (e == cudaSuccess)
-            e = cudaEventRecord(cw->cvt_ev[s], cw->up);
-    }
-    return e;
+    cudaError_t e = cw->up_ring.pin ? cudaSuccess : cvt_ring_init(&cw->up_ring, cw->host_threads);
+    return e == cudaSuccess ? cvt_ring_upload(&cw->up_ring, c, dst, cw->es, cw->up) : e;
 }
 
-/* Scatter c from src on the device (ready after `after`) to the host, converted: up to
- * CVT_PIECES pieces in flight, each converted as it arrives. */
-cudaError_t cvt_download(cuda_worker *cw, const rcopy *c, const char *src, cudaEvent_t after)
+/* Hand a chunk's converting scatters to the downloader (made at first use). */
+cudaError_t cvt_download(cuda_worker *cw, slot *sl)
 {
-    const size_t es = cw->es, per = CVT_PIECE_BYTES / es, np = (c->n[2] + per - 1) / per;
-    cudaError_t e = cvt_ready(cw);
-    if (e == cudaSuccess)
-        e = cudaStreamWaitEvent(cw->cvt_down, after, 0);
-    const unsigned base = cw->cvt_next;
-    size_t issued = 0;
-    for (size_t done = 0; done < np && e == cudaSuccess; done++) {
-        for (; issued < np && issued < done + CVT_PIECES && e == cudaSuccess; issued++) {
-            const unsigned s = (base + (unsigned)issued) % CVT_PIECES;
-            e = cudaEventSynchronize(cw->cvt_ev[s]);
-            if (e == cudaSuccess)
-                e = cudaMemcpyAsync(cw->cvt_pin + s * CVT_PIECE_BYTES, src + issued * per * es,
-                                    cvt_piece(c, issued, per).n[2] * es, cudaMemcpyDeviceToHost, cw->cvt_down);
-            if (e == cudaSuccess)
-                e = cudaEventRecord(cw->cvt_ev[s], cw->cvt_down);
-        }
-        const unsigned s = (base + (unsigned)done) % CVT_PIECES;
-        if (e == cudaSuccess)
-            e = cudaEventSynchronize(cw->cvt_ev[s]);
+    int any = 0;
+    for (int i = 0; i < sl->r.scatter.n; i++)
+        any |= cvt_through_ring(&sl->r.scatter.v[i].c);
+    if (!any)
+        return cudaSuccess;
+    if (!cw->down_cvt) {
+        cudaError_t e = cvt_downloader_start(cw->device, cw->host_threads, &cw->down_cvt);
         if (e != cudaSuccess)
-            break;
-        const rcopy pc = cvt_piece(c, done, per);
-        recipe_copy_host(&pc, cw->cvt_pin + s * CVT_PIECE_BYTES, pc.dst.host + pc.dst.off * rcopy_dst_es(&pc, es), es);
+            return e;
     }
-    cw->cvt_next = base + (unsigned)np;
-    return e;
+    sl->dl.r = &sl->r;
+    sl->dl.arena = sl->arena;
+    sl->dl.es = cw->es;
+    sl->dl.after = sl->ev[2];
+    cvt_downloader_submit(cw->down_cvt, &sl->dl);
+    return cudaSuccess;
 }
 
 /* The gather that goes through the row cache: the largest, when it is one
@@ -419,7 +361,7 @@ cudaError_t ring_upload(cuda_worker *cw, const rcopy *c, row_plan *rp)
             e = cudaStreamWaitEvent(cw->up, o->ev_read, 0);
     }
     for (int k = 0; k < rp->nup && e == cudaSuccess; k++) {
-        if (converts(c)) {
+        if (cvt_through_ring(c)) {
             /* the cache counts in the transform's elements; the source holds doubles */
             rcopy part = *c;
             part.src.off = rp->up[k].host / cw->es;
@@ -458,7 +400,7 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
     int stage_out = 0;
     for (int i = 0; i < r->scatter.n; i++) {
         const rcopy *c = &r->scatter.v[i].c;
-        if (!converts(c) && (c->cvt != RCVT_NONE || c->nan_mask || !host_pinned(cw, c->dst.host)))
+        if (!cvt_through_ring(c) && (c->cvt != RCVT_NONE || c->nan_mask || !host_pinned(cw, c->dst.host)))
             stage_out = 1; /* converted or masked on the host */
     }
     cudaError_t e = grow_dev((void **)&sl->arena, &sl->acap, r->arena_elems * es);
@@ -495,11 +437,12 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
         if (i == rg && rp.cached)
             continue;
         sl->up_bytes += copy_elems(c) * es;
-        if (converts(c)) {
+        if (cvt_through_ring(c)) {
             e = cvt_upload(cw, c, dst);
         } else if (stage_in) {
             rcopy in = packed_side(c, 0, at), out = packed_side(c, 1, at);
-            recipe_copy_host(&in, c->src.host + c->src.off * rcopy_src_es(c, es), sl->pin_in + at * es, es);
+            recipe_copy_host(&in, c->src.host + c->src.off * rcopy_src_es(c, es), sl->pin_in + at * es, es,
+                             cw->host_threads);
             e = copy_2d(&out, sl->pin_in + at * es, dst, es, cudaMemcpyHostToDevice, cw->up);
             at += copy_elems(c);
         } else {
@@ -565,8 +508,8 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
     for (int i = 0; i < r->scatter.n && e == cudaSuccess; i++) {
         const rcopy *c = &r->scatter.v[i].c;
         const char *src = sl->arena + c->src.off * es;
-        if (converts(c))
-            continue; /* when the chunk completes (cvt_download) */
+        if (cvt_through_ring(c))
+            continue; /* the downloader's (cvt_download, below) */
         if (stage_out) {
             rcopy out = packed_side(c, 0, at);
             e = copy_2d(&out, src, sl->pin_out + at * es, es, cudaMemcpyDeviceToHost, cw->down);
@@ -577,6 +520,8 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
     }
     if (e == cudaSuccess)
         e = cudaEventRecord(sl->ev[3], cw->down);
+    if (e == cudaSuccess)
+        e = cvt_download(cw, sl);
     if (e != cudaSuccess)
         return cuda_fail(cw, e, "copying a chunk back");
     sl->staged_out = stage_out;
@@ -587,23 +532,22 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
 lwt_status complete(cuda_worker *cw, slot *sl, stream_engine *e, int w, int report)
 {
     cudaError_t ce = cudaEventSynchronize(sl->ev[3]);
+    const cudaError_t cd = cvt_downloader_wait(cw->down_cvt, &sl->dl);
     if (ce != cudaSuccess)
         return cuda_fail(cw, ce, "running a chunk");
+    if (cd != cudaSuccess)
+        return cuda_fail(cw, cd, "copying a chunk back");
     const recipe *r = &sl->r;
     const size_t es = cw->es;
-    for (int i = 0; i < r->scatter.n; i++) {
-        const rcopy *c = &r->scatter.v[i].c;
-        if (converts(c) && (ce = cvt_download(cw, c, sl->arena + c->src.off * es, sl->ev[2])) != cudaSuccess)
-            return cuda_fail(cw, ce, "copying a chunk back");
-    }
     if (sl->staged_out) {
         size_t at = 0;
         for (int i = 0; i < r->scatter.n; i++) {
             const rcopy *c = &r->scatter.v[i].c;
-            if (converts(c))
+            if (cvt_through_ring(c))
                 continue;
             rcopy in = packed_side(c, 1, at);
-            recipe_copy_host(&in, sl->pin_out + at * es, c->dst.host + c->dst.off * rcopy_dst_es(c, es), es);
+            recipe_copy_host(&in, sl->pin_out + at * es, c->dst.host + c->dst.off * rcopy_dst_es(c, es), es,
+                             cw->host_threads);
             at += copy_elems(c);
         }
     }
@@ -809,6 +753,7 @@ lwt_status cuda_level(void *state, stream_engine *e, int w, const level_job *job
         if (st == LWT_OK && (st = complete(cw, sl, e, w, 1)) == LWT_OK)
             continue;
         engine_failed(e, w, sl->chunk, st);
+        cvt_downloader_wait(cw->down_cvt, &sl->dl); /* its arena stays until its downloads end */
         sl->busy = 0;
     }
     if (st != LWT_OK)
@@ -822,6 +767,7 @@ void cuda_destroy(void *state)
     if (!cw)
         return;
     cudaSetDevice(cw->device);
+    cvt_downloader_stop(cw->down_cvt); /* first: it reads the slots' arenas and recipes */
     cudaStream_t st[3] = {cw->up, cw->comp, cw->down};
     for (int i = 0; i < 3; i++)
         if (st[i])
@@ -838,14 +784,7 @@ void cuda_destroy(void *state)
         recipe_free(&sl->r);
     }
     recipe_free(&cw->ahead_r);
-    if (cw->cvt_down)
-        cudaStreamSynchronize(cw->cvt_down);
-    cudaFreeHost(cw->cvt_pin);
-    for (int k = 0; k < CVT_PIECES; k++)
-        if (cw->cvt_ev[k])
-            cudaEventDestroy(cw->cvt_ev[k]);
-    if (cw->cvt_down)
-        cudaStreamDestroy(cw->cvt_down);
+    cvt_ring_free(&cw->up_ring);
     lwt_cuda_part_cache_free(&cw->levels);
     cudaFree(cw->ring);
     for (int i = 0; i < 3; i++)
@@ -855,7 +794,23 @@ void cuda_destroy(void *state)
     free(cw);
 }
 
-const worker_ops cuda_ops = {cuda_level, cuda_destroy};
+/* the converting rings and the downloads' thread, made when a split that converts is created */
+lwt_status cuda_prepare_convert(void *state)
+{
+    cuda_worker *cw = (cuda_worker *)state;
+    int cur = 0;
+    cudaError_t e = cudaGetDevice(&cur);
+    if (e == cudaSuccess)
+        e = cudaSetDevice(cw->device);
+    if (e == cudaSuccess && !cw->up_ring.pin)
+        e = cvt_ring_init(&cw->up_ring, cw->host_threads);
+    if (e == cudaSuccess && !cw->down_cvt)
+        e = cvt_downloader_start(cw->device, cw->host_threads, &cw->down_cvt);
+    cudaSetDevice(cur);
+    return e == cudaSuccess ? LWT_OK : cuda_fail(cw, e, "making the converting copies' pinned buffers");
+}
+
+const worker_ops cuda_ops = {cuda_level, cuda_destroy, cuda_prepare_convert};
 
 } // namespace
 
@@ -874,6 +829,14 @@ extern "C" lwt_status stream_cuda_worker_create(const lwt_plan *plan, const lwt_
     cw->ctx = ctx;
     cw->device = cfg->device;
     cw->naive = !tuning->tuned_blocks;
+    /* every thread for each ring, although uploads and downloads convert at once: splitting
+       the 16 cores between the two (downloads 12 / uploads 4, 8/8, 14/2) made lwt_filter_run's
+       transforms 276-337 ms where 16/16 took 210 (H200, 2026-11-26, docs/PERFORMANCE.md) */
+    const long procs = sysconf(_SC_NPROCESSORS_ONLN);
+    cw->host_threads = cfg->threads > 0   ? cfg->threads
+                       : ctx->threads > 0 ? ctx->threads
+                       : procs > 0        ? (int)procs
+                                          : 1;
     cw->pinned_pool = tuning->pinned_pool;
     cw->nslots = tuning->overlap ? (tuning->streams > 0 ? tuning->streams : 3) : 1;
     if (cw->nslots > MAX_SLOTS)

@@ -6,7 +6,11 @@
  * symmetric mode the packed bands of the finer levels have gaps between them (a level is not
  * twice the next): only the coarsest level's merge, 11 copies. (Bit-identity of streamed
  * results with merged copies is test_stream's.) The axis-0 pass of each 2-D level is marked as
- * fusable with the axis-1 pass that reads its output. */
+ * fusable with the axis-1 pass that reads its output. Converting copies with a NaN mask
+ * (recipe_copy_host): widened or narrowed values keep every bit (-0 included), NaN exactly where
+ * the mask is not finite, the same for every thread count. */
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,8 +113,55 @@ static void check_chunk(lwt_mode mode, int inverse, int expect_copies)
     lwt_context_destroy(ctx);
 }
 
+/* the bits of a widened or masked band: v where the mask is finite, NaN where it is not */
+static void check_cvt_mask(void)
+{
+    enum { N = 1000003 }; /* several pieces over the threads, an odd tail */
+    float *f = malloc(N * sizeof *f);
+    double *mask = malloc(N * sizeof *mask), *d = malloc(N * sizeof *d), *dd = malloc(N * sizeof *dd);
+    for (size_t i = 0; i < N; i++) {
+        f[i] = i % 5 == 0 ? -0.0f : (float)((double)i * 1.25e-3 - 300.0);
+        mask[i] = i % 97 == 3 ? NAN : i % 389 == 7 ? -INFINITY : (double)i;
+        dd[i] = (double)f[i];
+    }
+    rcopy c;
+    memset(&c, 0, sizeof c);
+    c.n[0] = c.n[1] = 1;
+    c.n[2] = N;
+    c.ss[0] = c.ss[1] = c.ds[0] = c.ds[1] = N;
+    c.cvt = RCVT_WIDEN;
+    c.nan_mask = mask;
+    for (int threads = 1; threads <= 3; threads += 2) {
+        memset(d, 0, N * sizeof *d);
+        recipe_copy_host(&c, (const char *)f, (char *)d, sizeof(float), threads);
+        size_t bad = 0;
+        for (size_t i = 0; i < N; i++) {
+            const int invalid = !isfinite(mask[i]);
+            uint64_t a, b;
+            const double want = (double)f[i];
+            memcpy(&a, &d[i], 8);
+            memcpy(&b, &want, 8);
+            bad += invalid ? !isnan(d[i]) : a != b;
+        }
+        CHECK(bad == 0, "widen with mask, %d threads: %zu elements wrong", threads, bad);
+    }
+    /* a float64 transform's band: no conversion, the same rule */
+    c.cvt = RCVT_NONE;
+    recipe_copy_host(&c, (const char *)dd, (char *)d, sizeof(double), 2);
+    size_t bad = 0;
+    for (size_t i = 0; i < N; i++)
+        bad += !isfinite(mask[i]) ? !isnan(d[i]) : memcmp(&d[i], &dd[i], 8) != 0;
+    CHECK(bad == 0, "masked double copy: %zu elements wrong", bad);
+    CHECK(signbit(d[5]) && d[5] == 0.0, "-0 stays -0");
+    free(f);
+    free(mask);
+    free(d);
+    free(dd);
+}
+
 int main(void)
 {
+    check_cvt_mask();
     check_chunk(LWT_MODE_PERIODIZATION, 0, 8);
     check_chunk(LWT_MODE_SYMMETRIC, 0, 11);
     /* the inverse's level-1 chunk reads its bands (the coarser approximations it computes) */
