@@ -86,6 +86,10 @@ LWT_API lwt_status lwt_context_create(lwt_context **out);
 LWT_API void lwt_context_destroy(lwt_context *ctx); /* NULL is a no-op */
 /** Messages (errors with details, warnings) go to fn; NULL drops them. */
 LWT_API lwt_status lwt_context_set_log(lwt_context *ctx, lwt_log_fn fn, void *user);
+/** Pass one message to the context's log callback (dropped when there is none or ctx is NULL),
+ *  so that layers built on liblwt (the surface file readers, language bindings) report where
+ *  liblwt itself reports. */
+LWT_API void lwt_context_log(const lwt_context *ctx, lwt_log_level level, const char *message);
 /** CPU threads used by plans of this context; 0 = all available (default).
  *  Results are bit-identical for every thread count. */
 LWT_API lwt_status lwt_context_set_threads(lwt_context *ctx, int threads);

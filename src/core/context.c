@@ -51,6 +51,12 @@ static void vlog(const lwt_context *ctx, lwt_log_level level, const char *fmt, v
     ctx->log_fn(ctx->log_user, level, msg);
 }
 
+void lwt_context_log(const lwt_context *ctx, lwt_log_level level, const char *message)
+{
+    if (ctx && ctx->log_fn && message)
+        ctx->log_fn(ctx->log_user, level, message);
+}
+
 void lwt_log(const lwt_context *ctx, lwt_log_level level, const char *fmt, ...)
 {
     va_list ap;

@@ -16,11 +16,22 @@ static int failures = 0;
     } while (0)
 
 static char last_log[1024];
+static lwt_log_level last_level;
 static void capture(void *user, lwt_log_level level, const char *msg)
 {
     (void)user;
-    (void)level;
+    last_level = level;
     snprintf(last_log, sizeof last_log, "%s", msg);
+}
+
+/* a layer above liblwt reports through the same callback; no callback or no context: dropped */
+static void test_context_log(lwt_context *ctx)
+{
+    lwt_context_log(ctx, LWT_LOG_WARNING, "from a layer above");
+    CHECK(strcmp(last_log, "from a layer above") == 0 && last_level == LWT_LOG_WARNING);
+    lwt_context_log(NULL, LWT_LOG_ERROR, "nowhere");
+    lwt_context_log(ctx, LWT_LOG_ERROR, NULL);
+    CHECK(strcmp(last_log, "from a layer above") == 0);
 }
 
 static void fill(double *x, size_t n, unsigned long long seed)
@@ -381,6 +392,7 @@ int main(void)
     CHECK(lwt_context_create(&ctx) == LWT_OK);
     lwt_context_set_log(ctx, capture, NULL);
     test_statuses();
+    test_context_log(ctx);
     test_catalog(ctx);
     test_plan_validation(ctx);
     test_layout(ctx);
