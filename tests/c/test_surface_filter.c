@@ -212,6 +212,15 @@ static void test_filter(lwt_context *ctx)
               strstr(err, "nosuch") && !r.band[0] && tlog.errors == 1,
           "unknown wavelet: '%s' (%d messages)", err, tlog.errors);
     spec.wavelet = NULL;
+    /* no context: the same results, the messages dropped */
+    lwt_filter_result rn;
+    CHECK(lwt_filter_run(NULL, &spec, z, 300, 260, 1e-6, 1e-6, &rn) == LWT_OK && rn.band[LWT_BAND_ROUGHNESS],
+          "filter without a context failed");
+    lwt_filter_result_free(&rn);
+    spec.wavelet = "nosuch";
+    CHECK(lwt_filter_run(NULL, &spec, z, 300, 260, 1e-6, 1e-6, &rn) == LWT_ERR_UNKNOWN_WAVELET && !rn.band[0],
+          "unknown wavelet without a context");
+    spec.wavelet = NULL;
     /* a spec from an unknown (future or garbage) version of the struct is refused */
     lwt_filter_spec bad = spec;
     bad.size = sizeof bad + 8;
