@@ -179,7 +179,7 @@ static void add_notes(job *j, const filter_opts *o)
              j->res.plane.sx, j->res.plane.sy);
 }
 
-static int run(job *j, lwt_context *ctx, filter_log *log, const filter_opts *o, const char *input, const char *name,
+static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input, const char *name,
                FILE *out, char *err, size_t errlen)
 {
     const double t0 = now_ms();
@@ -271,7 +271,7 @@ int filter_job(lwt_context *ctx, filter_log *log, const filter_opts *o, const ch
     j->pg = pg;
     j->ctx = ctx;
     j->log = log;
-    int rc = run(j, ctx, log, o, input, name, out, err, errlen);
+    int rc = run(j, ctx, o, input, name, out, err, errlen);
     outdir_abort(&j->od); /* no-op after a commit */
     lwt_filter_result_free(&j->res);
     lwt_surface_free(&j->s);

@@ -1,5 +1,6 @@
 /*
- * test_surface_io.c - surface file formats (src/io/surface_file.h).
+ * test_surface_io.c - surface file formats (include/lwt_surface.h, src/io/): every failure has its
+ * lwt_status and logs exactly one line, which names the file.
  *
  *   test_surface_io                      the tests that need no data: synthetic round trips, bad
  *                                        files, crafted valid .sur and .plu files
