@@ -122,8 +122,8 @@ fail:
 
 lwt_status lwt_splitter_get_info(const lwt_splitter *s, lwt_splitter_info *info)
 {
-    if (!s || !info)
-        return LWT_ERR_INVALID_ARGUMENT;
+    if (!s || !info) /* without a splitter there is no context to log to */
+        return lwt__surface_fail(s ? s->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "lwt_splitter_get_info: NULL argument");
     *info = s->info;
     return LWT_OK;
 }
