@@ -82,9 +82,10 @@ static int time_split(lwt_context *ctx, const lwt_filter_spec *base, size_t chun
     lwt_filter_spec spec = *base;
     spec.chunk_rows = chunk_rows;
     lwt_splitter *s = NULL;
-    char err[256];
-    if (lwt_splitter_create(ctx, &spec, n, n, &s, err, sizeof err) != LWT_OK) {
-        fprintf(stderr, "lwt-bench: splitter: %s\n", err);
+    /* failures: the context's log sink has printed the reason (bench_context) */
+    lwt_status st = lwt_splitter_create(ctx, &spec, n, n, &s);
+    if (st != LWT_OK) {
+        fprintf(stderr, "lwt-bench: splitter: %s\n", lwt_status_string(st));
         return -1;
     }
     lwt_splitter_info info;
@@ -93,8 +94,8 @@ static int time_split(lwt_context *ctx, const lwt_filter_spec *base, size_t chun
     double t[5];
     for (int r = -1; r < 5; r++) {
         lwt_split_times tm;
-        if (lwt_splitter_run(s, in, band, &tm, err, sizeof err) != LWT_OK) {
-            fprintf(stderr, "lwt-bench: split: %s\n", err);
+        if ((st = lwt_splitter_run(s, in, band, &tm)) != LWT_OK) {
+            fprintf(stderr, "lwt-bench: split: %s\n", lwt_status_string(st));
             lwt_splitter_destroy(s);
             return -1;
         }
@@ -187,17 +188,17 @@ int bench_filter(lwt_context *ctx, size_t n, int f64)
     req.rough_hi = 3;
     req.wavy_lo = 4;
     req.wavy_hi = 6;
-    char err[256];
-    if (lwt_bands_resolve(&req, n, n, 1e-6, 1e-6, &spec.split, err, sizeof err)) {
-        fprintf(stderr, "lwt-bench: %s\n", err);
+    /* failures: the context's log sink has printed the reason (bench_context) */
+    if (lwt_bands_resolve(ctx, &req, n, n, 1e-6, 1e-6, &spec.split) != LWT_OK) {
         free(z);
         return BENCH_EXIT_RUNTIME;
     }
     double tr[4], tot[4], all[4];
     for (int r = 0; r < 4; r++) {
         lwt_filter_result res;
-        if (lwt_filter_run(ctx, &spec, z, n, n, 1e-6, 1e-6, &res, err, sizeof err) != LWT_OK) {
-            fprintf(stderr, "lwt-bench: filter failed: %s\n", err);
+        lwt_status st = lwt_filter_run(ctx, &spec, z, n, n, 1e-6, 1e-6, &res);
+        if (st != LWT_OK) {
+            fprintf(stderr, "lwt-bench: filter failed: %s\n", lwt_status_string(st));
             free(z);
             return BENCH_EXIT_RUNTIME;
         }

@@ -13,7 +13,7 @@
 
 #include "cli.h"
 #include "io/npy.h"
-#include "io/surface_file.h"
+#include "lwt_surface.h"
 #include "surface/synth.h"
 
 static int bad(const char *fmt, const char *arg)
@@ -57,14 +57,30 @@ static int ends_with(const char *s, const char *ext)
     return n > m && !strcmp(s + n - m, ext);
 }
 
+/* the one stderr line of a failed write: the writer's message, logged through the context */
+static void log_synth(void *user, lwt_log_level level, const char *msg)
+{
+    (void)user;
+    if (level >= LWT_LOG_ERROR)
+        fprintf(stderr, "lwt synth: %s\n", msg);
+}
+
 static int write_one(const char *path, const double *z, const lwt_synth_desc *d, const char *what)
 {
-    char err[1024];
     int rc;
     if (ends_with(path, ".npy")) {
+        char err[1024];
         size_t shape[2] = {d->ny, d->nx};
         rc = npy_write(path, LWT_F64, 2, shape, z, err, sizeof err);
+        if (rc)
+            fprintf(stderr, "lwt synth: %s\n", err);
     } else {
+        lwt_context *ctx = NULL;
+        if (lwt_context_create(&ctx) != LWT_OK) {
+            fputs("lwt synth: out of memory\n", stderr);
+            return -1;
+        }
+        lwt_context_set_log(ctx, log_synth, NULL);
         lwt_surface s;
         lwt_surface_init(&s);
         s.nx = d->nx;
@@ -75,10 +91,9 @@ static int write_one(const char *path, const double *z, const lwt_synth_desc *d,
         snprintf(s.instrument, sizeof s.instrument, "lwt synth");
         snprintf(s.comment, sizeof s.comment, "synthetic surface (%s), seed %llu", what,
                  (unsigned long long)d->seed);
-        rc = lwt_surface_write(path, &s, err, sizeof err);
+        rc = lwt_surface_write(ctx, path, &s) != LWT_OK;
+        lwt_context_destroy(ctx);
     }
-    if (rc)
-        fprintf(stderr, "lwt synth: %s\n", err);
     return rc;
 }
 

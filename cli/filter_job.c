@@ -11,8 +11,7 @@
 #include <time.h>
 
 #include "io/png_preview.h"
-#include "io/surface_file.h"
-#include "surface/params.h"
+#include "lwt_surface.h"
 
 #define NOTES 8
 
@@ -38,6 +37,8 @@ typedef struct job {
     char notes[NOTES][320];
     cli_outdir od;
     cli_progress *pg;
+    lwt_context *ctx;
+    filter_log *log; /* the context's sink: the message of the call that failed */
 } job;
 
 static int failf(char *err, size_t errlen, const char *input, const char *fmt, ...)
@@ -51,6 +52,19 @@ static int failf(char *err, size_t errlen, const char *input, const char *fmt, .
     }
     return -1;
 }
+
+/* A library call failed: its one logged message, or (should it have logged none) its status, as
+   the job's line "INPUT: reason"; input NULL for the reader, whose message starts with the file. */
+static int lib_fail(job *j, lwt_status st, const char *input, char *err, size_t errlen)
+{
+    const char *why = j->log->last[0] ? j->log->last : lwt_status_string(st);
+    if (!input)
+        return snprintf(err, errlen, "%s", why), -1;
+    return failf(err, errlen, input, "%s", why);
+}
+
+/* before each library call: the message of a failure is the one it logs */
+#define LIB_CALL(j, call) ((j)->log->last[0] = 0, (call))
 
 static void note(job *j, const char *fmt, ...)
 {
@@ -72,8 +86,9 @@ static void on_progress(void *user, int step, int steps, const char *what)
 /* read the file and give .npy files their spacing and height unit */
 static int load(job *j, const filter_opts *o, const char *input, char *err, size_t errlen)
 {
-    if (lwt_surface_read(input, &j->s, err, errlen) != LWT_SURFACE_OK)
-        return -1;
+    lwt_status st = LIB_CALL(j, lwt_surface_read(j->ctx, input, &j->s));
+    if (st != LWT_OK)
+        return lib_fail(j, st, NULL, err, errlen);
     if (!(j->s.dx > 0) || !(j->s.dy > 0)) {
         if (!(o->spacing[0] > 0))
             return failf(err, errlen, input, "no spacing in a .npy file: give --spacing DX[,DY] (micrometres)");
@@ -92,7 +107,8 @@ static int write_band(job *j, const char *file, const double *z, const char *wha
     v.z = (double *)z;
     snprintf(v.comment, sizeof v.comment, "lwt filter: %s of %s, %s %d levels, mode %s", what, j->rep.input,
              j->res.wavelet, j->rep.split->levels, j->rep.mode);
-    return lwt_surface_write_x3p(outdir_file(&j->od, file, path, sizeof path), &v, err, errlen);
+    lwt_status st = LIB_CALL(j, lwt_surface_write_x3p(j->ctx, outdir_file(&j->od, file, path, sizeof path), &v));
+    return st == LWT_OK ? 0 : lib_fail(j, st, j->rep.input, err, errlen);
 }
 
 static int write_outputs(job *j, const filter_opts *o, char *err, size_t errlen)
@@ -113,9 +129,10 @@ static int write_outputs(job *j, const filter_opts *o, char *err, size_t errlen)
     if (o->preview_px > 0) {
         progress_update(j->pg, 0.92, "writing previews");
         lwt_preview_map m = {"input", s->z};
-        if (lwt_png_write_maps(outdir_file(&j->od, "input.png", path, sizeof path), &m, 1, s->nx, s->ny, s->dx,
-                               s->dy, o->preview_px, err, errlen))
-            return -1;
+        lwt_status st = LIB_CALL(j, lwt_png_write_maps(j->ctx, outdir_file(&j->od, "input.png", path, sizeof path), &m,
+                                                       1, s->nx, s->ny, s->dx, s->dy, o->preview_px));
+        if (st != LWT_OK)
+            return lib_fail(j, st, j->rep.input, err, errlen);
         j->rep.outputs[j->rep.noutputs++] = "input.png";
         lwt_preview_map panel[4] = {{"input", s->z}};
         for (int b = 0; b < LWT_BAND_COUNT; b++)
@@ -123,15 +140,17 @@ static int write_outputs(job *j, const filter_opts *o, char *err, size_t errlen)
                 lwt_preview_map mb = {lwt_filter_band_name(b), j->res.band[b]};
                 if (b < 3)
                     panel[b + 1] = mb;
-                if (lwt_png_write_maps(outdir_file(&j->od, pngs[b], path, sizeof path), &mb, 1, s->nx, s->ny, s->dx,
-                                       s->dy, o->preview_px, err, errlen))
-                    return -1;
+                st = LIB_CALL(j, lwt_png_write_maps(j->ctx, outdir_file(&j->od, pngs[b], path, sizeof path), &mb, 1,
+                                                    s->nx, s->ny, s->dx, s->dy, o->preview_px));
+                if (st != LWT_OK)
+                    return lib_fail(j, st, j->rep.input, err, errlen);
                 j->rep.outputs[j->rep.noutputs++] = pngs[b];
             }
         int px = o->preview_px / 2 < 16 ? 16 : o->preview_px / 2;
-        if (lwt_png_write_maps(outdir_file(&j->od, "panel.png", path, sizeof path), panel, 4, s->nx, s->ny, s->dx,
-                               s->dy, px, err, errlen))
-            return -1;
+        st = LIB_CALL(j, lwt_png_write_maps(j->ctx, outdir_file(&j->od, "panel.png", path, sizeof path), panel, 4,
+                                            s->nx, s->ny, s->dx, s->dy, px));
+        if (st != LWT_OK)
+            return lib_fail(j, st, j->rep.input, err, errlen);
         j->rep.outputs[j->rep.noutputs++] = "panel.png";
     }
     return 0;
@@ -160,7 +179,7 @@ static void add_notes(job *j, const filter_opts *o)
              j->res.plane.sx, j->res.plane.sy);
 }
 
-static int run(job *j, lwt_context *ctx, filter_log *log, const filter_opts *o, const char *input, const char *name,
+static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input, const char *name,
                FILE *out, char *err, size_t errlen)
 {
     const double t0 = now_ms();
@@ -180,28 +199,30 @@ static int run(job *j, lwt_context *ctx, filter_log *log, const filter_opts *o, 
             req.levels = 1;
     }
     char msg[400];
-    if (lwt_bands_resolve(&req, s->nx, s->ny, s->dx, s->dy, &split, msg, sizeof msg))
-        return failf(err, errlen, input, "%s", msg);
+    lwt_status st = LIB_CALL(j, lwt_bands_resolve(ctx, &req, s->nx, s->ny, s->dx, s->dy, &split));
+    if (st != LWT_OK)
+        return lib_fail(j, st, input, err, errlen);
     lwt_filter_spec spec = o->spec;
     spec.split = split;
     spec.progress = on_progress;
     spec.progress_user = j->pg;
-    log->last[0] = 0;
-    lwt_status st = lwt_filter_run(ctx, &spec, s->z, s->nx, s->ny, s->dx, s->dy, &j->res, msg, sizeof msg);
+    st = LIB_CALL(j, lwt_filter_run(ctx, &spec, s->z, s->nx, s->ny, s->dx, s->dy, &j->res));
     if (st != LWT_OK)
-        return failf(err, errlen, input, "%s%s%s%s", msg, log->last[0] ? " (" : "", log->last,
-                     log->last[0] ? ")" : "");
+        return lib_fail(j, st, input, err, errlen);
     double t1 = now_ms();
     progress_update(j->pg, 0.72, "parameters");
     if (o->spec.plane)
         lwt_plane_subtract(j->s.z, s->nx, s->ny, s->dx, s->dy, &j->res.plane, o->spec.threads);
-    if (lwt_iso_params_compute(s->z, s->nx, s->ny, s->dx, s->dy, o->spec.threads, &j->prm[0]))
-        return failf(err, errlen, input, "out of memory");
+    st = LIB_CALL(j, lwt_iso_params_compute(ctx, s->z, s->nx, s->ny, s->dx, s->dy, o->spec.threads, &j->prm[0]));
+    if (st != LWT_OK)
+        return lib_fail(j, st, input, err, errlen);
     r->params[0] = &j->prm[0];
     for (int b = 0; b < LWT_BAND_COUNT; b++)
         if (j->res.band[b]) {
-            if (lwt_iso_params_compute(j->res.band[b], s->nx, s->ny, s->dx, s->dy, o->spec.threads, &j->prm[b + 1]))
-                return failf(err, errlen, input, "out of memory");
+            st = LIB_CALL(j, lwt_iso_params_compute(ctx, j->res.band[b], s->nx, s->ny, s->dx, s->dy, o->spec.threads,
+                                                    &j->prm[b + 1]));
+            if (st != LWT_OK)
+                return lib_fail(j, st, input, err, errlen);
             r->params[b + 1] = &j->prm[b + 1];
         }
     double t2 = now_ms();
@@ -224,14 +245,15 @@ static int run(job *j, lwt_context *ctx, filter_log *log, const filter_opts *o, 
     add_notes(j, o);
     if (outdir_begin(&j->od, o->outdir, name, msg, sizeof msg))
         return failf(err, errlen, input, "%s", msg);
-    if (write_outputs(j, o, msg, sizeof msg))
-        return failf(err, errlen, input, "%s", msg);
+    if (write_outputs(j, o, err, errlen)) /* its line names the input */
+        return -1;
     r->outputs[r->noutputs++] = "report.json";
     r->ms_write = now_ms() - t2;
     r->ms_total = now_ms() - t0;
     char path[4200];
-    if (lwt_report_write_json(outdir_file(&j->od, "report.json", path, sizeof path), r, msg, sizeof msg))
-        return failf(err, errlen, input, "%s", msg);
+    st = LIB_CALL(j, lwt_report_write_json(ctx, outdir_file(&j->od, "report.json", path, sizeof path), r));
+    if (st != LWT_OK)
+        return lib_fail(j, st, input, err, errlen);
     if (outdir_commit(&j->od, msg, sizeof msg))
         return failf(err, errlen, input, "%s", msg);
     progress_clear(j->pg);
@@ -247,7 +269,9 @@ int filter_job(lwt_context *ctx, filter_log *log, const filter_opts *o, const ch
         return failf(err, errlen, input, "out of memory");
     lwt_surface_init(&j->s);
     j->pg = pg;
-    int rc = run(j, ctx, log, o, input, name, out, err, errlen);
+    j->ctx = ctx;
+    j->log = log;
+    int rc = run(j, ctx, o, input, name, out, err, errlen);
     outdir_abort(&j->od); /* no-op after a commit */
     lwt_filter_result_free(&j->res);
     lwt_surface_free(&j->s);

@@ -7,8 +7,7 @@
 
 #include "io/report_json.h"
 #include "progress.h"
-#include "surface/bands.h"
-#include "surface/filter.h"
+#include "lwt_surface.h"
 
 typedef struct filter_opts {
     lwt_filter_spec spec;       /* wavelet, mode, dtype, backend, algorithm, plane, threads */
@@ -22,7 +21,7 @@ typedef struct filter_opts {
 
 /* Log sink of the CLI context: keeps the last error message of liblwt for the failure line. */
 typedef struct filter_log {
-    char last[512];
+    char last[1024]; /* liblwt's messages are at most 1023 bytes (src/core/context.c) */
 } filter_log;
 void filter_log_fn(void *user, lwt_log_level level, const char *msg);
 

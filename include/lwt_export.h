@@ -1,9 +1,10 @@
 /*
  * lwt_export.h - LWT_API marks the public functions of liblwt.
  *
- * liblwt is compiled with -fvisibility=hidden: only functions declared with
- * LWT_API in the public headers (lwt.h, lwt_stream.h, lwt_cuda.h) are
- * exported from liblwt.so; everything else stays internal.
+ * liblwt and liblwt_surface are compiled with -fvisibility=hidden: only
+ * functions declared with LWT_API in the public headers (lwt.h, lwt_stream.h,
+ * lwt_cuda.h, lwt_experimental.h; lwt_surface.h for liblwt_surface.so) are
+ * exported; everything else stays internal.
  *
  * The attribute is the same whether the library is being built or used, and
  * for the shared and the static library (both come from one set of objects):

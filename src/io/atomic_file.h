@@ -4,7 +4,9 @@
 
 #include <stddef.h>
 
-/** 0 ok; non-zero (LWT_SURFACE_ERR_IO) with "path: reason" in err. Nothing is left on failure. */
-int lwt_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen);
+#include "lwt.h"
+
+/** LWT_OK, or LWT_ERR_IO with "path: reason" logged through ctx. Nothing is left on failure. */
+lwt_status lwt_write_file_atomic(lwt_context *ctx, const char *path, const void *data, size_t len);
 
 #endif

@@ -25,26 +25,26 @@
 #define PLU_DATA 500
 #define PLU_NOT_MEASURED 1000001.0f
 
-int lwt_surface_read_plu(const char *path, lwt_surface *out, char *err, size_t errlen)
+lwt_status lwt_surface_read_plu(lwt_context *ctx, const char *path, lwt_surface *out)
 {
     unsigned char *b;
     size_t len;
     lwt_surface_init(out);
     if (!path)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, "(null)", "no file name");
-    int rc = lwt__read_whole_file(path, &b, &len, err, errlen);
+        return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "(null)", "no file name");
+    int rc = lwt__read_whole_file(ctx, path, &b, &len);
     if (rc)
         return rc;
 
     if (len < PLU_DATA + 8) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                             "truncated: %zu bytes, a Sensofar PLu header has %d", len, PLU_DATA + 8);
         goto done;
     }
     /* the file starts with a printable date string: a cheap sanity check for a format without magic */
     for (int i = 0; i < 8; i++)
         if (b[i] < 0x20 || b[i] > 0x7e) {
-            rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+            rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                                 "not a Sensofar PLu file (it does not start with a date)");
             goto done;
         }
@@ -52,36 +52,36 @@ int lwt_surface_read_plu(const char *path, lwt_surface *out, char *err, size_t e
     uint32_t type = lwt__le32(b + 428);
     unsigned layers = b[489];
     if (type == 1 || type == 2 || type == 5) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_NOT_AREAL, path,
+        rc = lwt__file_fail(ctx, LWT_ERR_NOT_AREAL, path,
                             "not an areal surface: Sensofar measurement type %u is a profile", (unsigned)type);
         goto done;
     }
     if (type != 3) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                             "Sensofar measurement type %u is not supported (only 3, topography)", (unsigned)type);
         goto done;
     }
     (void)layers; /* only the first layer is read */
     uint32_t yres = lwt__le32(b + PLU_DATA), xres = lwt__le32(b + PLU_DATA + 4);
     if (xres == 0 || yres == 0) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "invalid dimensions %u x %u", (unsigned)xres,
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "invalid dimensions %u x %u", (unsigned)xres,
                             (unsigned)yres);
         goto done;
     }
     size_t nx = xres, ny = yres, n, need;
     if (lwt__mul_size(nx, ny, &n) || lwt__mul_size(n, 4, &need) || len - (PLU_DATA + 8) < need) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                             "size mismatch (truncated?): %zu x %zu float32 heights need %zu bytes, the file has %zu "
                             "after the header",
                             nx, ny, nx * ny * 4, len - (PLU_DATA + 8));
         goto done;
     }
     if (!(mppx > 0) || !(mppy > 0) || !isfinite(mppx) || !isfinite(mppy)) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "invalid pixel size %g x %g um", mppx, mppy);
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "invalid pixel size %g x %g um", mppx, mppy);
         goto done;
     }
-    if (lwt_surface_alloc(out, nx, ny)) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
+    if (lwt_surface_alloc(NULL, out, nx, ny) /* logged below, with the file */) {
+        rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
         goto done;
     }
     const unsigned char *d = b + PLU_DATA + 8;

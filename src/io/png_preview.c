@@ -319,17 +319,17 @@ done:
     return rc;
 }
 
-int lwt_png_write_maps(const char *path, const lwt_preview_map *maps, int nmaps, size_t nx, size_t ny, double dx,
-                       double dy, int panel_px, char *err, size_t errlen)
+lwt_status lwt_png_write_maps(lwt_context *ctx, const char *path, const lwt_preview_map *maps, int nmaps, size_t nx,
+                              size_t ny, double dx, double dy, int panel_px)
 {
     if (!path || !maps || nmaps < 1 || nmaps > 16 || nx < 1 || ny < 1 || !(dx > 0) || !(dy > 0) || panel_px < 16 ||
         panel_px > 8192)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path ? path : "(null)", "bad preview arguments");
+        return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, path, "bad preview arguments");
     layout L = make_layout(nx, ny, dx, dy, panel_px);
     canvas c = {L.pw * nmaps, L.ph, NULL};
     c.px = malloc((size_t)c.w * c.h);
     membuf b = {0};
-    int rc = LWT_SURFACE_ERR_MEMORY;
+    lwt_status rc = LWT_ERR_OUT_OF_MEMORY;
     if (!c.px)
         goto done;
     memset(c.px, IDX_BG, (size_t)c.w * c.h);
@@ -338,10 +338,10 @@ int lwt_png_write_maps(const char *path, const lwt_preview_map *maps, int nmaps,
             goto done;
     if (encode_png(&c, &b))
         goto done;
-    rc = lwt_write_file_atomic(path, b.p, b.len, err, errlen);
+    rc = lwt_write_file_atomic(ctx, path, b.p, b.len);
     goto out;
 done:
-    lwt__surf_fail(err, errlen, rc, path, "out of memory drawing the preview");
+    lwt__file_fail(ctx, rc, path, "out of memory drawing the preview");
 out:
     free(c.px);
     free(b.p);

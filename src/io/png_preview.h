@@ -15,6 +15,8 @@
 
 #include <stddef.h>
 
+#include "lwt.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -25,9 +27,10 @@ typedef struct lwt_preview_map {
 } lwt_preview_map;
 
 /** Write nmaps maps (same nx, ny, dx, dy in metres) side by side into path.
- *  panel_px: longer side of each map in pixels (16..8192). 0 ok; non-zero with err set. */
-int lwt_png_write_maps(const char *path, const lwt_preview_map *maps, int nmaps, size_t nx, size_t ny, double dx,
-                       double dy, int panel_px, char *err, size_t errlen);
+ *  panel_px: longer side of each map in pixels (16..8192). A failure is logged through ctx
+ *  ("path: reason") and returned; nothing is left behind. */
+lwt_status lwt_png_write_maps(lwt_context *ctx, const char *path, const lwt_preview_map *maps, int nmaps, size_t nx,
+                              size_t ny, double dx, double dy, int panel_px);
 
 #ifdef __cplusplus
 }

@@ -184,7 +184,7 @@ static void body(json_writer *w, const lwt_report *r)
     strings(w, "notes", r->notes, r->nnotes);
 }
 
-int lwt_report_write_json(const char *path, const lwt_report *r, char *err, size_t errlen)
+lwt_status lwt_report_write_json(lwt_context *ctx, const char *path, const lwt_report *r)
 {
     json_writer w;
     json_init(&w);
@@ -193,9 +193,9 @@ int lwt_report_write_json(const char *path, const lwt_report *r, char *err, size
     json_end_object(&w);
     if (!json_ok(&w)) {
         json_free(&w);
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "cannot build the JSON report");
+        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "cannot build the JSON report");
     }
-    int rc = lwt_write_file_atomic(path, w.buf, w.len, err, errlen);
+    lwt_status rc = lwt_write_file_atomic(ctx, path, w.buf, w.len);
     json_free(&w);
     return rc;
 }

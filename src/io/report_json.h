@@ -47,8 +47,9 @@ typedef struct lwt_report {
     int nnotes;
 } lwt_report;
 
-/** Write the report to path atomically. 0 ok; non-zero with "path: reason" in err. */
-int lwt_report_write_json(const char *path, const lwt_report *r, char *err, size_t errlen);
+/** Write the report to path atomically. A failure is logged through ctx ("path: reason") and
+ *  returned; nothing is left behind. */
+lwt_status lwt_report_write_json(lwt_context *ctx, const char *path, const lwt_report *r);
 
 #ifdef __cplusplus
 }

@@ -89,25 +89,25 @@ typedef struct {
     char manufac[64], created[40];
 } sdf_header;
 
-static int check_header(const sdf_header *h, const char *path, char *err, size_t errlen)
+static int check_header(const sdf_header *h, const char *path, lwt_context *ctx)
 {
     if (h->num_points <= 0 || h->num_profiles <= 0)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                               "invalid NumPoints x NumProfiles = %lld x %lld", h->num_points, h->num_profiles);
     if (h->compression != 0)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "Compression = %lld is not supported",
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "Compression = %lld is not supported",
                               h->compression);
     if (h->check_type != 0)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "CheckType = %lld is not supported",
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "CheckType = %lld is not supported",
                               h->check_type);
     if (h->data_type < 0 || h->data_type > 7)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "unknown DataType %lld", h->data_type);
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "unknown DataType %lld", h->data_type);
     if (!(h->xscale > 0) || !(h->yscale > 0) || !isfinite(h->xscale) || !isfinite(h->yscale))
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "Xscale and Yscale must be positive (%g, %g)",
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "Xscale and Yscale must be positive (%g, %g)",
                               h->xscale, h->yscale);
     if (!isfinite(h->zscale) || h->zscale == 0)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "invalid Zscale %g", h->zscale);
-    return LWT_SURFACE_OK;
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "invalid Zscale %g", h->zscale);
+    return LWT_OK;
 }
 
 static void fill_meta(lwt_surface *out, const sdf_header *h)
@@ -153,7 +153,7 @@ static int parse_dbl(const char *s, double *v)
     return 0;
 }
 
-static int read_ascii(const char *path, const char *buf, size_t len, lwt_surface *out, char *err, size_t errlen)
+static int read_ascii(const char *path, const char *buf, size_t len, lwt_surface *out, lwt_context *ctx)
 {
     sdf_header h;
     memset(&h, 0, sizeof h);
@@ -219,27 +219,27 @@ static int read_ascii(const char *path, const char *buf, size_t len, lwt_surface
         else if (streq_nocase(key, "CreateDate"))
             sdf_date_to_iso(h.created, sizeof h.created, val, strlen(val));
         if (bad)
-            return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "header line %zu: bad value for %s: '%s'",
+            return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "header line %zu: bad value for %s: '%s'",
                                   lineno, key, val);
     }
     if (!star)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                               "no '*' line after the header (truncated file?)");
     const char *missing = !h.have_np ? "NumPoints" : !h.have_npr ? "NumProfiles" : !h.have_xs ? "Xscale"
                         : !h.have_ys ? "Yscale" : !h.have_zs ? "Zscale" : !h.have_dt ? "DataType" : NULL;
     if (missing)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "header has no %s", missing);
-    int rc = check_header(&h, path, err, errlen);
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "header has no %s", missing);
+    int rc = check_header(&h, path, ctx);
     if (rc)
         return rc;
 
     size_t nx = (size_t)h.num_points, ny = (size_t)h.num_profiles, n;
     if (lwt__mul_size(nx, ny, &n) || n > (size_t)(end - p) / 2 + 1)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                               "size mismatch: header says %zu x %zu values, the file is far too short for them", nx,
                               ny);
-    if (lwt_surface_alloc(out, nx, ny))
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
+    if (lwt_surface_alloc(NULL, out, nx, ny) /* logged below, with the file */)
+        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
 
     size_t count = 0;
     int closed = 0;
@@ -260,7 +260,7 @@ static int read_ascii(const char *path, const char *buf, size_t len, lwt_surface
         char tok[64];
         if (tl >= sizeof tok) {
             lwt_surface_free(out);
-            return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "bad value at point %zu", count + 1);
+            return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "bad value at point %zu", count + 1);
         }
         memcpy(tok, ts, tl);
         tok[tl] = 0;
@@ -272,7 +272,7 @@ static int read_ascii(const char *path, const char *buf, size_t len, lwt_surface
             v = strtod(tok, &e);
             if (e == tok || *e) {
                 lwt_surface_free(out);
-                return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "bad value '%s' at point %zu", tok,
+                return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "bad value '%s' at point %zu", tok,
                                       count + 1);
             }
             v = isfinite(v) ? v * h.zscale : NAN;
@@ -283,7 +283,7 @@ static int read_ascii(const char *path, const char *buf, size_t len, lwt_surface
     }
     if (count != n) {
         lwt_surface_free(out);
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                               "size mismatch: header says %zu x %zu = %zu values, the data section has %zu%s", nx, ny,
                               n, count, closed ? "" : " (no closing '*': truncated file?)");
     }
@@ -295,16 +295,15 @@ static int read_ascii(const char *path, const char *buf, size_t len, lwt_surface
         lwt__copy_clean(out->comment, sizeof out->comment, ts, (size_t)(te - ts));
     }
     fill_meta(out, &h);
-    return LWT_SURFACE_OK;
+    return LWT_OK;
 }
 
-static int read_binary(const char *path, const unsigned char *buf, size_t len, lwt_surface *out, char *err,
-                       size_t errlen)
+static int read_binary(const char *path, const unsigned char *buf, size_t len, lwt_surface *out, lwt_context *ctx)
 {
     sdf_header h;
     memset(&h, 0, sizeof h);
     if (len < SDF_BIN_HEADER)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                               "truncated: %zu bytes, the binary SDF header alone has %d", len, SDF_BIN_HEADER);
     lwt__copy_clean(h.manufac, sizeof h.manufac, (const char *)buf + 8, 10);
     sdf_date_to_iso(h.created, sizeof h.created, (const char *)buf + 18, 12);
@@ -317,18 +316,18 @@ static int read_binary(const char *path, const unsigned char *buf, size_t len, l
     h.compression = buf[78];
     h.data_type = buf[79];
     h.check_type = buf[80];
-    int rc = check_header(&h, path, err, errlen);
+    int rc = check_header(&h, path, ctx);
     if (rc)
         return rc;
     size_t nx = (size_t)h.num_points, ny = (size_t)h.num_profiles, n = nx * ny;
     size_t es = sdf_type_size[h.data_type], need = n * es, have = len - SDF_BIN_HEADER;
     if (have < need)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                               "size mismatch (truncated?): header says %zu x %zu %s values = %zu bytes, the file has "
                               "%zu bytes of data",
                               nx, ny, sdf_type_name[h.data_type], need, have);
-    if (lwt_surface_alloc(out, nx, ny))
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
+    if (lwt_surface_alloc(NULL, out, nx, ny) /* logged below, with the file */)
+        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
     const unsigned char *d = buf + SDF_BIN_HEADER;
     for (size_t i = 0; i < n; i++, d += es) {
         double v;
@@ -345,29 +344,29 @@ static int read_binary(const char *path, const unsigned char *buf, size_t len, l
         out->z[i] = isfinite(v) ? v * h.zscale : NAN;
     }
     fill_meta(out, &h);
-    return LWT_SURFACE_OK;
+    return LWT_OK;
 }
 
-int lwt_surface_read_sdf(const char *path, lwt_surface *out, char *err, size_t errlen)
+lwt_status lwt_surface_read_sdf(lwt_context *ctx, const char *path, lwt_surface *out)
 {
     unsigned char *buf;
     size_t len;
     lwt_surface_init(out);
     if (!path)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, "(null)", "no file name");
-    int rc = lwt__read_whole_file(path, &buf, &len, err, errlen);
+        return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "(null)", "no file name");
+    int rc = lwt__read_whole_file(ctx, path, &buf, &len);
     if (rc)
         return rc;
     if (len < 8 || (buf[0] != 'a' && buf[0] != 'b') ||
         (memcmp(buf + 1, "ISO-1.0", 7) && memcmp(buf + 1, "BCR-1.0", 7))) {
         free(buf);
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                               "not an SDF file (no aISO-1.0, bISO-1.0, aBCR-1.0 or bBCR-1.0 magic)");
     }
     if (buf[0] == 'a')
-        rc = read_ascii(path, (const char *)buf, len, out, err, errlen);
+        rc = read_ascii(path, (const char *)buf, len, out, ctx);
     else
-        rc = read_binary(path, buf, len, out, err, errlen);
+        rc = read_binary(path, buf, len, out, ctx);
     free(buf);
     if (rc)
         lwt_surface_free(out);
@@ -385,15 +384,15 @@ static void trailer_text(char *dst, size_t n, const char *src)
             *c = ' ';
 }
 
-int lwt_surface_write_sdf(const char *path, const lwt_surface *s, int binary, char *err, size_t errlen)
+lwt_status lwt_surface_write_sdf(lwt_context *ctx, const char *path, const lwt_surface *s, int binary)
 {
     char tmp[4200], date[13], mod[13], now_iso[40];
     size_t n;
-    int unwritable = lwt__check_writable(path, s, "SDF", &n, err, errlen);
+    int unwritable = lwt__check_writable(ctx, path, s, "SDF", &n);
     if (unwritable)
         return unwritable;
     if (binary && (s->nx > 65535 || s->ny > 65535))
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path,
+        return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, path,
                               "binary SDF holds at most 65535 x 65535 points (have %zu x %zu)", s->nx, s->ny);
 
     lwt__now_iso8601(now_iso, sizeof now_iso);
@@ -401,14 +400,14 @@ int lwt_surface_write_sdf(const char *path, const lwt_surface *s, int binary, ch
     iso_to_sdf_date(date, s->date[0] ? s->date : now_iso);
     double zres = s->z_resolution > 0 && isfinite(s->z_resolution) ? s->z_resolution : -1.0;
 
-    int fd = lwt__tmp_create(path, tmp, sizeof tmp, err, errlen);
+    int fd = lwt__tmp_create(ctx, path, tmp, sizeof tmp);
     if (fd < 0)
-        return LWT_SURFACE_ERR_IO;
+        return LWT_ERR_IO;
     FILE *f = fdopen(fd, "wb");
     if (!f) {
         int e = errno;
         lwt__tmp_abort(fd, tmp);
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "cannot write: %s", strerror(e));
+        return lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot write: %s", strerror(e));
     }
 
     if (binary) {
@@ -478,7 +477,7 @@ int lwt_surface_write_sdf(const char *path, const lwt_surface *s, int binary, ch
     }
     if (bad) {
         unlink(tmp);
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "write failed: %s", strerror(e));
+        return lwt__file_fail(ctx, LWT_ERR_IO, path, "write failed: %s", strerror(e));
     }
-    return lwt__tmp_commit(-1, tmp, path, err, errlen);
+    return lwt__tmp_commit(ctx, -1, tmp, path);
 }

@@ -35,28 +35,28 @@ static double unit_field(const unsigned char *p, char *name, size_t namelen)
     return lwt__unit_to_metres(name);
 }
 
-int lwt_surface_read_sur(const char *path, lwt_surface *out, char *err, size_t errlen)
+lwt_status lwt_surface_read_sur(lwt_context *ctx, const char *path, lwt_surface *out)
 {
     unsigned char *b;
     size_t len;
     lwt_surface_init(out);
     if (!path)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, "(null)", "no file name");
-    int rc = lwt__read_whole_file(path, &b, &len, err, errlen);
+        return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "(null)", "no file name");
+    int rc = lwt__read_whole_file(ctx, path, &b, &len);
     if (rc)
         return rc;
 
     if (len < 12 || (memcmp(b, "DIGITAL SURF", 12) && memcmp(b, "DSCOMPRESSED", 12))) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "not a Digital Surf file (no DIGITAL SURF magic)");
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "not a Digital Surf file (no DIGITAL SURF magic)");
         goto done;
     }
     if (!memcmp(b, "DSCOMPRESSED", 12)) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                             "compressed Digital Surf files (DSCOMPRESSED) are not supported");
         goto done;
     }
     if (len < SUR_HEADER) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "truncated: %zu bytes, the header alone has %d",
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "truncated: %zu bytes, the header alone has %d",
                             len, SUR_HEADER);
         goto done;
     }
@@ -70,31 +70,31 @@ int lwt_surface_read_sur(const char *path, lwt_surface *out, char *err, size_t e
     double zoff = lwt__lef32(b + 474);
 
     if (fmt != 0) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                             "format %u (Macintosh byte order) is not supported", fmt);
         goto done;
     }
     if (type == 1 || type == 4 || type == 7 || type == 17) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_NOT_AREAL, path,
+        rc = lwt__file_fail(ctx, LWT_ERR_NOT_AREAL, path,
                             "not an areal surface: Digital Surf object type %u is a profile", type);
         goto done;
     }
     if (type != 2) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                             "Digital Surf object type %u is not supported (only 2, surface)", type);
         goto done;
     }
     if (bits != 16 && bits != 32) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "%u bits per point is not supported", bits);
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "%u bits per point is not supported", bits);
         goto done;
     }
     if (nxi <= 0 || nyi <= 0) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "invalid dimensions %d x %d", nxi, nyi);
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "invalid dimensions %d x %d", nxi, nyi);
         goto done;
     }
     size_t nx = (size_t)nxi, ny = (size_t)nyi, n = nx * ny, es = bits / 8;
     if ((uint64_t)n != (uint64_t)ntot) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                             "size mismatch: %zu x %zu points per line and lines, but %u points in total", nx, ny,
                             (unsigned)ntot);
         goto done;
@@ -103,24 +103,24 @@ int lwt_surface_read_sur(const char *path, lwt_surface *out, char *err, size_t e
     double fx = unit_field(b + 180, ux, sizeof ux), fy = unit_field(b + 196, uy, sizeof uy),
            fz = unit_field(b + 212, uz, sizeof uz);
     if (fx == 0 || fy == 0 || fz == 0) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "unknown length unit '%s'",
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "unknown length unit '%s'",
                             fx == 0 ? ux : fy == 0 ? uy : uz);
         goto done;
     }
     if (!(sx > 0) || !(sy > 0) || !isfinite(sx) || !isfinite(sy) || !isfinite(sz) || sz == 0) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "invalid spacing %g x %g x %g", sx, sy, sz);
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "invalid spacing %g x %g x %g", sx, sy, sz);
         goto done;
     }
     size_t off = SUR_HEADER + comment + private_size, need = n * es;
     if (len < off || len - off < need) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                             "size mismatch (truncated?): %zu x %zu points of %zu bytes need %zu bytes after the header, "
                             "the file has %zu",
                             nx, ny, es, need + comment + private_size, len > SUR_HEADER ? len - SUR_HEADER : 0);
         goto done;
     }
-    if (lwt_surface_alloc(out, nx, ny)) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
+    if (lwt_surface_alloc(NULL, out, nx, ny) /* logged below, with the file */) {
+        rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
         goto done;
     }
     const unsigned char *d = b + off;

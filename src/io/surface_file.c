@@ -7,6 +7,7 @@
 
 #include "io/surface_file.h"
 #include "io/npy.h"
+#include "surface/surface_fail.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,20 +29,22 @@ void lwt_surface_init(lwt_surface *s)
         memset(s, 0, sizeof *s);
 }
 
-int lwt_surface_alloc(lwt_surface *s, size_t nx, size_t ny)
+lwt_status lwt_surface_alloc(lwt_context *ctx, lwt_surface *s, size_t nx, size_t ny)
 {
     size_t n, bytes;
+    if (!s)
+        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_surface_alloc: no surface");
     lwt_surface_init(s);
     if (lwt__mul_size(nx, ny, &n) || lwt__mul_size(n, sizeof(double), &bytes))
-        return LWT_SURFACE_ERR_MEMORY;
+        return lwt__surface_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "a surface of %zu x %zu points is too large", nx, ny);
     s->z = (double *)malloc(bytes ? bytes : 1);
     if (!s->z)
-        return LWT_SURFACE_ERR_MEMORY;
+        return lwt__surface_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for %zu x %zu points", nx, ny);
     for (size_t i = 0; i < n; i++)
         s->z[i] = NAN;
     s->nx = nx;
     s->ny = ny;
-    return LWT_SURFACE_OK;
+    return LWT_OK;
 }
 
 void lwt_surface_free(lwt_surface *s)
@@ -65,43 +68,37 @@ size_t lwt_surface_count_valid(const lwt_surface *s)
 
 /* ------------------------------------------------------------------ helpers */
 
-int lwt__surf_fail(char *err, size_t errlen, int code, const char *path, const char *fmt, ...)
+lwt_status lwt__file_fail(const lwt_context *ctx, lwt_status status, const char *path, const char *fmt, ...)
 {
-    if (err && errlen > 0) {
-        int k = snprintf(err, errlen, "%s: ", path ? path : "(null)");
-        if (k < 0)
-            k = 0;
-        if ((size_t)k < errlen) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
-            va_end(ap);
-        }
-        /* one line */
-        for (char *p = err; *p; p++)
-            if (*p == '\n' || *p == '\r')
-                *p = ' ';
-    }
-    return code;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    /* one line */
+    for (char *p = msg; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    return lwt__surface_fail(ctx, status, "%s: %s", path ? path : "(null)", msg);
 }
 
-int lwt__read_whole_file(const char *path, unsigned char **buf, size_t *len, char *err, size_t errlen)
+lwt_status lwt__read_whole_file(lwt_context *ctx, const char *path, unsigned char **buf, size_t *len)
 {
     *buf = NULL;
     *len = 0;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "cannot open: %s", strerror(errno));
+        return lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot open: %s", strerror(errno));
     struct stat st;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
         fclose(f);
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "not a regular file");
+        return lwt__file_fail(ctx, LWT_ERR_IO, path, "not a regular file");
     }
     size_t cap = (size_t)st.st_size + 1, n = 0;
     unsigned char *b = (unsigned char *)malloc(cap);
     if (!b) {
         fclose(f);
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory (%zu bytes)", cap);
+        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory (%zu bytes)", cap);
     }
     for (;;) {
         if (n + 1 >= cap) { /* file grew while reading: keep going */
@@ -109,7 +106,7 @@ int lwt__read_whole_file(const char *path, unsigned char **buf, size_t *len, cha
             if (!nb) {
                 free(b);
                 fclose(f);
-                return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory");
+                return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory");
             }
             b = nb;
             cap *= 2;
@@ -123,32 +120,32 @@ int lwt__read_whole_file(const char *path, unsigned char **buf, size_t *len, cha
         int e = errno;
         free(b);
         fclose(f);
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "read error: %s", strerror(e));
+        return lwt__file_fail(ctx, LWT_ERR_IO, path, "read error: %s", strerror(e));
     }
     fclose(f);
     b[n] = 0;
     *buf = b;
     *len = n;
-    return LWT_SURFACE_OK;
+    return LWT_OK;
 }
 
-int lwt__tmp_create(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen)
+int lwt__tmp_create(lwt_context *ctx, const char *path, char *tmp, size_t tmplen)
 {
     long pid = (long)getpid();
     for (int i = 0; i < 1000; i++) {
         int k = snprintf(tmp, tmplen, "%s.tmp-%ld-%d", path, pid, i);
         if (k < 0 || (size_t)k >= tmplen)
-            return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path, "path too long"), -1;
+            return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, path, "path too long"), -1;
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
         if (fd >= 0)
             return fd;
         if (errno != EEXIST) {
-            lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "cannot create temporary file %s: %s", tmp,
+            lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot create temporary file %s: %s", tmp,
                            strerror(errno));
             return -1;
         }
     }
-    lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "cannot create a temporary file beside it");
+    lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot create a temporary file beside it");
     return -1;
 }
 
@@ -181,27 +178,27 @@ void lwt__tmp_abort(int fd, const char *tmp)
         unlink(tmp);
 }
 
-int lwt__tmp_commit(int fd, const char *tmp, const char *path, char *err, size_t errlen)
+lwt_status lwt__tmp_commit(lwt_context *ctx, int fd, const char *tmp, const char *path)
 {
     if (fd >= 0) {
         if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
             int e = errno;
             lwt__tmp_abort(fd, tmp);
-            return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "write failed: %s", strerror(e));
+            return lwt__file_fail(ctx, LWT_ERR_IO, path, "write failed: %s", strerror(e));
         }
         if (close(fd) != 0) {
             int e = errno;
             unlink(tmp);
-            return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "write failed: %s", strerror(e));
+            return lwt__file_fail(ctx, LWT_ERR_IO, path, "write failed: %s", strerror(e));
         }
     }
     if (rename(tmp, path) != 0) {
         int e = errno;
         unlink(tmp);
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "cannot rename temporary file: %s",
+        return lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot rename temporary file: %s",
                               strerror(e));
     }
-    return LWT_SURFACE_OK;
+    return LWT_OK;
 }
 
 static int lower(int c) { return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c; }
@@ -275,13 +272,14 @@ void lwt__copy_clean(char *dst, size_t n, const char *src, size_t len)
 
 /* ------------------------------------------------------------------ .npy */
 
-int lwt_surface_read_npy(const char *path, lwt_surface *out, char *err, size_t errlen)
+lwt_status lwt_surface_read_npy(lwt_context *ctx, const char *path, lwt_surface *out)
 {
     npy_array a;
     lwt_surface_init(out);
     memset(&a, 0, sizeof a);
-    if (npy_read(path, &a, err, errlen) != 0)
-        return LWT_SURFACE_ERR_FORMAT; /* npy_read wrote "path: reason" */
+    char msg[1024] = "";
+    if (npy_read(path, &a, msg, sizeof msg) != 0) /* npy.c's own convention: "path: reason" in msg */
+        return lwt__surface_fail(ctx, LWT_ERR_FORMAT, "%s", msg[0] ? msg : "cannot read the .npy file");
     if (a.ndim != 2 || a.shape[0] == 0 || a.shape[1] == 0) {
         char shp[96] = "";
         size_t k = 0;
@@ -294,16 +292,16 @@ int lwt_surface_read_npy(const char *path, lwt_surface *out, char *err, size_t e
         int nd = a.ndim;
         npy_free(&a);
         if (nd != 2)
-            return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_NOT_AREAL, path,
+            return lwt__file_fail(ctx, LWT_ERR_NOT_AREAL, path,
                                   "not an areal surface: array has %d dimension%s (%s), need 2 (ny, nx)", nd,
                                   nd == 1 ? "" : "s", shp);
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "empty array (%s)", shp);
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "empty array (%s)", shp);
     }
     size_t ny = a.shape[0], nx = a.shape[1], n = a.count;
-    if (lwt_surface_alloc(out, nx, ny) != 0) {
+    lwt_status st = lwt_surface_alloc(ctx, out, nx, ny);
+    if (st != LWT_OK) {
         npy_free(&a);
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory for %zu x %zu points", nx,
-                              ny);
+        return st;
     }
     if (a.dtype == LWT_F64) {
         const double *d = (const double *)a.data;
@@ -318,7 +316,7 @@ int lwt_surface_read_npy(const char *path, lwt_surface *out, char *err, size_t e
     out->dx = 0;
     out->dy = 0;
     snprintf(out->source_format, sizeof out->source_format, "npy");
-    return LWT_SURFACE_OK;
+    return LWT_OK;
 }
 
 /* ------------------------------------------------------------------ dispatch */
@@ -342,48 +340,48 @@ static int ext_is(const char *path, const char *ext)
     return e[i] == 0 && ext[i] == 0;
 }
 
-int lwt_surface_read(const char *path, lwt_surface *out, char *err, size_t errlen)
+lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out)
 {
     unsigned char head[16];
     size_t nh;
     int rc;
 
     if (!out)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path, "no output surface given");
+        return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, path, "no output surface given");
     lwt_surface_init(out);
     if (!path || !path[0])
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path ? path : "(null)", "empty file name");
+        return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, path ? path : "(null)", "empty file name");
 
     FILE *f = fopen(path, "rb");
     if (!f)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "cannot open: %s", strerror(errno));
+        return lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot open: %s", strerror(errno));
     memset(head, 0, sizeof head);
     nh = fread(head, 1, sizeof head, f);
     fclose(f);
     if (nh == 0)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "empty file");
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "empty file");
 
     if (nh >= 4 && !memcmp(head, "PK\x03\x04", 4))
-        rc = lwt_surface_read_x3p(path, out, err, errlen);
+        rc = lwt_surface_read_x3p(ctx, path, out);
     else if (nh >= 12 && (!memcmp(head, "DIGITAL SURF", 12) || !memcmp(head, "DSCOMPRESSED", 12)))
-        rc = lwt_surface_read_sur(path, out, err, errlen);
+        rc = lwt_surface_read_sur(ctx, path, out);
     else if (nh >= 6 && !memcmp(head, "\x93NUMPY", 6))
-        rc = lwt_surface_read_npy(path, out, err, errlen);
+        rc = lwt_surface_read_npy(ctx, path, out);
     else if (nh >= 8 && (head[0] == 'a' || head[0] == 'b') &&
              (!memcmp(head + 1, "ISO-1.0", 7) || !memcmp(head + 1, "BCR-1.0", 7)))
-        rc = lwt_surface_read_sdf(path, out, err, errlen);
+        rc = lwt_surface_read_sdf(ctx, path, out);
     else if (ext_is(path, "x3p"))
-        rc = lwt_surface_read_x3p(path, out, err, errlen);
+        rc = lwt_surface_read_x3p(ctx, path, out);
     else if (ext_is(path, "sdf"))
-        rc = lwt_surface_read_sdf(path, out, err, errlen);
+        rc = lwt_surface_read_sdf(ctx, path, out);
     else if (ext_is(path, "sur"))
-        rc = lwt_surface_read_sur(path, out, err, errlen);
+        rc = lwt_surface_read_sur(ctx, path, out);
     else if (ext_is(path, "plu") || ext_is(path, "apx"))
-        rc = lwt_surface_read_plu(path, out, err, errlen);
+        rc = lwt_surface_read_plu(ctx, path, out);
     else if (ext_is(path, "npy"))
-        rc = lwt_surface_read_npy(path, out, err, errlen);
+        rc = lwt_surface_read_npy(ctx, path, out);
     else
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                               "unrecognised surface format (known: .x3p .sdf .sur .plu .npy)");
     if (rc != 0) {
         lwt_surface_free(out);
@@ -391,35 +389,34 @@ int lwt_surface_read(const char *path, lwt_surface *out, char *err, size_t errle
     }
     if (lwt_surface_count_valid(out) == 0) {
         lwt_surface_free(out);
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_NO_DATA, path, "all points are invalid");
+        return lwt__file_fail(ctx, LWT_ERR_NO_DATA, path, "all points are invalid");
     }
-    return LWT_SURFACE_OK;
+    return LWT_OK;
 }
 
-int lwt_surface_write(const char *path, const lwt_surface *s, char *err, size_t errlen)
+lwt_status lwt_surface_write(lwt_context *ctx, const char *path, const lwt_surface *s)
 {
     if (!path || !path[0])
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, "(null)", "empty file name");
+        return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "(null)", "empty file name");
     if (ext_is(path, "x3p"))
-        return lwt_surface_write_x3p(path, s, err, errlen);
+        return lwt_surface_write_x3p(ctx, path, s);
     if (ext_is(path, "sdf"))
-        return lwt_surface_write_sdf(path, s, 1, err, errlen);
-    return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path,
+        return lwt_surface_write_sdf(ctx, path, s, 1);
+    return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, path,
                           "cannot write this format (use .x3p or .sdf)");
 }
 
-int lwt__check_writable(const char *path, const lwt_surface *s, const char *format, size_t *n, char *err,
-                        size_t errlen)
+lwt_status lwt__check_writable(lwt_context *ctx, const char *path, const lwt_surface *s, const char *format, size_t *n)
 {
     if (!path || !path[0])
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, "(null)", "empty file name");
+        return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "(null)", "empty file name");
     if (!s || !s->z || s->nx == 0 || s->ny == 0)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path, "nothing to write (empty surface)");
+        return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, path, "nothing to write (empty surface)");
     if (!(s->dx > 0) || !(s->dy > 0) || !isfinite(s->dx) || !isfinite(s->dy))
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, path,
+        return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, path,
                               "%s needs the spacing: dx and dy must be positive (have %g, %g)", format, s->dx,
                               s->dy);
     if (lwt__mul_size(s->nx, s->ny, n))
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "dimensions too large");
+        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "dimensions too large");
     return 0;
 }

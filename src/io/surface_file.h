@@ -1,21 +1,13 @@
 /*
- * surface_file.h - read and write measured areal surfaces (height maps).
+ * surface_file.h - internals of the surface file layer (src/io: x3p.c, sdf.c, sur.c, plu.c and
+ * surface_file.c). The readers and writers themselves and the lwt_surface data model are public
+ * (include/lwt_surface.h); docs/FORMATS.md gives the details and deviations of each format.
  *
- * Formats (see docs/FORMATS.md for the details and deviations):
- *   read : X3P (ISO 25178-72, .x3p), SDF (ISO 25178-71 / BCR, ASCII and binary, .sdf),
- *          Digital Surf (.sur), Sensofar PLu (.plu), NumPy (.npy, 2-D float32/float64)
- *   write: X3P (float64 data, valid.bin mask) and SDF (ASCII or binary, float64)
- *
- * Data model: nx points per profile along x (the fast axis), ny profiles along y,
- * heights[iy*nx + ix] in metres as doubles, NaN = invalid (not measured) point,
- * spacing dx, dy in metres. A .npy file carries no spacing: dx = dy = 0 after reading
- * and the caller fills them in.
- *
- * Every function returns 0 on success and one of the LWT_SURFACE_ERR_* codes on failure,
- * with a one-line message "FILE: reason" in err (when err != NULL and errlen > 0).
- * Nothing here prints, exits or keeps global state. Writers are atomic: they write a
- * temporary file beside the target and rename it over the target only on success;
- * on failure neither the target nor a temporary file is left behind.
+ * Failures: the function where one starts logs one line "FILE: reason" through the caller's
+ * context (lwt__file_fail) and returns the lwt_status; its callers forward the status and log
+ * nothing more. Nothing here prints, exits or keeps global state. Writers are atomic: they write
+ * a temporary file beside the target and rename it over the target only on success; on failure
+ * neither the target nor a temporary file is left behind.
  */
 #ifndef LWT_IO_SURFACE_FILE_H
 #define LWT_IO_SURFACE_FILE_H
@@ -24,88 +16,34 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "lwt_surface.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Return codes (pinned). */
-enum {
-    LWT_SURFACE_OK = 0,
-    LWT_SURFACE_ERR_IO = 1,        /* cannot open, read, write or rename a file */
-    LWT_SURFACE_ERR_FORMAT = 2,    /* corrupt, truncated, inconsistent or unsupported file */
-    LWT_SURFACE_ERR_CHECKSUM = 3,  /* an MD5 checksum does not match */
-    LWT_SURFACE_ERR_NOT_AREAL = 4, /* a profile or point cloud, not an areal surface */
-    LWT_SURFACE_ERR_NO_DATA = 5,   /* every point is invalid */
-    LWT_SURFACE_ERR_MEMORY = 6,    /* out of memory, or dimensions too large */
-    LWT_SURFACE_ERR_ARG = 7        /* bad argument (NULL, empty surface, bad spacing) */
-};
-
-typedef struct lwt_surface {
-    size_t nx, ny;          /* nx points per profile (x, fast axis), ny profiles; heights[iy*nx + ix] */
-    double dx, dy;          /* spacing in metres (0 = unknown, .npy) */
-    double *z;              /* heights in metres, NaN = invalid point, malloc'ed */
-    char source_format[16]; /* "x3p", "sdf", "sur", "plu", "npy" */
-    double z_resolution;    /* metres, 0 = unknown (SDF Zresolution) */
-    char date[40];          /* measurement date: ISO 8601 when the file allows it, else as stored */
-    char instrument[128];   /* manufacturer and model, as stored */
-    char creator[64];       /* operator / creator, as stored */
-    char comment[256];      /* free comment, truncated */
-} lwt_surface;
-
-/** Zero every field (z = NULL). */
-void lwt_surface_init(lwt_surface *s);
-/** Initialise s and allocate z for nx*ny points (all NaN). 0 ok, LWT_SURFACE_ERR_MEMORY. */
-int lwt_surface_alloc(lwt_surface *s, size_t nx, size_t ny);
-/** Free z and re-initialise s. NULL is a no-op. */
-void lwt_surface_free(lwt_surface *s);
-/** Number of finite (valid) heights. */
-size_t lwt_surface_count_valid(const lwt_surface *s);
-
-/** Read any supported file; the format is chosen by magic bytes, then by extension.
- *  out is initialised first; on failure it holds nothing to free. */
-int lwt_surface_read(const char *path, lwt_surface *out, char *err, size_t errlen);
-
-/** Readers for one format each (same contract as lwt_surface_read). */
-int lwt_surface_read_x3p(const char *path, lwt_surface *out, char *err, size_t errlen);
-int lwt_surface_read_sdf(const char *path, lwt_surface *out, char *err, size_t errlen);
-int lwt_surface_read_sur(const char *path, lwt_surface *out, char *err, size_t errlen);
-int lwt_surface_read_plu(const char *path, lwt_surface *out, char *err, size_t errlen);
-int lwt_surface_read_npy(const char *path, lwt_surface *out, char *err, size_t errlen);
-
-/** X3P: data.bin as float64 (D), valid.bin when there are NaN points, MD5 checksums.
- *  Needs dx > 0 and dy > 0. */
-int lwt_surface_write_x3p(const char *path, const lwt_surface *s, char *err, size_t errlen);
-/** SDF (ISO 25178-71, "aISO-1.0"/"bISO-1.0"), DataType 7 (double), Zscale 1 (heights in metres,
- *  written exactly). binary != 0: binary; else ASCII with "BAD" for invalid points.
- *  Binary needs nx, ny <= 65535. */
-int lwt_surface_write_sdf(const char *path, const lwt_surface *s, int binary, char *err, size_t errlen);
-/** Write by extension: .x3p -> X3P, .sdf -> binary SDF. */
-int lwt_surface_write(const char *path, const lwt_surface *s, char *err, size_t errlen);
-
-/* ------------------------------------------------------------------------------------------
- * Internal to src/io (shared by the format files; not for the CLI).
- * ------------------------------------------------------------------------------------------ */
-
-/** Format "path: message" into err and return code. */
-int lwt__surf_fail(char *err, size_t errlen, int code, const char *path, const char *fmt, ...)
+/** Log "path: message" (one line: line breaks become spaces) at level error through ctx and
+ *  return status. */
+lwt_status lwt__file_fail(const lwt_context *ctx, lwt_status status, const char *path, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
+    __attribute__((format(printf, 4, 5)))
 #endif
     ;
 
-/** Read a whole file into a malloc'ed buffer (one extra NUL byte after the data). */
 /* Checks shared by the writers: a file name, a non-empty surface, positive
    spacing (named in the message as `format` needs it) and a point count that
-   fits; *n receives nx * ny. 0 when writable, else the failure code. */
-int lwt__check_writable(const char *path, const lwt_surface *s, const char *format, size_t *n, char *err,
-                        size_t errlen);
-int lwt__read_whole_file(const char *path, unsigned char **buf, size_t *len, char *err, size_t errlen);
+   fits; *n receives nx * ny. LWT_OK when writable, else the failure (logged). */
+lwt_status lwt__check_writable(lwt_context *ctx, const char *path, const lwt_surface *s, const char *format,
+                               size_t *n);
+/** Read a whole file into a malloc'ed buffer (one extra NUL byte after the data). */
+lwt_status lwt__read_whole_file(lwt_context *ctx, const char *path, unsigned char **buf, size_t *len);
 
 /** Create a new temporary file beside path ("path.tmp-PID-N", O_EXCL, mode 0666 & ~umask).
- *  tmp receives its name. Returns an open fd, or -1 with err set. */
-int lwt__tmp_create(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen);
-/** fsync + close fd and rename tmp to path; on any failure unlink tmp. 0 ok. */
-int lwt__tmp_commit(int fd, const char *tmp, const char *path, char *err, size_t errlen);
+ *  tmp receives its name. Returns an open fd, or -1 with the failure logged (callers return
+ *  LWT_ERR_IO). */
+int lwt__tmp_create(lwt_context *ctx, const char *path, char *tmp, size_t tmplen);
+/** fsync + close fd and rename tmp to path; on any failure unlink tmp (logged). */
+lwt_status lwt__tmp_commit(lwt_context *ctx, int fd, const char *tmp, const char *path);
 /** close fd (if >= 0) and unlink tmp. */
 void lwt__tmp_abort(int fd, const char *tmp);
 /** Write all bytes to fd. 0 ok, -1 error (errno set). */

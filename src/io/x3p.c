@@ -256,7 +256,7 @@ static void XMLCALL on_text(void *ud, const XML_Char *s, int len)
             nc *= 2;
         char *nt = (char *)realloc(d->text, nc);
         if (!nt) {
-            doc_error(d, LWT_SURFACE_ERR_MEMORY, "out of memory while parsing main.xml");
+            doc_error(d, LWT_ERR_OUT_OF_MEMORY, "out of memory while parsing main.xml");
             return;
         }
         d->text = nt;
@@ -278,12 +278,12 @@ static void axis_field(x3p_doc *d, x3p_axis *a, const char *axname, const char *
     set_str(v, sizeof v, t);
     if (!strcmp(field, "AxisType")) {
         if (strcmp(v, "I") && strcmp(v, "A"))
-            doc_error(d, LWT_SURFACE_ERR_FORMAT, "main.xml: %s/AxisType '%s' is neither I nor A", axname, v);
+            doc_error(d, LWT_ERR_FORMAT, "main.xml: %s/AxisType '%s' is neither I nor A", axname, v);
         else
             a->type = v[0];
     } else if (!strcmp(field, "DataType")) {
         if (strlen(v) != 1 || !type_size(v[0]))
-            doc_error(d, LWT_SURFACE_ERR_FORMAT, "main.xml: %s/DataType '%s' is not one of I, L, F, D", axname, v);
+            doc_error(d, LWT_ERR_FORMAT, "main.xml: %s/DataType '%s' is not one of I, L, F, D", axname, v);
         else
             a->dtype = v[0];
     } else if (!strcmp(field, "Increment") || !strcmp(field, "Offset")) {
@@ -291,7 +291,7 @@ static void axis_field(x3p_doc *d, x3p_axis *a, const char *axname, const char *
         if (!v[0])
             return; /* <Offset/>: absent */
         if (parse_double(v, &x) || !isfinite(x)) {
-            doc_error(d, LWT_SURFACE_ERR_FORMAT, "main.xml: %s/%s '%s' is not a number", axname, field, v);
+            doc_error(d, LWT_ERR_FORMAT, "main.xml: %s/%s '%s' is not a number", axname, field, v);
             return;
         }
         if (field[0] == 'I') {
@@ -310,7 +310,7 @@ static void add_datum(x3p_doc *d, const char *t)
     if (d->have_sx && d->have_sy && d->have_sz) {
         size_t a;
         if (!lwt__mul_size(d->sx, d->sy, &a) && !lwt__mul_size(a, d->sz, &limit) && d->ndat >= limit) {
-            doc_error(d, LWT_SURFACE_ERR_FORMAT,
+            doc_error(d, LWT_ERR_FORMAT,
                       "size mismatch: DataList has more than the %zu points of MatrixDimension %zu x %zu x %zu", limit,
                       d->sx, d->sy, d->sz);
             return;
@@ -320,13 +320,13 @@ static void add_datum(x3p_doc *d, const char *t)
         size_t nc = d->capdat ? d->capdat * 2 : 1024;
         double *nv = (double *)realloc(d->dv, nc * 3 * sizeof(double));
         if (!nv) {
-            doc_error(d, LWT_SURFACE_ERR_MEMORY, "out of memory for DataList");
+            doc_error(d, LWT_ERR_OUT_OF_MEMORY, "out of memory for DataList");
             return;
         }
         d->dv = nv;
         unsigned char *nn = (unsigned char *)realloc(d->dn, nc);
         if (!nn) {
-            doc_error(d, LWT_SURFACE_ERR_MEMORY, "out of memory for DataList");
+            doc_error(d, LWT_ERR_OUT_OF_MEMORY, "out of memory for DataList");
             return;
         }
         d->dn = nn;
@@ -341,14 +341,14 @@ static void add_datum(x3p_doc *d, const char *t)
         for (;;) {
             char *end;
             if (k == 3) {
-                doc_error(d, LWT_SURFACE_ERR_FORMAT, "main.xml: Datum %zu has more than 3 values", i + 1);
+                doc_error(d, LWT_ERR_FORMAT, "main.xml: Datum %zu has more than 3 values", i + 1);
                 return;
             }
             while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
                 p++;
             double v = strtod(p, &end);
             if (end == p) {
-                doc_error(d, LWT_SURFACE_ERR_FORMAT, "main.xml: Datum %zu is not a list of numbers", i + 1);
+                doc_error(d, LWT_ERR_FORMAT, "main.xml: Datum %zu is not a list of numbers", i + 1);
                 return;
             }
             d->dv[3 * i + (size_t)k++] = v;
@@ -360,7 +360,7 @@ static void add_datum(x3p_doc *d, const char *t)
                 continue;
             }
             if (*p) {
-                doc_error(d, LWT_SURFACE_ERR_FORMAT, "main.xml: Datum %zu is not a list of numbers", i + 1);
+                doc_error(d, LWT_ERR_FORMAT, "main.xml: Datum %zu is not a list of numbers", i + 1);
                 return;
             }
             break;
@@ -413,7 +413,7 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
                    !p[21]) {
             size_t v;
             if (parse_size(t, &v)) {
-                doc_error(d, LWT_SURFACE_ERR_FORMAT, "main.xml: MatrixDimension/Size%c '%.40s' is not a count",
+                doc_error(d, LWT_ERR_FORMAT, "main.xml: MatrixDimension/Size%c '%.40s' is not a count",
                           p[20], t);
             } else if (p[20] == 'X') {
                 d->sx = v;
@@ -453,11 +453,11 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
 }
 
 static int parse_main_xml(x3p_doc *d, const char *xml, size_t len, const char *zpath, const char *mainname,
-                          char *err, size_t errlen)
+                          lwt_context *ctx)
 {
     XML_Parser p = XML_ParserCreate(NULL);
     if (!p)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, zpath, "out of memory (XML parser)");
+        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, zpath, "out of memory (XML parser)");
     d->parser = p;
     d->zpath = zpath;
     XML_SetUserData(p, d);
@@ -475,11 +475,11 @@ static int parse_main_xml(x3p_doc *d, const char *xml, size_t len, const char *z
         }
         off += chunk;
     } while (off < len);
-    int rc = LWT_SURFACE_OK;
+    int rc = LWT_OK;
     if (d->code) {
-        rc = lwt__surf_fail(err, errlen, d->code, zpath, "%s", d->msg);
+        rc = lwt__file_fail(ctx, d->code, zpath, "%s", d->msg);
     } else if (!ok) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, zpath, "%s is not well-formed XML (line %lu): %s",
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "%s is not well-formed XML (line %lu): %s",
                             mainname, (unsigned long)XML_GetCurrentLineNumber(p),
                             XML_ErrorString(XML_GetErrorCode(p)));
     }
@@ -490,19 +490,19 @@ static int parse_main_xml(x3p_doc *d, const char *xml, size_t len, const char *z
 
 /* ------------------------------------------------------------------ zip access */
 
-static int zip_open_error(int zerr, const char *path, char *err, size_t errlen)
+static int zip_open_error(int zerr, const char *path, lwt_context *ctx)
 {
     zip_error_t ze;
     zip_error_init_with_code(&ze, zerr);
     const char *zs = zip_error_strerror(&ze);
     int rc;
     if (zerr == ZIP_ER_NOENT || zerr == ZIP_ER_OPEN || zerr == ZIP_ER_READ)
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "cannot open: %s", zs);
+        rc = lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot open: %s", zs);
     else if (zerr == ZIP_ER_NOZIP)
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                             "not a zip archive (truncated or corrupt X3P file)");
     else
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "corrupt zip archive (truncated or damaged): %s",
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "corrupt zip archive (truncated or damaged): %s",
                             zs);
     zip_error_fini(&ze);
     return rc;
@@ -510,27 +510,27 @@ static int zip_open_error(int zerr, const char *path, char *err, size_t errlen)
 
 /* Read one entry completely, checking its size and CRC. */
 static int read_entry(zip_t *za, zip_int64_t idx, const char *name, zip_uint64_t maxsize, const char *zpath,
-                      unsigned char **buf, size_t *len, char *err, size_t errlen)
+                      unsigned char **buf, size_t *len, lwt_context *ctx)
 {
     zip_stat_t st;
     *buf = NULL;
     *len = 0;
     zip_stat_init(&st);
     if (zip_stat_index(za, (zip_uint64_t)idx, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, zpath, "corrupt zip archive: cannot stat %s: %s",
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "corrupt zip archive: cannot stat %s: %s",
                               name, zip_strerror(za));
     if (st.size > maxsize || st.size >= (zip_uint64_t)SIZE_MAX)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, zpath, "%s is too large (%llu bytes)", name,
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "%s is too large (%llu bytes)", name,
                               (unsigned long long)st.size);
     size_t size = (size_t)st.size;
     unsigned char *b = (unsigned char *)malloc(size + 1);
     if (!b)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, zpath, "out of memory for %s (%zu bytes)", name,
+        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, zpath, "out of memory for %s (%zu bytes)", name,
                               size);
     zip_file_t *zf = zip_fopen_index(za, (zip_uint64_t)idx, 0);
     if (!zf) {
         free(b);
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, zpath, "corrupt zip archive: cannot open %s: %s",
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "corrupt zip archive: cannot open %s: %s",
                               name, zip_strerror(za));
     }
     size_t total = 0;
@@ -564,13 +564,13 @@ static int read_entry(zip_t *za, zip_int64_t idx, const char *name, zip_uint64_t
     }
     if (bad) {
         free(b);
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, zpath, "corrupt zip archive: reading %s: %s", name,
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "corrupt zip archive: reading %s: %s", name,
                               why);
     }
     b[size] = 0;
     *buf = b;
     *len = size;
-    return LWT_SURFACE_OK;
+    return LWT_OK;
 }
 
 static int skip_entry_name(const char *name)
@@ -654,52 +654,52 @@ static zip_int64_t find_linked(zip_t *za, const char *prefix, const char *link)
 /* ------------------------------------------------------------------ reading */
 
 static int check_md5_field(const char *have, const char *field, const unsigned char *data, size_t len,
-                           const char *entry, const char *zpath, char *err, size_t errlen)
+                           const char *entry, const char *zpath, lwt_context *ctx)
 {
     char want[33], got[33];
     if (parse_md5(have, want) || have[32 + strspn(have + 32, " \t\r\n")] != 0)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, zpath, "main.xml: malformed %s '%.40s'", field,
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "main.xml: malformed %s '%.40s'", field,
                               have);
     if (md5_hex(data, len, got))
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_CHECKSUM, zpath, "MD5 is not available (OpenSSL)");
+        return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath, "MD5 is not available (OpenSSL)");
     if (strcmp(want, got))
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_CHECKSUM, zpath,
+        return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath,
                               "wrong MD5 checksum of %s: %s in main.xml says %s, the data has %s", entry, field, want,
                               got);
-    return LWT_SURFACE_OK;
+    return LWT_OK;
 }
 
 /* md5checksum.hex (or the name in Record4): "HASH *main.xml" or the bare hash, any case. */
 static int check_main_md5(zip_t *za, const char *prefix, const char *name, const unsigned char *xml, size_t xmllen,
-                          const char *zpath, int *checked, char *err, size_t errlen)
+                          const char *zpath, int *checked, lwt_context *ctx)
 {
     zip_int64_t i = find_linked(za, prefix, name);
     unsigned char *buf;
     size_t len;
     char want[33], got[33];
     if (i < 0)
-        return LWT_SURFACE_OK; /* absent: nothing to verify */
-    int rc = read_entry(za, i, name, 4096, zpath, &buf, &len, err, errlen);
+        return LWT_OK; /* absent: nothing to verify */
+    int rc = read_entry(za, i, name, 4096, zpath, &buf, &len, ctx);
     if (rc)
         return rc;
     if (parse_md5((const char *)buf, want)) {
         free(buf);
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, zpath, "%s does not hold an MD5 checksum", name);
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "%s does not hold an MD5 checksum", name);
     }
     free(buf);
     if (md5_hex(xml, xmllen, got))
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_CHECKSUM, zpath, "MD5 is not available (OpenSSL)");
+        return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath, "MD5 is not available (OpenSSL)");
     if (strcmp(want, got))
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_CHECKSUM, zpath,
+        return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath,
                               "wrong MD5 checksum of main.xml: %s says %s, main.xml has %s", name, want, got);
     *checked = 1;
-    return LWT_SURFACE_OK;
+    return LWT_OK;
 }
 
 /* Spacing of an absolute X (k=0) or Y (k=1) axis from the coordinates of the valid points;
  * they must lie on a uniform, increasing grid. coord[i] is NaN for invalid points. */
 static int absolute_spacing(const double *coord, const double *z, size_t nx, size_t ny, int k, double *spacing,
-                            const char *zpath, char *err, size_t errlen)
+                            const char *zpath, lwt_context *ctx)
 {
     const char *an = k == 0 ? "CX" : "CY";
     size_t n = nx * ny, i0 = SIZE_MAX, i1 = SIZE_MAX, lo = SIZE_MAX, hi = 0;
@@ -718,14 +718,14 @@ static int absolute_spacing(const double *coord, const double *z, size_t nx, siz
         }
     }
     if (i0 == SIZE_MAX)
-        return LWT_SURFACE_OK; /* no valid point: reported later */
+        return LWT_OK; /* no valid point: reported later */
     if (hi == lo)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, zpath,
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath,
                               "absolute %s axis: cannot derive a spacing from a single %s", an,
                               k == 0 ? "column" : "row");
     double c0 = coord[i0], h = (coord[i1] - c0) / (double)(hi - lo);
     if (!(h > 0) || !isfinite(h))
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, zpath, "absolute %s axis is not increasing", an);
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "absolute %s axis is not increasing", an);
     double tol = 1e-3 * h;
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(z[i]) || !isfinite(coord[i]))
@@ -733,18 +733,18 @@ static int absolute_spacing(const double *coord, const double *z, size_t nx, siz
         size_t c = k == 0 ? i % nx : i / nx;
         double expect = c0 + ((double)c - (double)lo) * h;
         if (fabs(coord[i] - expect) > tol)
-            return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, zpath,
+            return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath,
                                   "absolute %s axis is not uniformly spaced (point x=%zu y=%zu is %g m off the grid "
                                   "of spacing %g m); resampling is not supported",
                                   an, i % nx, i / nx, coord[i] - expect, h);
     }
     *spacing = h;
-    return LWT_SURFACE_OK;
+    return LWT_OK;
 }
 
-int lwt_surface_read_x3p(const char *path, lwt_surface *out, char *err, size_t errlen)
+lwt_status lwt_surface_read_x3p(lwt_context *ctx, const char *path, lwt_surface *out)
 {
-    int rc = LWT_SURFACE_OK, zerr = 0;
+    int rc = LWT_OK, zerr = 0;
     zip_t *za = NULL;
     unsigned char *xml = NULL, *bin = NULL, *vbin = NULL;
     size_t xmllen = 0, binlen = 0, vbinlen = 0;
@@ -755,87 +755,87 @@ int lwt_surface_read_x3p(const char *path, lwt_surface *out, char *err, size_t e
     memset(&d, 0, sizeof d);
     lwt_surface_init(out);
     if (!path)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_ARG, "(null)", "no file name");
+        return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "(null)", "no file name");
 
     za = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
     if (!za)
-        return zip_open_error(zerr, path, err, errlen);
+        return zip_open_error(zerr, path, ctx);
 
     zip_int64_t imain = find_main_xml(za, prefix, sizeof prefix);
     if (imain < 0) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "missing main.xml in the X3P archive");
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "missing main.xml in the X3P archive");
         goto done;
     }
     snprintf(mainname, sizeof mainname, "%smain.xml", prefix);
-    if ((rc = read_entry(za, imain, mainname, X3P_MAX_XML, path, &xml, &xmllen, err, errlen)))
+    if ((rc = read_entry(za, imain, mainname, X3P_MAX_XML, path, &xml, &xmllen, ctx)))
         goto done;
 
     /* the checksum of main.xml first: a damaged main.xml is best reported as such */
     int md5_checked = 0;
-    if ((rc = check_main_md5(za, prefix, "md5checksum.hex", xml, xmllen, path, &md5_checked, err, errlen)))
+    if ((rc = check_main_md5(za, prefix, "md5checksum.hex", xml, xmllen, path, &md5_checked, ctx)))
         goto done;
 
-    if ((rc = parse_main_xml(&d, (const char *)xml, xmllen, path, mainname, err, errlen)))
+    if ((rc = parse_main_xml(&d, (const char *)xml, xmllen, path, mainname, ctx)))
         goto done;
 
     if (d.checksumfile[0] && !md5_checked &&
-        (rc = check_main_md5(za, prefix, d.checksumfile, xml, xmllen, path, &md5_checked, err, errlen)))
+        (rc = check_main_md5(za, prefix, d.checksumfile, xml, xmllen, path, &md5_checked, ctx)))
         goto done;
 
     /* ---- what is it? */
     if (!d.have_feature) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "main.xml has no Record1/FeatureType");
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "main.xml has no Record1/FeatureType");
         goto done;
     }
     if (!strcmp(d.feature, "PRF") || !strcmp(d.feature, "PCL")) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_NOT_AREAL, path,
+        rc = lwt__file_fail(ctx, LWT_ERR_NOT_AREAL, path,
                             "not an areal surface: FeatureType %s (%s)", d.feature,
                             d.feature[1] == 'R' ? "profile" : "point cloud");
         goto done;
     }
     if (strcmp(d.feature, "SUR")) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "unknown FeatureType '%s' (expected SUR)",
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "unknown FeatureType '%s' (expected SUR)",
                             d.feature);
         goto done;
     }
     if (!d.have_matrix) {
-        rc = d.have_list ? lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_NOT_AREAL, path,
+        rc = d.have_list ? lwt__file_fail(ctx, LWT_ERR_NOT_AREAL, path,
                                           "not an areal surface: points stored as a list (ListDimension), "
                                           "not a matrix")
-                         : lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+                         : lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                                           "main.xml has no Record3/MatrixDimension");
         goto done;
     }
     if (!d.have_sx || !d.have_sy || !d.have_sz || d.sx == 0 || d.sy == 0 || d.sz == 0) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                             "main.xml: MatrixDimension needs SizeX, SizeY and SizeZ of at least 1");
         goto done;
     }
     if (d.sz != 1) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                             "multi-layer X3P (SizeZ = %zu) is not supported", d.sz);
         goto done;
     }
     static const char *axn[3] = {"CX", "CY", "CZ"};
     for (int k = 0; k < 3; k++) {
         if (!d.ax[k].type) {
-            rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "main.xml: Record1/Axes/%s/AxisType missing",
+            rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "main.xml: Record1/Axes/%s/AxisType missing",
                                 axn[k]);
             goto done;
         }
         if (d.ax[k].type == 'A' && !d.ax[k].dtype) {
-            rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+            rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                                 "main.xml: Record1/Axes/%s/DataType missing", axn[k]);
             goto done;
         }
     }
     if (d.ax[2].type != 'A') {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "main.xml: the CZ axis must be absolute (A)");
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "main.xml: the CZ axis must be absolute (A)");
         goto done;
     }
     for (int k = 0; k < 2; k++) {
         if (d.ax[k].type == 'I' && (!d.ax[k].has_inc || !(d.ax[k].inc > 0))) {
-            rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+            rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                                 "main.xml: incremental axis %s needs a positive Increment", axn[k]);
             goto done;
         }
@@ -844,7 +844,7 @@ int lwt_surface_read_x3p(const char *path, lwt_surface *out, char *err, size_t e
     size_t nx = d.sx, ny = d.sy, n, rec = 0, nbytes;
     int absx = d.ax[0].type == 'A', absy = d.ax[1].type == 'A';
     if (lwt__mul_size(nx, ny, &n)) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "dimensions %zu x %zu are too large", nx, ny);
+        rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "dimensions %zu x %zu are too large", nx, ny);
         goto done;
     }
     if (absx)
@@ -859,83 +859,82 @@ int lwt_surface_read_x3p(const char *path, lwt_surface *out, char *err, size_t e
 
     if (d.have_datalink) {
         if (!d.datalink[0]) {
-            rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "main.xml: DataLink without PointDataLink");
+            rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "main.xml: DataLink without PointDataLink");
             goto done;
         }
         zip_int64_t idata = find_linked(za, prefix, d.datalink);
         if (idata < 0) {
-            rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+            rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                                 "missing data file '%s' named in main.xml", d.datalink);
             goto done;
         }
         zip_stat_t st;
         zip_stat_init(&st);
         if (zip_stat_index(za, (zip_uint64_t)idata, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) {
-            rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "corrupt zip archive: cannot stat %s",
+            rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "corrupt zip archive: cannot stat %s",
                                 d.datalink);
             goto done;
         }
         if (lwt__mul_size(n, rec, &nbytes)) {
-            rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "dimensions %zu x %zu are too large", nx,
+            rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "dimensions %zu x %zu are too large", nx,
                                 ny);
             goto done;
         }
         if (st.size != (zip_uint64_t)nbytes) {
-            rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+            rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                                 "size mismatch: %s has %llu bytes, main.xml describes %zu x %zu points of %zu bytes "
                                 "(%s%s%s) = %zu bytes",
                                 d.datalink, (unsigned long long)st.size, nx, ny, rec,
                                 absx ? "X, " : "", absy ? "Y, " : "", type_name(d.ax[2].dtype), nbytes);
             goto done;
         }
-        if ((rc = read_entry(za, idata, d.datalink, (zip_uint64_t)nbytes, path, &bin, &binlen, err, errlen)))
+        if ((rc = read_entry(za, idata, d.datalink, (zip_uint64_t)nbytes, path, &bin, &binlen, ctx)))
             goto done;
         if (d.have_md5data &&
-            (rc = check_md5_field(d.md5data, "MD5ChecksumPointData", bin, binlen, d.datalink, path, err, errlen)))
+            (rc = check_md5_field(d.md5data, "MD5ChecksumPointData", bin, binlen, d.datalink, path, ctx)))
             goto done;
         if (d.have_validlink) {
             zip_int64_t ivalid = find_linked(za, prefix, d.validlink);
             if (ivalid < 0) {
-                rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+                rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                                     "missing valid-points file '%s' named in main.xml", d.validlink);
                 goto done;
             }
-            if ((rc = read_entry(za, ivalid, d.validlink, (zip_uint64_t)(n / 8 + 1), path, &vbin, &vbinlen, err,
-                                 errlen)))
+            if ((rc = read_entry(za, ivalid, d.validlink, (zip_uint64_t)(n / 8 + 1), path, &vbin, &vbinlen, ctx)))
                 goto done;
             if (vbinlen != (n + 7) / 8) {
-                rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+                rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                                     "size mismatch: %s has %zu bytes, %zu points need %zu", d.validlink, vbinlen, n,
                                     (n + 7) / 8);
                 goto done;
             }
             if (d.have_md5valid && (rc = check_md5_field(d.md5valid, "MD5ChecksumValidPoints", vbin, vbinlen,
-                                                         d.validlink, path, err, errlen)))
+                                                         d.validlink, path, ctx)))
                 goto done;
         }
     } else if (d.have_datalist) {
         if (d.ndat != n) {
-            rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+            rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                                 "size mismatch: DataList has %zu points, MatrixDimension %zu x %zu needs %zu", d.ndat,
                                 nx, ny, n);
             goto done;
         }
     } else {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path, "main.xml has neither DataLink nor DataList");
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "main.xml has neither DataLink nor DataList");
         goto done;
     }
 
     /* ---- decode */
-    if (lwt_surface_alloc(out, nx, ny)) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
+    if (lwt_surface_alloc(NULL, out, nx, ny) /* logged below, with the file */) {
+        rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
         goto done;
     }
     if (absx && !(xc = (double *)malloc(n * sizeof(double)))) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory");
+        rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory");
         goto done;
     }
     if (absy && !(yc = (double *)malloc(n * sizeof(double)))) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory");
+        rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < n; i++) {
@@ -958,7 +957,7 @@ int lwt_surface_read_x3p(const char *path, lwt_surface *out, char *err, size_t e
             int got = d.dn[i];
             valid = got != 0;
             if (valid && got != nfields) {
-                rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_FORMAT, path,
+                rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                                     "main.xml: Datum %zu has %d value%s, the axes need %d", i + 1, got,
                                     got == 1 ? "" : "s", nfields);
                 goto done;
@@ -992,12 +991,12 @@ int lwt_surface_read_x3p(const char *path, lwt_surface *out, char *err, size_t e
 
     out->dx = absx ? 0 : d.ax[0].inc;
     out->dy = absy ? 0 : d.ax[1].inc;
-    if (absx && (rc = absolute_spacing(xc, out->z, nx, ny, 0, &out->dx, path, err, errlen)))
+    if (absx && (rc = absolute_spacing(xc, out->z, nx, ny, 0, &out->dx, path, ctx)))
         goto done;
-    if (absy && (rc = absolute_spacing(yc, out->z, nx, ny, 1, &out->dy, path, err, errlen)))
+    if (absy && (rc = absolute_spacing(yc, out->z, nx, ny, 1, &out->dy, path, ctx)))
         goto done;
     if (lwt_surface_count_valid(out) == 0) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_NO_DATA, path, "all points are invalid");
+        rc = lwt__file_fail(ctx, LWT_ERR_NO_DATA, path, "all points are invalid");
         goto done;
     }
 
@@ -1145,25 +1144,25 @@ static int add_buffer(zip_t *za, const char *name, const void *data, size_t len,
     return 0;
 }
 
-int lwt_surface_write_x3p(const char *path, const lwt_surface *s, char *err, size_t errlen)
+lwt_status lwt_surface_write_x3p(lwt_context *ctx, const char *path, const lwt_surface *s)
 {
     char tmp[4200], md5d[33], md5v[33], md5m[33], when[40], chk[64];
     unsigned char *db = NULL, *vb = NULL;
     size_t n, nbytes, ninvalid = 0;
     sbuf x = {0, 0, 0, 0};
     zip_t *za = NULL;
-    int rc = LWT_SURFACE_OK, fd = -1;
+    int rc = LWT_OK, fd = -1;
     tmp[0] = 0;
 
-    int bad = lwt__check_writable(path, s, "X3P", &n, err, errlen);
+    int bad = lwt__check_writable(ctx, path, s, "X3P", &n);
     if (bad)
         return bad;
     if (lwt__mul_size(n, 8, &nbytes))
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "dimensions too large");
+        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "dimensions too large");
 
     db = (unsigned char *)malloc(nbytes ? nbytes : 1);
     if (!db)
-        return lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory (%zu bytes)", nbytes);
+        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory (%zu bytes)", nbytes);
     for (size_t i = 0; i < n; i++) {
         double v = s->z[i];
         if (!isfinite(v)) {
@@ -1175,7 +1174,7 @@ int lwt_surface_write_x3p(const char *path, const lwt_surface *s, char *err, siz
     if (ninvalid) {
         vb = (unsigned char *)calloc(n / 8 + 1, 1);
         if (!vb) {
-            rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory");
+            rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory");
             goto fail;
         }
         for (size_t i = 0; i < n; i++)
@@ -1183,7 +1182,7 @@ int lwt_surface_write_x3p(const char *path, const lwt_surface *s, char *err, siz
                 vb[i >> 3] |= (unsigned char)(1u << (i & 7));
     }
     if (md5_hex(db, nbytes, md5d) || (vb && md5_hex(vb, (n + 7) / 8, md5v))) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_CHECKSUM, path, "MD5 is not available (OpenSSL)");
+        rc = lwt__file_fail(ctx, LWT_ERR_CHECKSUM, path, "MD5 is not available (OpenSSL)");
         goto fail;
     }
 
@@ -1233,20 +1232,20 @@ int lwt_surface_write_x3p(const char *path, const lwt_surface *s, char *err, siz
     sb_printf(&x, "    </DataLink>\n  </Record3>\n  <Record4>\n    <ChecksumFile>md5checksum.hex</ChecksumFile>\n"
                   "  </Record4>\n</p:ISO5436_2>\n");
     if (x.oom) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_MEMORY, path, "out of memory");
+        rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory");
         goto fail;
     }
     if (md5_hex(x.s, x.len, md5m)) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_CHECKSUM, path, "MD5 is not available (OpenSSL)");
+        rc = lwt__file_fail(ctx, LWT_ERR_CHECKSUM, path, "MD5 is not available (OpenSSL)");
         goto fail;
     }
     snprintf(chk, sizeof chk, "%s *main.xml\n", md5m);
 
     /* temporary file beside the target; libzip replaces it on zip_close (keeping its mode) */
-    fd = lwt__tmp_create(path, tmp, sizeof tmp, err, errlen);
+    fd = lwt__tmp_create(ctx, path, tmp, sizeof tmp);
     if (fd < 0) {
         tmp[0] = 0;
-        rc = LWT_SURFACE_ERR_IO;
+        rc = LWT_ERR_IO;
         goto fail;
     }
     close(fd);
@@ -1256,7 +1255,7 @@ int lwt_surface_write_x3p(const char *path, const lwt_surface *s, char *err, siz
     if (!za) {
         zip_error_t ze;
         zip_error_init_with_code(&ze, zerr);
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "cannot create zip archive: %s",
+        rc = lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot create zip archive: %s",
                             zip_error_strerror(&ze));
         zip_error_fini(&ze);
         goto fail;
@@ -1265,23 +1264,23 @@ int lwt_surface_write_x3p(const char *path, const lwt_surface *s, char *err, siz
         add_buffer(za, "bindata/data.bin", db, nbytes, nbytes >= X3P_STORE_BYTES) ||
         (vb && add_buffer(za, "bindata/valid.bin", vb, (n + 7) / 8, 0)) ||
         add_buffer(za, "md5checksum.hex", chk, strlen(chk), 1)) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "cannot build zip archive: %s", zip_strerror(za));
+        rc = lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot build zip archive: %s", zip_strerror(za));
         goto fail;
     }
     if (zip_close(za) != 0) {
-        rc = lwt__surf_fail(err, errlen, LWT_SURFACE_ERR_IO, path, "cannot write zip archive: %s", zip_strerror(za));
+        rc = lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot write zip archive: %s", zip_strerror(za));
         goto fail;
     }
     za = NULL;
     fd = open(tmp, O_RDONLY);
-    rc = lwt__tmp_commit(fd, tmp, path, err, errlen); /* fsync, close, rename; unlinks tmp on failure */
+    rc = lwt__tmp_commit(ctx, fd, tmp, path); /* fsync, close, rename; unlinks tmp on failure */
     tmp[0] = 0;
     if (rc)
         goto fail;
     free(db);
     free(vb);
     free(x.s);
-    return LWT_SURFACE_OK;
+    return LWT_OK;
 
 fail:
     if (za)
@@ -1291,5 +1290,5 @@ fail:
     free(db);
     free(vb);
     free(x.s);
-    return rc ? rc : LWT_SURFACE_ERR_IO;
+    return rc ? rc : LWT_ERR_IO;
 }

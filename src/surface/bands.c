@@ -1,20 +1,11 @@
 /* bands.c - map level numbers or cutoff wavelengths onto noise/roughness/waviness/form. */
 #include "surface/bands.h"
+#include "surface/surface_fail.h"
 
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
+/* every failure of a request is an invalid argument */
+#define fail(ctx, ...) lwt__surface_fail((ctx), LWT_ERR_INVALID_ARGUMENT, __VA_ARGS__)
 
 double lwt_band_boundary(int j, double d)
 {
@@ -32,35 +23,34 @@ static int boundary_of(double lambda, double d)
     return (int)lround(b);
 }
 
-static int check_range(int lo, int hi, const char *what, char *err, size_t errlen)
+static lwt_status check_range(int lo, int hi, const char *what, lwt_context *ctx)
 {
     if (lo < 1 || hi < lo || hi > LWT_BANDS_MAX_LEVELS)
-        return fail(err, errlen, "%s levels %d-%d: need 1 <= first <= last <= %d", what, lo, hi,
+        return fail(ctx, "%s levels %d-%d: need 1 <= first <= last <= %d", what, lo, hi,
                     LWT_BANDS_MAX_LEVELS);
-    return 0;
+    return LWT_OK;
 }
 
-int lwt_bands_resolve(const lwt_band_request *req, size_t nx, size_t ny, double dx, double dy,
-                      lwt_band_split *out, char *err, size_t errlen)
+lwt_status lwt_bands_resolve(lwt_context *ctx, const lwt_band_request *req, size_t nx, size_t ny, double dx, double dy,
+                             lwt_band_split *out)
 {
     if (!req || !out || nx < 1 || ny < 1 || !(dx > 0) || !(dy > 0) || !isfinite(dx) || !isfinite(dy))
-        return fail(err, errlen, "bad surface size or spacing");
+        return fail(ctx, "bad surface size or spacing");
     const double d = dx < dy ? dx : dy;
     int J = req->levels, A = 0, B = 0;
     if (J < 0 || J > LWT_BANDS_MAX_LEVELS)
-        return fail(err, errlen, "levels must be 1..%d (got %d)", LWT_BANDS_MAX_LEVELS, J);
+        return fail(ctx, "levels must be 1..%d (got %d)", LWT_BANDS_MAX_LEVELS, J);
     if (req->rough_lo || req->rough_hi) {
         if (req->lambda_s > 0 || req->lambda_c > 0)
-            return fail(err, errlen, "give either roughness levels or cutoffs (lambda-s, lambda-c), not both");
-        if (check_range(req->rough_lo, req->rough_hi, "roughness", err, errlen))
-            return -1;
+            return fail(ctx, "give either roughness levels or cutoffs (lambda-s, lambda-c), not both");
+        LWT_FORWARD(check_range(req->rough_lo, req->rough_hi, "roughness", ctx));
         A = req->rough_lo;
         B = req->rough_hi;
     }
     if (req->lambda_s < 0 || req->lambda_c < 0 || !isfinite(req->lambda_s) || !isfinite(req->lambda_c))
-        return fail(err, errlen, "cutoff wavelengths must be positive");
+        return fail(ctx, "cutoff wavelengths must be positive");
     if (req->lambda_s > 0 && req->lambda_c > 0 && req->lambda_s >= req->lambda_c)
-        return fail(err, errlen, "lambda-s (%g um) must be shorter than lambda-c (%g um)", req->lambda_s * 1e6,
+        return fail(ctx, "lambda-s (%g um) must be shorter than lambda-c (%g um)", req->lambda_s * 1e6,
                     req->lambda_c * 1e6);
     if (req->lambda_s > 0) {
         A = boundary_of(req->lambda_s, d);
@@ -70,28 +60,27 @@ int lwt_bands_resolve(const lwt_band_request *req, size_t nx, size_t ny, double 
     if (req->lambda_c > 0) {
         B = boundary_of(req->lambda_c, d) - 1;
         if (B < 1)
-            return fail(err, errlen,
+            return fail(ctx,
                         "lambda-c = %g um is too short for a spacing of %g um: the shortest roughness band "
                         "ends at 4 spacings (%g um)",
                         req->lambda_c * 1e6, d * 1e6, 4 * d * 1e6);
         if (A > B)
-            return fail(err, errlen,
+            return fail(ctx,
                         "lambda-s = %g um and lambda-c = %g um map to the same level boundary (%g um) at a "
                         "spacing of %g um: no roughness level is left between them",
                         req->lambda_s * 1e6, req->lambda_c * 1e6, lwt_band_boundary(A, d) * 1e6, d * 1e6);
     }
     if (req->wavy_lo || req->wavy_hi) {
-        if (check_range(req->wavy_lo, req->wavy_hi, "waviness", err, errlen))
-            return -1;
+        LWT_FORWARD(check_range(req->wavy_lo, req->wavy_hi, "waviness", ctx));
         if (B && req->wavy_lo != B + 1)
-            return fail(err, errlen,
+            return fail(ctx,
                         "waviness levels %d-%d must start right after the roughness levels (at level %d)",
                         req->wavy_lo, req->wavy_hi, B + 1);
         if (req->wavy_lo < 2)
-            return fail(err, errlen, "waviness levels %d-%d: level 1 is always roughness (or noise)",
+            return fail(ctx, "waviness levels %d-%d: level 1 is always roughness (or noise)",
                         req->wavy_lo, req->wavy_hi);
         if (J && req->wavy_hi != J)
-            return fail(err, errlen,
+            return fail(ctx,
                         "waviness levels %d-%d must end at the last level (%d): the form is the level-%d "
                         "approximation",
                         req->wavy_lo, req->wavy_hi, J, J);
@@ -108,9 +97,9 @@ int lwt_bands_resolve(const lwt_band_request *req, size_t nx, size_t ny, double 
     if (!B)
         B = J / 2 > A ? J / 2 : A;
     if (B > J)
-        return fail(err, errlen, "roughness levels up to %d need at least %d levels (got %d)", B, B, J);
+        return fail(ctx, "roughness levels up to %d need at least %d levels (got %d)", B, B, J);
     if (A > B)
-        return fail(err, errlen, "lambda-s maps to level %d, above the last roughness level %d", A, B);
+        return fail(ctx, "lambda-s maps to level %d, above the last roughness level %d", A, B);
 
     size_t nmin = nx < ny ? nx : ny;
     size_t need = (size_t)1 << (J + 1);
@@ -119,11 +108,11 @@ int lwt_bands_resolve(const lwt_band_request *req, size_t nx, size_t ny, double 
         for (size_t m = nmin; m >= 2; m >>= 1)
             jmax++;
         if (jmax < 1)
-            return fail(err, errlen,
+            return fail(ctx,
                         "surface too small for %d levels: %zu x %zu points; a wavelet split needs at least 4 "
                         "points along each axis",
                         J, nx, ny);
-        return fail(err, errlen,
+        return fail(ctx,
                     "surface too small for %d levels: %zu points along %s, %d levels need at least %zu "
                     "(2^(J+1)); use --levels %d or fewer",
                     J, nmin, nx < ny ? "x" : "y", J, need, jmax);
@@ -142,7 +131,7 @@ int lwt_bands_resolve(const lwt_band_request *req, size_t nx, size_t ny, double 
         out->lambda_c[k] = lwt_band_boundary(B + 1, sp[k]);
         out->lambda_f[k] = lwt_band_boundary(J + 1, sp[k]);
     }
-    return 0;
+    return LWT_OK;
 }
 
 char lwt_band_of_level(const lwt_band_split *s, int j)

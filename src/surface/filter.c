@@ -5,10 +5,10 @@
 #include "surface/filter.h"
 #include "surface/fill.h"
 #include "surface/split_impl.h"
+#include "surface/surface_fail.h"
 #include "surface/threads.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +26,7 @@ lwt_filter_spec lwt_filter_spec_default(void)
 {
     lwt_filter_spec s;
     memset(&s, 0, sizeof s);
+    s.size = sizeof s;
     s.wavelet = "cdf97";
     s.mode = LWT_MODE_SYMMETRIC;
     s.dtype = LWT_F64;
@@ -34,22 +35,26 @@ lwt_filter_spec lwt_filter_spec_default(void)
     return s;
 }
 
+/* The struct with `size` first ends at progress_user, so that is the shortest one there can be. */
+lwt_status lwt__filter_spec_read(const lwt_context *ctx, const lwt_filter_spec *in, lwt_filter_spec *out)
+{
+    if (in->size == 0 || in->size > sizeof *out ||
+        in->size < offsetof(lwt_filter_spec, progress_user) + sizeof in->progress_user)
+        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT,
+                                 "lwt_filter_spec.size is %zu, not one this library knows (%zu): start from "
+                                 "lwt_filter_spec_default()",
+                                 in->size, sizeof *out);
+    *out = lwt_filter_spec_default();
+    memcpy(out, in, in->size);
+    out->size = sizeof *out;
+    return LWT_OK;
+}
+
 double lwt_filter_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-lwt_status lwt_filter_fail(char *err, size_t errlen, lwt_status st, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return st;
 }
 
 /* Arrays of a big surface: 2 MiB aligned and marked for transparent huge
@@ -113,14 +118,17 @@ static void progress(const lwt_filter_spec *s, int step, int steps, const char *
         s->progress(s->progress_user, step, steps, what);
 }
 
-lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const double *z, size_t nx, size_t ny,
-                          double dx, double dy, lwt_filter_result *out, char *err, size_t errlen)
+lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec_in, const double *z, size_t nx, size_t ny,
+                          double dx, double dy, lwt_filter_result *out)
 {
     if (!out)
-        return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "no result");
+        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_filter_run: no result");
     memset(out, 0, sizeof *out);
-    if (!ctx || !spec || !z || nx == 0 || ny == 0 || !(dx > 0) || !(dy > 0))
-        return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the filter");
+    if (!spec_in || !z || nx == 0 || ny == 0 || !(dx > 0) || !(dy > 0))
+        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the filter");
+    lwt_filter_spec sv;
+    LWT_FORWARD(lwt__filter_spec_read(ctx, spec_in, &sv));
+    const lwt_filter_spec *spec = &sv;
     const double t_start = lwt_filter_now_ms();
     const size_t n = nx * ny;
     lwt_status st;
@@ -132,8 +140,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
     lwt_filter_spec ss = *spec;
     if (!ss.chunk_rows)
         ss.chunk_rows = LWT_SPLIT_ONE_CHUNK;
-    if ((st = lwt_splitter_create(ctx, &ss, nx, ny, &k.split, err, errlen)) != LWT_OK)
-        goto done;
+    LWT_FORWARD_GOTO(st, lwt_splitter_create(ctx, &ss, nx, ny, &k.split), done);
     lwt_splitter_info si;
     lwt_splitter_get_info(k.split, &si);
     const int nbands = si.nbands, steps = 2 + nbands;
@@ -147,24 +154,19 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
     const double t_fill = lwt_filter_now_ms();
     k.filled = big_alloc(n * sizeof *k.filled);
     if (!k.filled) {
-        st = lwt_filter_fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for %zu x %zu points", nx, ny);
+        st = lwt__surface_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for %zu x %zu points", nx, ny);
         goto done;
     }
     const size_t n_bad = copy_count_invalid(k.filled, z, n, spec->threads);
     if (spec->plane) {
-        int r = lwt_plane_fit(z, nx, ny, dx, dy, spec->threads, &out->plane);
-        if (r) {
-            st = lwt_filter_fail(err, errlen, r == -1 ? LWT_ERR_INVALID_ARGUMENT : LWT_ERR_OUT_OF_MEMORY,
-                      r == -1 ? "all points are invalid" : "out of memory");
-            goto done;
-        }
+        LWT_FORWARD_GOTO(st, lwt_plane_fit(ctx, z, nx, ny, dx, dy, spec->threads, &out->plane), done);
         lwt_plane_subtract(k.filled, nx, ny, dx, dy, &out->plane, spec->threads);
     }
     /* nothing to fill (and no plane that could have changed that): skip the fill's own scan */
     int fr = n_bad || spec->plane ? lwt_fill_invalid(k.filled, nx, ny, &out->n_filled) : 0;
     if (fr) {
-        st = lwt_filter_fail(err, errlen, fr == -2 ? LWT_ERR_INVALID_ARGUMENT : LWT_ERR_OUT_OF_MEMORY,
-                  fr == -2 ? "all points are invalid" : "out of memory filling invalid points");
+        st = lwt__surface_fail(ctx, fr == -2 ? LWT_ERR_INVALID_ARGUMENT : LWT_ERR_OUT_OF_MEMORY,
+                               fr == -2 ? "all points are invalid" : "out of memory filling invalid points");
         goto done;
     }
     out->ms_fill = lwt_filter_now_ms() - t_fill;
@@ -180,7 +182,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
         if (b == LWT_BAND_FORM && si.chunks == 1)
             continue;
         if (!(out->band[b] = big_alloc(n * sizeof(double)))) {
-            st = lwt_filter_fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory for the %s band", BAND_NAMES[b]);
+            st = lwt__surface_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the %s band", BAND_NAMES[b]);
             goto done;
         }
     }
@@ -189,7 +191,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const d
     for (int b = 0; b < nbands; b++)
         io.band[b] = out->band[b];
     lwt_split_times tm;
-    st = lwt__splitter_run_io(k.split, &io, &tm, err, errlen);
+    st = lwt__splitter_run_io(k.split, &io, &tm);
     if (si.chunks == 1)
         k.filled = NULL; /* owned by out now */
     if (st != LWT_OK)

@@ -1,5 +1,6 @@
 /* params.c - ISO 25178-2 height and hybrid parameters (see params.h for the discretization). */
 #include "surface/params.h"
+#include "surface/surface_fail.h"
 #include "surface/threads.h"
 
 #include <math.h>
@@ -26,14 +27,16 @@ int lwt_iso_param_is_height(int k)
 /* per-row partial sums */
 enum { P_N, P_Z, P_ABS, P_D2, P_D3, P_D4, P_MAX, P_MIN, P_CELLS, P_G2, P_AREA, P_COUNT };
 
-int lwt_iso_params_compute(const double *z, size_t nx, size_t ny, double dx, double dy, int threads,
-                           lwt_iso_params *out)
+lwt_status lwt_iso_params_compute(lwt_context *ctx, const double *z, size_t nx, size_t ny, double dx, double dy,
+                                  int threads, lwt_iso_params *out)
 {
+    if (!z || !out)
+        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_iso_params_compute: NULL argument");
     out->Sa = out->Sq = out->Ssk = out->Sku = out->Sp = out->Sv = out->Sz = out->Sdq = out->Sdr = NAN;
     out->n_valid = out->n_cells = 0;
     double *r = calloc(ny * P_COUNT, sizeof *r);
     if (!r)
-        return -1;
+        return lwt__surface_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the parameters of %zu rows", ny);
     const int nt = lwt__surf_threads(threads);
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (long long jj = 0; jj < (long long)ny; jj++) {
@@ -54,7 +57,7 @@ int lwt_iso_params_compute(const double *z, size_t nx, size_t ny, double dx, dou
     }
     if (n == 0) {
         free(r);
-        return 0;
+        return LWT_OK;
     }
     const double mean = sz / n;
     const double hx = 0.5 / dx, hy = 0.5 / dy;
@@ -128,5 +131,5 @@ int lwt_iso_params_compute(const double *z, size_t nx, size_t ny, double dx, dou
         out->Sdq = sqrt(g2 / cells);
         out->Sdr = 100.0 * area / cells;
     }
-    return 0;
+    return LWT_OK;
 }

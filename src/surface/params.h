@@ -18,33 +18,7 @@
 #ifndef LWT_SURFACE_PARAMS_H
 #define LWT_SURFACE_PARAMS_H
 
-#include <stddef.h>
+/* lwt_iso_params and its functions are public (lwt_surface.h). */
+#include "lwt_surface.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-typedef struct lwt_iso_params {
-    double Sa, Sq, Ssk, Sku, Sp, Sv, Sz; /* heights in metres, Ssk and Sku dimensionless */
-    double Sdq;                          /* dimensionless */
-    double Sdr;                          /* percent */
-    size_t n_valid;                      /* points used for the height parameters */
-    size_t n_cells;                      /* cells used for Sdq and Sdr */
-} lwt_iso_params;
-
-#define LWT_ISO_PARAM_COUNT 9
-/** Name ("Sa", ...) and value of parameter k (0..8) in the order Sa Sq Ssk Sku Sp Sv Sz Sdq Sdr. */
-const char *lwt_iso_param_name(int k);
-double lwt_iso_param_value(const lwt_iso_params *p, int k);
-/** 1 when parameter k is a height (metres), 0 when it is dimensionless or a percentage. */
-int lwt_iso_param_is_height(int k);
-
-/** Compute over the finite points of z (nx per row, ny rows), spacing dx, dy > 0.
- *  Returns 0, or -1 out of memory. */
-int lwt_iso_params_compute(const double *z, size_t nx, size_t ny, double dx, double dy, int threads,
-                           lwt_iso_params *out);
-
-#ifdef __cplusplus
-}
-#endif
 #endif /* LWT_SURFACE_PARAMS_H */

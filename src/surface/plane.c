@@ -1,5 +1,6 @@
 /* plane.c - least-squares mean plane (centred normal equations, per-row sums). */
 #include "surface/plane.h"
+#include "surface/surface_fail.h"
 #include "surface/threads.h"
 
 #include <math.h>
@@ -7,12 +8,15 @@
 
 enum { R_N, R_I, R_Z, R_II, R_IJ, R_JJ, R_IZ, R_JZ, R_COUNT };
 
-int lwt_plane_fit(const double *z, size_t nx, size_t ny, double dx, double dy, int threads, lwt_plane *out)
+lwt_status lwt_plane_fit(lwt_context *ctx, const double *z, size_t nx, size_t ny, double dx, double dy, int threads,
+                         lwt_plane *out)
 {
+    if (!z || !out)
+        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_plane_fit: NULL argument");
     out->z0 = out->sx = out->sy = 0;
     double *r = calloc(ny * R_COUNT, sizeof *r);
     if (!r)
-        return -2;
+        return lwt__surface_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory fitting a plane to %zu rows", ny);
     int nt = lwt__surf_threads(threads);
     /* pass 1: counts and sums per row (index coordinates) */
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -39,7 +43,7 @@ int lwt_plane_fit(const double *z, size_t nx, size_t ny, double dx, double dy, i
     }
     if (n == 0) {
         free(r);
-        return -1;
+        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "all points are invalid");
     }
     const double mi = si / n, mj = sj / n, mz = sz / n;
     /* pass 2: centred second moments */
@@ -84,7 +88,7 @@ int lwt_plane_fit(const double *z, size_t nx, size_t ny, double dx, double dy, i
     out->sx = bi / dx;
     out->sy = bj / dy;
     out->z0 = mz - bi * mi - bj * mj;
-    return 0;
+    return LWT_OK;
 }
 
 void lwt_plane_subtract(double *z, size_t nx, size_t ny, double dx, double dy, const lwt_plane *p, int threads)

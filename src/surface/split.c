@@ -1,7 +1,8 @@
 /* split.c - the band split as a planned object (split.h): a split job of the stream engine. */
 #include "surface/split_impl.h"
 
-#include "stream/split_job.h"
+#include "private/private_api.h"
+#include "surface/surface_fail.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,7 +29,7 @@ struct lwt_splitter {
     lwt_context *ctx;
     lwt_wavelet *w;
     lwt_plan *whole;                 /* the surface's plan (backend, shape, levels) */
-    stream_split *job;               /* windows, their plans, the engine's worker */
+    lwt__split *job;                 /* the stream engine's split job: windows, their plans, a worker */
     size_t nx, ny;
     int nbands;
     lwt_filter_progress_fn progress; /* spec's: step 1 the start, 2 + nbands the end */
@@ -47,29 +48,32 @@ void lwt_splitter_destroy(lwt_splitter *s)
 {
     if (!s)
         return;
-    stream_split_destroy(s->job);
+    lwt__split_destroy(s->job);
     lwt_plan_destroy(s->whole);
     lwt_wavelet_destroy(s->w);
     free(s);
 }
 
-lwt_status lwt_splitter_create(lwt_context *ctx, const lwt_filter_spec *spec, size_t nx, size_t ny,
-                               lwt_splitter **out, char *err, size_t errlen)
+lwt_status lwt_splitter_create(lwt_context *ctx, const lwt_filter_spec *spec_in, size_t nx, size_t ny,
+                               lwt_splitter **out)
 {
     if (!out)
-        return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "no splitter to create");
+        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_splitter_create: no splitter to create");
     *out = NULL;
-    if (!ctx || !spec || nx == 0 || ny == 0)
-        return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the splitter");
+    if (!spec_in || nx == 0 || ny == 0)
+        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the splitter");
+    lwt_filter_spec sv;
+    LWT_FORWARD(lwt__filter_spec_read(ctx, spec_in, &sv));
+    const lwt_filter_spec *spec = &sv;
     const lwt_band_split *sp = &spec->split;
     if (sp->levels < 1 || sp->levels > LWT_BANDS_MAX_LEVELS || sp->rough_lo != sp->noise_hi + 1 ||
         sp->rough_hi < sp->rough_lo || sp->wavy_lo != sp->rough_hi + 1 || sp->wavy_hi != sp->levels)
-        return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "band split not resolved (use lwt_bands_resolve)");
+        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "band split not resolved (use lwt_bands_resolve)");
     if (spec->dtype != LWT_F32 && spec->dtype != LWT_F64)
-        return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "dtype must be float32 or float64");
+        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "dtype must be float32 or float64");
     lwt_splitter *s = (lwt_splitter *)calloc(1, sizeof *s);
     if (!s)
-        return lwt_filter_fail(err, errlen, LWT_ERR_OUT_OF_MEMORY, "out of memory");
+        return lwt__surface_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for a splitter");
     s->ctx = ctx;
     s->nx = nx;
     s->ny = ny;
@@ -79,12 +83,9 @@ lwt_status lwt_splitter_create(lwt_context *ctx, const lwt_filter_spec *spec, si
     uint64_t keep[LWT_BAND_COUNT];
     for (int b = 0; b < s->nbands; b++)
         keep[b] = lwt_split_keep(sp, b);
-    const char *wname = spec->wavelet ? spec->wavelet : "cdf97";
-    lwt_status st = lwt_wavelet_create(ctx, wname, &s->w);
-    if (st != LWT_OK) {
-        lwt_filter_fail(err, errlen, st, "wavelet '%s': %s", wname, lwt_status_string(st));
-        goto fail;
-    }
+    /* liblwt logs its own failures (wavelet, plan, split job): forwarded, not logged again */
+    lwt_status st;
+    LWT_FORWARD_GOTO(st, lwt_wavelet_create(ctx, spec->wavelet ? spec->wavelet : "cdf97", &s->w), fail);
     lwt_wavelet_info wi;
     lwt_wavelet_get_info(s->w, &wi);
     snprintf(s->info.wavelet, sizeof s->info.wavelet, "%s", wi.name);
@@ -99,10 +100,7 @@ lwt_status lwt_splitter_create(lwt_context *ctx, const lwt_filter_spec *spec, si
     d.dtype = spec->dtype;
     d.backend = spec->backend;
     d.algorithm = spec->algorithm;
-    if ((st = lwt_plan_create(ctx, &d, &s->whole)) != LWT_OK) {
-        lwt_filter_fail(err, errlen, st, "cannot plan the transform: %s", lwt_status_string(st));
-        goto fail;
-    }
+    LWT_FORWARD_GOTO(st, lwt_plan_create(ctx, &d, &s->whole), fail);
     lwt_plan_info pi;
     lwt_plan_get_info(s->whole, &pi);
     s->info.backend = pi.backend;
@@ -110,13 +108,11 @@ lwt_status lwt_splitter_create(lwt_context *ctx, const lwt_filter_spec *spec, si
     s->info.max_level = pi.max_level;
     s->info.nbands = s->nbands;
     const size_t rows = spec->chunk_rows == LWT_SPLIT_ONE_CHUNK ? ny : spec->chunk_rows;
-    if ((st = stream_split_create(s->whole, rows, s->nbands, keep, spec->threads, &s->job)) != LWT_OK) {
-        lwt_filter_fail(err, errlen, st, "cannot plan the split by row chunks: %s", lwt_status_string(st));
-        goto fail;
-    }
-    const split_spec *js = stream_split_spec(s->job);
-    s->info.chunks = (int)js->nchunks;
-    s->info.halo = (size_t)js->halo;
+    long nchunks = 0, halo = 0;
+    LWT_FORWARD_GOTO(st, lwt__split_create(s->whole, rows, s->nbands, keep, spec->threads, &s->job, &nchunks, &halo),
+                     fail);
+    s->info.chunks = (int)nchunks;
+    s->info.halo = (size_t)halo;
     *out = s;
     return LWT_OK;
 fail:
@@ -126,30 +122,27 @@ fail:
 
 lwt_status lwt_splitter_get_info(const lwt_splitter *s, lwt_splitter_info *info)
 {
-    if (!s || !info)
-        return LWT_ERR_INVALID_ARGUMENT;
+    if (!s || !info) /* without a splitter there is no context to log to */
+        return lwt__surface_fail(s ? s->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "lwt_splitter_get_info: NULL argument");
     *info = s->info;
     return LWT_OK;
 }
 
 /* ---- runs ---- */
 
-lwt_status lwt__splitter_run_io(lwt_splitter *s, const lwt_split_io *io, lwt_split_times *times, char *err,
-                                size_t errlen)
+lwt_status lwt__splitter_run_io(lwt_splitter *s, const lwt_split_io *io, lwt_split_times *times)
 {
     lwt_split_times tm;
     memset(&tm, 0, sizeof tm);
     if (!s || !io || !io->in)
-        return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the split");
+        return lwt__surface_fail(s ? s->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the split");
     for (int b = 0; b < s->nbands; b++)
         if (!io->band[b])
-            return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "no output for the %s band",
-                                   lwt_filter_band_name(b));
+            return lwt__surface_fail(s->ctx, LWT_ERR_INVALID_ARGUMENT, "no output for the %s band",
+                                     lwt_filter_band_name(b));
     const double t0 = lwt_filter_now_ms();
-    lwt_status st = stream_split_run(s->job, io->in, io->band, io->host_f64, io->z,
-                                     s->progress ? split_progress : NULL, s);
-    if (st != LWT_OK)
-        lwt_filter_fail(err, errlen, st, "band split failed: %s", lwt_status_string(st));
+    /* the engine logs its own failures through the plan's context: forwarded as they are */
+    lwt_status st = lwt__split_run(s->job, io->in, io->band, io->host_f64, io->z, s->progress ? split_progress : NULL, s);
     tm.total = lwt_filter_now_ms() - t0;
     if (times)
         *times = tm;
@@ -157,18 +150,18 @@ lwt_status lwt__splitter_run_io(lwt_splitter *s, const lwt_split_io *io, lwt_spl
 }
 
 lwt_status lwt_splitter_run(lwt_splitter *s, const void *in, void *const band[LWT_BAND_COUNT],
-                            lwt_split_times *times, char *err, size_t errlen)
+                            lwt_split_times *times)
 {
     if (!s || !in || !band)
-        return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the split");
+        return lwt__surface_fail(s ? s->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the split");
     lwt_split_io io;
     memset(&io, 0, sizeof io);
     io.in = in;
     for (int b = 0; b < s->nbands; b++) {
         io.band[b] = band[b];
         if (band[b] == in)
-            return lwt_filter_fail(err, errlen, LWT_ERR_INVALID_ARGUMENT, "the %s band overlaps the input",
-                                   lwt_filter_band_name(b));
+            return lwt__surface_fail(s->ctx, LWT_ERR_INVALID_ARGUMENT, "the %s band overlaps the input",
+                                     lwt_filter_band_name(b));
     }
-    return lwt__splitter_run_io(s, &io, times, err, errlen);
+    return lwt__splitter_run_io(s, &io, times);
 }

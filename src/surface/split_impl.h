@@ -18,16 +18,10 @@ typedef struct lwt_split_io {
     const double *z; /* n values, or NULL */
 } lwt_split_io;
 
-/* defined in filter.c: a monotonic clock in ms, and an error message into err (printf-style)
-   that returns st */
+/* defined in filter.c: a monotonic clock in ms */
 double lwt_filter_now_ms(void);
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-lwt_status lwt_filter_fail(char *err, size_t errlen, lwt_status st, const char *fmt, ...);
 
 /* a run with host I/O of either kind (lwt_filter_run: double with NaN restore) */
-lwt_status lwt__splitter_run_io(lwt_splitter *s, const lwt_split_io *io, lwt_split_times *times, char *err,
-                                size_t errlen);
+lwt_status lwt__splitter_run_io(lwt_splitter *s, const lwt_split_io *io, lwt_split_times *times);
 
 #endif

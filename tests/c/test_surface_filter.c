@@ -4,6 +4,7 @@
  * = input, invalid points NaN in every band, float32 path, determinism of synthetic surfaces.
  */
 #include "check.h"
+#include "test_log.h"
 #include "surface/bands.h"
 #include "surface/fill.h"
 #include "surface/filter.h"
@@ -13,9 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* every context of this test logs here */
+static test_log tlog;
+
+/* lwt_bands_resolve with its message in err (300 bytes): one logged line on failure, none else */
 static int resolve(lwt_band_request r, size_t nx, size_t ny, double dx, double dy, lwt_band_split *s, char *err)
 {
-    return lwt_bands_resolve(&r, nx, ny, dx, dy, s, err, 300);
+    lwt_context *ctx = test_log_context(&tlog);
+    lwt_status st = lwt_bands_resolve(ctx, &r, nx, ny, dx, dy, s);
+    snprintf(err, 300, "%.299s", tlog.last);
+    CHECK(tlog.errors == (st != LWT_OK), "resolve: status %d with %d messages", (int)st, tlog.errors);
+    lwt_context_destroy(ctx);
+    return st;
 }
 
 static void test_bands(void)
@@ -137,7 +147,7 @@ static void check_split(lwt_context *ctx, const double *z, size_t nx, size_t ny,
 {
     lwt_band_split s;
     char err[300];
-    if (lwt_bands_resolve(&req, nx, ny, 1e-6, 1e-6, &s, err, sizeof err)) {
+    if (resolve(req, nx, ny, 1e-6, 1e-6, &s, err)) {
         CHECK(0, "%s: resolve: %s", what, err);
         return;
     }
@@ -145,8 +155,9 @@ static void check_split(lwt_context *ctx, const double *z, size_t nx, size_t ny,
     spec.split = s;
     spec.dtype = dt;
     lwt_filter_result r;
-    lwt_status st = lwt_filter_run(ctx, &spec, z, nx, ny, 1e-6, 1e-6, &r, err, sizeof err);
-    CHECK(st == LWT_OK, "%s: filter: %s", what, err);
+    test_log_reset(&tlog);
+    lwt_status st = lwt_filter_run(ctx, &spec, z, nx, ny, 1e-6, 1e-6, &r);
+    CHECK(st == LWT_OK, "%s: filter: %s", what, tlog.last);
     if (st != LWT_OK)
         return;
     CHECK((r.band[LWT_BAND_NOISE] != NULL) == (s.noise_hi > 0), "%s: noise band presence", what);
@@ -190,20 +201,41 @@ static void test_filter(lwt_context *ctx)
     /* bad requests */
     lwt_filter_spec spec = lwt_filter_spec_default();
     lwt_filter_result r;
-    char err[300];
-    CHECK(lwt_filter_run(ctx, &spec, z, 300, 260, 1e-6, 1e-6, &r, err, sizeof err) == LWT_ERR_INVALID_ARGUMENT,
-          "unresolved split accepted");
-    lwt_bands_resolve(&req, 300, 260, 1e-6, 1e-6, &spec.split, err, sizeof err);
+    const char *err = tlog.last; /* each failure's one message */
+    test_log_reset(&tlog);
+    CHECK(lwt_filter_run(ctx, &spec, z, 300, 260, 1e-6, 1e-6, &r) == LWT_ERR_INVALID_ARGUMENT && tlog.errors == 1,
+          "unresolved split accepted (%d messages)", tlog.errors);
+    lwt_bands_resolve(ctx, &req, 300, 260, 1e-6, 1e-6, &spec.split);
     spec.wavelet = "nosuch";
-    CHECK(lwt_filter_run(ctx, &spec, z, 300, 260, 1e-6, 1e-6, &r, err, sizeof err) == LWT_ERR_UNKNOWN_WAVELET &&
-              strstr(err, "nosuch") && !r.band[0],
-          "unknown wavelet: '%s'", err);
+    test_log_reset(&tlog);
+    CHECK(lwt_filter_run(ctx, &spec, z, 300, 260, 1e-6, 1e-6, &r) == LWT_ERR_UNKNOWN_WAVELET &&
+              strstr(err, "nosuch") && !r.band[0] && tlog.errors == 1,
+          "unknown wavelet: '%s' (%d messages)", err, tlog.errors);
     spec.wavelet = NULL;
+    /* no context: the same results, the messages dropped */
+    lwt_filter_result rn;
+    CHECK(lwt_filter_run(NULL, &spec, z, 300, 260, 1e-6, 1e-6, &rn) == LWT_OK && rn.band[LWT_BAND_ROUGHNESS],
+          "filter without a context failed");
+    lwt_filter_result_free(&rn);
+    spec.wavelet = "nosuch";
+    CHECK(lwt_filter_run(NULL, &spec, z, 300, 260, 1e-6, 1e-6, &rn) == LWT_ERR_UNKNOWN_WAVELET && !rn.band[0],
+          "unknown wavelet without a context");
+    spec.wavelet = NULL;
+    /* a spec from an unknown (future or garbage) version of the struct is refused */
+    lwt_filter_spec bad = spec;
+    bad.size = sizeof bad + 8;
+    test_log_reset(&tlog);
+    CHECK(lwt_filter_run(ctx, &bad, z, 300, 260, 1e-6, 1e-6, &r) == LWT_ERR_INVALID_ARGUMENT &&
+              strstr(err, "lwt_filter_spec.size") && tlog.errors == 1,
+          "spec size %zu: '%s'", bad.size, err);
+    bad.size = 0;
+    CHECK(lwt_filter_run(ctx, &bad, z, 300, 260, 1e-6, 1e-6, &r) == LWT_ERR_INVALID_ARGUMENT, "spec size 0 accepted");
     for (size_t i = 0; i < 300 * 260; i++)
         z[i] = NAN;
-    CHECK(lwt_filter_run(ctx, &spec, z, 300, 260, 1e-6, 1e-6, &r, err, sizeof err) != LWT_OK &&
-              strstr(err, "all points are invalid"),
-          "all invalid: '%s'", err);
+    test_log_reset(&tlog);
+    CHECK(lwt_filter_run(ctx, &spec, z, 300, 260, 1e-6, 1e-6, &r) != LWT_OK && strstr(err, "all points are invalid") &&
+              tlog.errors == 1,
+          "all invalid: '%s' (%d messages)", err, tlog.errors);
     free(z);
 }
 
@@ -251,8 +283,7 @@ static void test_synth(void)
 
 int main(void)
 {
-    lwt_context *ctx;
-    lwt_context_create(&ctx);
+    lwt_context *ctx = test_log_context(&tlog);
     test_bands();
     test_fill();
     test_filter(ctx);

@@ -1,5 +1,6 @@
 /*
- * test_surface_io.c - surface file formats (src/io/surface_file.h).
+ * test_surface_io.c - surface file formats (include/lwt_surface.h, src/io/): every failure has its
+ * lwt_status and logs exactly one line, which names the file.
  *
  *   test_surface_io                      the tests that need no data: synthetic round trips, bad
  *                                        files, crafted valid .sur and .plu files
@@ -29,8 +30,27 @@
 #include <zip.h>
 
 #include "check.h"
+#include "test_log.h"
 
 static char tmpdir[512];
+
+/* Every API call of this test goes through one context; its failure message is copied into the
+   caller's err (1024 bytes), and a failure must have logged exactly one line, a success none. */
+static test_log tlog;
+static lwt_context *tctx;
+
+static lwt_status logged(lwt_status st, char *err)
+{
+    snprintf(err, 1024, "%s", tlog.last);
+    CHECK(tlog.errors == (st != LWT_OK), "status %d came with %d logged messages (last: %s)", (int)st, tlog.errors,
+          tlog.last);
+    test_log_reset(&tlog);
+    return st;
+}
+#define RD(path, s, err) (test_log_reset(&tlog), logged(lwt_surface_read(tctx, (path), (s)), (err)))
+#define WX3P(path, s, err) (test_log_reset(&tlog), logged(lwt_surface_write_x3p(tctx, (path), (s)), (err)))
+#define WSDF(path, s, bin, err) (test_log_reset(&tlog), logged(lwt_surface_write_sdf(tctx, (path), (s), (bin)), (err)))
+#define WR(path, s, err) (test_log_reset(&tlog), logged(lwt_surface_write(tctx, (path), (s)), (err)))
 
 static void tpath(char *buf, size_t n, const char *name) { snprintf(buf, n, "%s/%s", tmpdir, name); }
 
@@ -50,7 +70,7 @@ static int tool_main(int argc, char **argv)
         fprintf(stderr, "usage: %s --dump|--write-x3p|--write-sdf IN OUT [ascii|binary]\n", argv[0]);
         return 2;
     }
-    int rc = lwt_surface_read(argv[2], &s, err, sizeof err);
+    int rc = RD(argv[2], &s, err);
     if (rc) {
         fprintf(stderr, "ERROR %d: %s\n", rc, err);
         return 2;
@@ -81,10 +101,10 @@ static int tool_main(int argc, char **argv)
         }
         rc = fclose(f) != 0;
     } else if (!strcmp(argv[1], "--write-x3p")) {
-        rc = lwt_surface_write_x3p(argv[3], &s, err, sizeof err);
+        rc = WX3P(argv[3], &s, err);
     } else if (!strcmp(argv[1], "--write-sdf")) {
         int binary = !(argc > 4 && !strcmp(argv[4], "ascii"));
-        rc = lwt_surface_write_sdf(argv[3], &s, binary, err, sizeof err);
+        rc = WSDF(argv[3], &s, binary, err);
     } else {
         fprintf(stderr, "unknown mode %s\n", argv[1]);
         rc = 2;
@@ -102,7 +122,7 @@ static int tool_main(int argc, char **argv)
 
 static void make_surface(lwt_surface *s, size_t nx, size_t ny, double dx, double dy, int with_nan)
 {
-    if (lwt_surface_alloc(s, nx, ny) != 0) {
+    if (lwt_surface_alloc(NULL, s, nx, ny) != 0) {
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
@@ -239,7 +259,7 @@ static void expect_error(const char *path, int code, const char *needle, const c
 {
     char err[1024] = "";
     lwt_surface s;
-    int rc = lwt_surface_read(path, &s, err, sizeof err);
+    int rc = RD(path, &s, err);
     CHECK(rc == code, "%s: return %d, expected %d (%s)", what, rc, code, err);
     CHECK(s.z == NULL && s.nx == 0, "%s: output not empty after failure", what);
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -274,16 +294,16 @@ static void test_roundtrips(void)
     make_surface(&a, 37, 23, 1.5e-6, 2.5e-7, 1);
 
     /* X3P -> X3P, bit-exact, anisotropic spacing kept */
-    CHECK(lwt_surface_write_x3p(p1, &a, err, sizeof err) == 0, "write x3p: %s", err);
-    CHECK(lwt_surface_read(p1, &b, err, sizeof err) == 0, "read x3p: %s", err);
+    CHECK(WX3P(p1, &a, err) == 0, "write x3p: %s", err);
+    CHECK(RD(p1, &b, err) == 0, "read x3p: %s", err);
     if (b.z) {
         same_surface(&a, &b, 0, "x3p round trip");
         CHECK(!strcmp(b.source_format, "x3p"), "source_format %s", b.source_format);
         CHECK(!strcmp(b.comment, a.comment), "comment '%s'", b.comment);
         CHECK(!strcmp(b.instrument, a.instrument), "instrument '%s'", b.instrument);
         CHECK(!strcmp(b.creator, "lwt"), "creator '%s'", b.creator);
-        CHECK(lwt_surface_write_x3p(p2, &b, err, sizeof err) == 0, "write x3p again: %s", err);
-        CHECK(lwt_surface_read(p2, &c, err, sizeof err) == 0, "read x3p again: %s", err);
+        CHECK(WX3P(p2, &b, err) == 0, "write x3p again: %s", err);
+        CHECK(RD(p2, &c, err) == 0, "read x3p again: %s", err);
         if (c.z)
             same_surface(&a, &c, 0, "x3p -> x3p -> x3p");
         CHECK(!strcmp(c.date, b.date), "date not kept: %s vs %s", c.date, b.date);
@@ -306,20 +326,20 @@ static void test_roundtrips(void)
     }
 
     /* SDF binary and ASCII */
-    CHECK(lwt_surface_write_sdf(p3, &a, 1, err, sizeof err) == 0, "write sdf: %s", err);
-    CHECK(lwt_surface_read(p3, &b, err, sizeof err) == 0, "read sdf: %s", err);
+    CHECK(WSDF(p3, &a, 1, err) == 0, "write sdf: %s", err);
+    CHECK(RD(p3, &b, err) == 0, "read sdf: %s", err);
     if (b.z) {
         same_surface(&a, &b, 0, "binary sdf round trip");
         CHECK(!strcmp(b.source_format, "sdf"), "source_format %s", b.source_format);
-        CHECK(lwt_surface_write_sdf(p3, &b, 1, err, sizeof err) == 0, "sdf -> sdf: %s", err);
-        CHECK(lwt_surface_read(p3, &c, err, sizeof err) == 0, "read sdf again: %s", err);
+        CHECK(WSDF(p3, &b, 1, err) == 0, "sdf -> sdf: %s", err);
+        CHECK(RD(p3, &c, err) == 0, "read sdf again: %s", err);
         if (c.z)
             same_surface(&a, &c, 0, "sdf -> sdf");
         lwt_surface_free(&c);
     }
     lwt_surface_free(&b);
-    CHECK(lwt_surface_write_sdf(p4, &a, 0, err, sizeof err) == 0, "write ascii sdf: %s", err);
-    CHECK(lwt_surface_read(p4, &b, err, sizeof err) == 0, "read ascii sdf: %s", err);
+    CHECK(WSDF(p4, &a, 0, err) == 0, "write ascii sdf: %s", err);
+    CHECK(RD(p4, &b, err) == 0, "read ascii sdf: %s", err);
     if (b.z) {
         /* %.17g and Zscale 1: exact, which is within any Zresolution */
         same_surface(&a, &b, 0, "ascii sdf round trip");
@@ -331,7 +351,7 @@ static void test_roundtrips(void)
     for (size_t i = 0; i < a.nx * a.ny; i++)
         if (isnan(a.z[i]))
             a.z[i] = 0.5e-6;
-    CHECK(lwt_surface_write_x3p(p2, &a, err, sizeof err) == 0, "write x3p: %s", err);
+    CHECK(WX3P(p2, &a, err) == 0, "write x3p: %s", err);
     {
         int zerr;
         zip_t *za = zip_open(p2, ZIP_RDONLY, &zerr);
@@ -340,23 +360,23 @@ static void test_roundtrips(void)
             zip_discard(za);
         }
     }
-    CHECK(lwt_surface_read(p2, &b, err, sizeof err) == 0, "read x3p: %s", err);
+    CHECK(RD(p2, &b, err) == 0, "read x3p: %s", err);
     if (b.z)
         same_surface(&a, &b, 0, "x3p without NaN");
     lwt_surface_free(&b);
 
     /* generic writer by extension */
-    CHECK(lwt_surface_write(p2, &a, err, sizeof err) == 0, "lwt_surface_write x3p: %s", err);
+    CHECK(WR(p2, &a, err) == 0, "lwt_surface_write x3p: %s", err);
     tpath(p2, sizeof p2, "synth.txt");
-    CHECK(lwt_surface_write(p2, &a, err, sizeof err) == LWT_SURFACE_ERR_ARG, "unknown extension accepted");
+    CHECK(WR(p2, &a, err) == LWT_ERR_INVALID_ARGUMENT, "unknown extension accepted");
     CHECK(!file_exists(p2), "file written for unknown extension");
     lwt_surface_free(&a);
 
     /* one row and one column surfaces are still areal matrices */
     make_surface(&a, 1, 9, 1e-6, 1e-6, 0);
     tpath(p2, sizeof p2, "column.x3p");
-    CHECK(lwt_surface_write_x3p(p2, &a, err, sizeof err) == 0, "write 1x9: %s", err);
-    CHECK(lwt_surface_read(p2, &b, err, sizeof err) == 0, "read 1x9: %s", err);
+    CHECK(WX3P(p2, &a, err) == 0, "write 1x9: %s", err);
+    CHECK(RD(p2, &b, err) == 0, "read 1x9: %s", err);
     if (b.z)
         same_surface(&a, &b, 0, "1x9");
     lwt_surface_free(&b);
@@ -380,7 +400,7 @@ static void test_inline_and_axes(void)
         "<Datum>300</Datum><Datum>  4 </Datum><Datum>5</Datum></DataList></Record3>"
         "<Record4><ChecksumFile>md5checksum.hex</ChecksumFile></Record4></ISO5436_2>";
     craft_x3p(p, xml, 0, 0, 1);
-    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "inline: %s", err);
+    CHECK(RD(p, &s, err) == 0, "inline: %s", err);
     if (s.z) {
         CHECK(s.nx == 3 && s.ny == 2, "inline size %zux%zu", s.nx, s.ny);
         CHECK(s.dx == 0.5e-6 && s.dy == 0.25e-6, "inline spacing");
@@ -402,7 +422,7 @@ static void test_inline_and_axes(void)
           "</a:DataList></a:Record3><a:Record4><a:ChecksumFile>md5checksum.hex</a:ChecksumFile></a:Record4>"
           "</a:ISO5436_2>";
     craft_x3p(p, xml, 0, 0, 1);
-    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "absolute X: %s", err);
+    CHECK(RD(p, &s, err) == 0, "absolute X: %s", err);
     if (s.z) {
         CHECK(fabs(s.dx - 2e-6) < 1e-18 && s.dy == 3e-6, "absolute X spacing %.17g %.17g", s.dx, s.dy);
         CHECK(s.z[1] == 2e-6 && isnan(s.z[4]), "absolute X values");
@@ -416,7 +436,7 @@ static void test_inline_and_axes(void)
     q[0] = '5';
     craft_x3p(p, bad, 0, 0, 1);
     free(bad);
-    expect_error(p, LWT_SURFACE_ERR_FORMAT, "not uniformly spaced", "non-uniform absolute X");
+    expect_error(p, LWT_ERR_FORMAT, "not uniformly spaced", "non-uniform absolute X");
 }
 
 /* binary records with an absolute X axis (float32) and int32 Z, in a sub-folder with junk */
@@ -463,7 +483,7 @@ static void test_binary_absolute_subfolder(void)
                   {"scan/md5checksum.hex", chk, strlen(chk)}};
     tpath(p, sizeof p, "subfolder.x3p");
     write_zip(p, e, 6);
-    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "sub-folder, binary absolute X: %s", err);
+    CHECK(RD(p, &s, err) == 0, "sub-folder, binary absolute X: %s", err);
     if (s.z) {
         CHECK(s.nx == 3 && s.ny == 2, "size");
         CHECK(fabs(s.dx - 2e-6) < 1e-18 && s.dy == 5e-6, "spacing %.17g %.17g", s.dx, s.dy);
@@ -477,7 +497,7 @@ static void test_binary_absolute_subfolder(void)
     e[4].len = 0;
     e[4].data = "";
     write_zip(p, e, 6);
-    expect_error(p, LWT_SURFACE_ERR_FORMAT, "valid.bin", "valid.bin size");
+    expect_error(p, LWT_ERR_FORMAT, "valid.bin", "valid.bin size");
 }
 
 static void test_npy(void)
@@ -488,7 +508,7 @@ static void test_npy(void)
     size_t shape2[2] = {2, 3}, shape1[1] = {6};
     tpath(p, sizeof p, "surface.npy");
     CHECK(npy_write(p, LWT_F32, 2, shape2, f, err, sizeof err) == 0, "npy_write: %s", err);
-    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "read npy: %s", err);
+    CHECK(RD(p, &s, err) == 0, "read npy: %s", err);
     if (s.z) {
         CHECK(s.nx == 3 && s.ny == 2 && s.dx == 0 && s.dy == 0, "npy: %zux%zu, spacing %g %g", s.nx, s.ny, s.dx,
               s.dy);
@@ -496,15 +516,15 @@ static void test_npy(void)
         CHECK(!strcmp(s.source_format, "npy"), "source_format %s", s.source_format);
         char q[600];
         tpath(q, sizeof q, "from_npy.x3p");
-        CHECK(lwt_surface_write_x3p(q, &s, err, sizeof err) == LWT_SURFACE_ERR_ARG && strstr(err, "spacing"),
+        CHECK(WX3P(q, &s, err) == LWT_ERR_INVALID_ARGUMENT && strstr(err, "spacing"),
               "x3p from npy without spacing: %s", err);
         s.dx = s.dy = 1e-6; /* what the caller does with the spacing from the command line */
-        CHECK(lwt_surface_write_x3p(q, &s, err, sizeof err) == 0, "x3p from npy: %s", err);
+        CHECK(WX3P(q, &s, err) == 0, "x3p from npy: %s", err);
     }
     lwt_surface_free(&s);
     tpath(p, sizeof p, "profile.npy");
     CHECK(npy_write(p, LWT_F32, 1, shape1, f, err, sizeof err) == 0, "npy_write: %s", err);
-    expect_error(p, LWT_SURFACE_ERR_NOT_AREAL, "not an areal surface", "1-D npy");
+    expect_error(p, LWT_ERR_NOT_AREAL, "not an areal surface", "1-D npy");
 }
 
 static void test_bad_files(void)
@@ -522,7 +542,7 @@ static void test_bad_files(void)
     /* a valid crafted file first: the crafting itself is right */
     tpath(good, sizeof good, "crafted.x3p");
     craft_x3p(good, make_main_xml("SUR", 4, 4, md5, NULL), 0, 1, 1);
-    CHECK(lwt_surface_read(good, &s, err, sizeof err) == 0, "crafted x3p: %s", err);
+    CHECK(RD(good, &s, err) == 0, "crafted x3p: %s", err);
     if (s.z)
         CHECK(s.nx == 4 && s.ny == 4 && s.dx == 1e-6 && s.dy == 2e-6 && s.z[5] == 1e-6 * 5, "crafted x3p content");
     lwt_surface_free(&s);
@@ -530,13 +550,13 @@ static void test_bad_files(void)
     /* truncated zip */
     make_surface(&s, 64, 48, 1e-6, 1e-6, 1);
     tpath(p, sizeof p, "truncated.x3p");
-    CHECK(lwt_surface_write_x3p(p, &s, err, sizeof err) == 0, "write: %s", err);
+    CHECK(WX3P(p, &s, err) == 0, "write: %s", err);
     lwt_surface_free(&s);
-    if (lwt__read_whole_file(p, &buf, &len, err, sizeof err) == 0) {
+    if (lwt__read_whole_file(tctx, p, &buf, &len) == 0) {
         FILE *f = fopen(p, "wb");
         fwrite(buf, 1, len * 6 / 10, f);
         fclose(f);
-        expect_error(p, LWT_SURFACE_ERR_FORMAT, "zip", "truncated zip");
+        expect_error(p, LWT_ERR_FORMAT, "zip", "truncated zip");
         /* corrupt bytes inside data.bin's compressed stream */
         tpath(p, sizeof p, "corrupt.x3p");
         f = fopen(p, "wb");
@@ -544,7 +564,7 @@ static void test_bad_files(void)
             buf[i] ^= 0x5a;
         fwrite(buf, 1, len, f);
         fclose(f);
-        expect_error(p, LWT_SURFACE_ERR_FORMAT, "corrupt", "corrupt zip entry");
+        expect_error(p, LWT_ERR_FORMAT, "corrupt", "corrupt zip entry");
         free(buf);
     }
 
@@ -555,12 +575,12 @@ static void test_bad_files(void)
         fputs("hello, I am not a zip archive\n", f);
         fclose(f);
     }
-    expect_error(p, LWT_SURFACE_ERR_FORMAT, "not a zip archive", "not a zip");
+    expect_error(p, LWT_ERR_FORMAT, "not a zip archive", "not a zip");
 
     /* wrong MD5 of main.xml */
     tpath(p, sizeof p, "wrongmd5.x3p");
     craft_x3p(p, make_main_xml("SUR", 4, 4, md5, NULL), 1, 1, 1);
-    expect_error(p, LWT_SURFACE_ERR_CHECKSUM, "MD5 checksum of main.xml", "wrong main.xml MD5");
+    expect_error(p, LWT_ERR_CHECKSUM, "MD5 checksum of main.xml", "wrong main.xml MD5");
 
     /* wrong MD5 of data.bin */
     tpath(p, sizeof p, "wrongdatamd5.x3p");
@@ -568,63 +588,63 @@ static void test_bad_files(void)
     memcpy(wrong, md5, 33);
     wrong[5] = wrong[5] == 'a' ? 'b' : 'a';
     craft_x3p(p, make_main_xml("SUR", 4, 4, wrong, NULL), 0, 1, 1);
-    expect_error(p, LWT_SURFACE_ERR_CHECKSUM, "MD5ChecksumPointData", "wrong data.bin MD5");
+    expect_error(p, LWT_ERR_CHECKSUM, "MD5ChecksumPointData", "wrong data.bin MD5");
 
     /* missing main.xml */
     tpath(p, sizeof p, "nomain.x3p");
     craft_x3p(p, make_main_xml("SUR", 4, 4, md5, NULL), 0, 1, 0);
-    expect_error(p, LWT_SURFACE_ERR_FORMAT, "missing main.xml", "missing main.xml");
+    expect_error(p, LWT_ERR_FORMAT, "missing main.xml", "missing main.xml");
 
     /* missing data file */
     tpath(p, sizeof p, "nodata.x3p");
     craft_x3p(p, make_main_xml("SUR", 4, 4, md5, NULL), 0, 0, 1);
-    expect_error(p, LWT_SURFACE_ERR_FORMAT, "missing data file", "missing data.bin");
+    expect_error(p, LWT_ERR_FORMAT, "missing data file", "missing data.bin");
 
     /* header / data size mismatch */
     tpath(p, sizeof p, "mismatch.x3p");
     craft_x3p(p, make_main_xml("SUR", 5, 4, md5, NULL), 0, 1, 1);
-    expect_error(p, LWT_SURFACE_ERR_FORMAT, "size mismatch", "size mismatch");
+    expect_error(p, LWT_ERR_FORMAT, "size mismatch", "size mismatch");
     tpath(p, sizeof p, "mismatch_list.x3p");
     craft_x3p(p, make_main_xml("SUR", 2, 2, NULL, "<Datum>1</Datum><Datum>2</Datum><Datum>3</Datum>"), 0, 0, 1);
-    expect_error(p, LWT_SURFACE_ERR_FORMAT, "size mismatch", "size mismatch (list)");
+    expect_error(p, LWT_ERR_FORMAT, "size mismatch", "size mismatch (list)");
     tpath(p, sizeof p, "huge.x3p");
     craft_x3p(p, make_main_xml("SUR", (size_t)1 << 40, (size_t)1 << 40, md5, NULL), 0, 1, 1);
-    expect_error(p, LWT_SURFACE_ERR_MEMORY, "too large", "huge dimensions");
+    expect_error(p, LWT_ERR_OUT_OF_MEMORY, "too large", "huge dimensions");
 
     /* all points invalid */
     tpath(p, sizeof p, "allinvalid.x3p");
     craft_x3p(p, make_main_xml("SUR", 2, 2, NULL, "<Datum/><Datum/><Datum></Datum><Datum/>"), 0, 0, 1);
-    expect_error(p, LWT_SURFACE_ERR_NO_DATA, "all points are invalid", "all invalid (list)");
+    expect_error(p, LWT_ERR_NO_DATA, "all points are invalid", "all invalid (list)");
     make_surface(&s, 5, 4, 1e-6, 1e-6, 0);
     for (size_t i = 0; i < 20; i++)
         s.z[i] = NAN;
     tpath(p, sizeof p, "allnan.x3p");
-    CHECK(lwt_surface_write_x3p(p, &s, err, sizeof err) == 0, "write all-NaN: %s", err);
-    expect_error(p, LWT_SURFACE_ERR_NO_DATA, "all points are invalid", "all invalid (valid.bin)");
+    CHECK(WX3P(p, &s, err) == 0, "write all-NaN: %s", err);
+    expect_error(p, LWT_ERR_NO_DATA, "all points are invalid", "all invalid (valid.bin)");
     tpath(p, sizeof p, "allnan.sdf");
-    CHECK(lwt_surface_write_sdf(p, &s, 0, err, sizeof err) == 0, "write all-NaN sdf: %s", err);
-    expect_error(p, LWT_SURFACE_ERR_NO_DATA, "all points are invalid", "all invalid (sdf)");
+    CHECK(WSDF(p, &s, 0, err) == 0, "write all-NaN sdf: %s", err);
+    expect_error(p, LWT_ERR_NO_DATA, "all points are invalid", "all invalid (sdf)");
     lwt_surface_free(&s);
 
     /* profile and point cloud */
     tpath(p, sizeof p, "profile.x3p");
     craft_x3p(p, make_main_xml("PRF", 4, 4, md5, NULL), 0, 1, 1);
-    expect_error(p, LWT_SURFACE_ERR_NOT_AREAL, "not an areal surface", "profile");
+    expect_error(p, LWT_ERR_NOT_AREAL, "not an areal surface", "profile");
     tpath(p, sizeof p, "cloud.x3p");
     craft_x3p(p, make_main_xml("PCL", 4, 4, md5, NULL), 0, 1, 1);
-    expect_error(p, LWT_SURFACE_ERR_NOT_AREAL, "not an areal surface", "point cloud");
+    expect_error(p, LWT_ERR_NOT_AREAL, "not an areal surface", "point cloud");
 
     /* malformed XML */
     tpath(p, sizeof p, "badxml.x3p");
     craft_x3p(p, "<?xml version=\"1.0\"?><ISO5436_2><Record1></Record2></ISO5436_2>", 0, 1, 1);
-    expect_error(p, LWT_SURFACE_ERR_FORMAT, "not well-formed", "malformed XML");
+    expect_error(p, LWT_ERR_FORMAT, "not well-formed", "malformed XML");
 
     /* SDF: truncated binary, short ASCII, wrong magic */
     make_surface(&s, 10, 10, 1e-6, 1e-6, 0);
     tpath(p, sizeof p, "trunc.sdf");
-    CHECK(lwt_surface_write_sdf(p, &s, 1, err, sizeof err) == 0, "write sdf: %s", err);
+    CHECK(WSDF(p, &s, 1, err) == 0, "write sdf: %s", err);
     CHECK(truncate(p, 81 + 8 * 99) == 0, "truncate");
-    expect_error(p, LWT_SURFACE_ERR_FORMAT, "size mismatch", "truncated binary sdf");
+    expect_error(p, LWT_ERR_FORMAT, "size mismatch", "truncated binary sdf");
     tpath(p, sizeof p, "short.sdf");
     {
         FILE *f = fopen(p, "wb");
@@ -634,14 +654,14 @@ static void test_bad_files(void)
               f);
         fclose(f);
     }
-    expect_error(p, LWT_SURFACE_ERR_FORMAT, "size mismatch", "short ascii sdf");
+    expect_error(p, LWT_ERR_FORMAT, "size mismatch", "short ascii sdf");
     tpath(p, sizeof p, "nosdf.sdf");
     {
         FILE *f = fopen(p, "wb");
         fputs("xyz\n1 2 3\n", f);
         fclose(f);
     }
-    expect_error(p, LWT_SURFACE_ERR_FORMAT, "not an SDF file", "wrong sdf magic");
+    expect_error(p, LWT_ERR_FORMAT, "not an SDF file", "wrong sdf magic");
     lwt_surface_free(&s);
 
     /* ASCII SDF with BAD and integer data type */
@@ -655,7 +675,7 @@ static void test_bad_files(void)
               f);
         fclose(f);
     }
-    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "ascii sdf with BAD: %s", err);
+    CHECK(RD(p, &s, err) == 0, "ascii sdf with BAD: %s", err);
     if (s.z) {
         CHECK(s.nx == 3 && s.ny == 2 && s.dx == 1e-6 && s.dy == 2e-6, "ascii sdf header");
         CHECK(s.z[0] == 1e-9 && isnan(s.z[4]) && s.z[5] == -6 * 1e-9, "ascii sdf values");
@@ -666,31 +686,48 @@ static void test_bad_files(void)
 
     /* no such file, unknown format, empty file */
     tpath(p, sizeof p, "does_not_exist.x3p");
-    expect_error(p, LWT_SURFACE_ERR_IO, "cannot open", "missing file");
+    expect_error(p, LWT_ERR_IO, "cannot open", "missing file");
     tpath(p, sizeof p, "junk.dat");
     {
         FILE *f = fopen(p, "wb");
         fputs("junk junk junk junk", f);
         fclose(f);
     }
-    expect_error(p, LWT_SURFACE_ERR_FORMAT, "unrecognised", "unknown format");
+    expect_error(p, LWT_ERR_FORMAT, "unrecognised", "unknown format");
     tpath(p, sizeof p, "empty.sur");
     fclose(fopen(p, "wb"));
-    expect_error(p, LWT_SURFACE_ERR_FORMAT, "empty file", "empty file");
+    expect_error(p, LWT_ERR_FORMAT, "empty file", "empty file");
     tpath(p, sizeof p, "short.sur");
     {
         FILE *f = fopen(p, "wb");
         fputs("DIGITAL SURF and not much more", f);
         fclose(f);
     }
-    expect_error(p, LWT_SURFACE_ERR_FORMAT, "truncated", "truncated sur");
+    expect_error(p, LWT_ERR_FORMAT, "truncated", "truncated sur");
     tpath(p, sizeof p, "short.plu");
     {
         FILE *f = fopen(p, "wb");
         fputs("Fri Mar 10 16:35:59 2023", f);
         fclose(f);
     }
-    expect_error(p, LWT_SURFACE_ERR_FORMAT, "truncated", "truncated plu");
+    expect_error(p, LWT_ERR_FORMAT, "truncated", "truncated plu");
+}
+
+/* The convention itself: a failing read logs exactly one line, at level error, naming the file;
+   without a context it fails the same way, silently. */
+static void test_one_message(void)
+{
+    char p[600];
+    lwt_surface s;
+    tpath(p, sizeof p, "no_such_file.x3p");
+    test_log_reset(&tlog);
+    CHECK(lwt_surface_read(tctx, p, &s) == LWT_ERR_IO && tlog.errors == 1 && strstr(tlog.last, "no_such_file.x3p") &&
+              strstr(tlog.last, "cannot open"),
+          "missing file: %d messages, last '%s'", tlog.errors, tlog.last);
+    CHECK(lwt_surface_read(NULL, p, &s) == LWT_ERR_IO && s.z == NULL, "missing file without a context");
+    test_log_reset(&tlog);
+    CHECK(lwt_surface_read_sdf(tctx, p, &s) == LWT_ERR_IO && tlog.errors == 1, "sdf reader: %d messages", tlog.errors);
+    test_log_reset(&tlog);
 }
 
 static void test_no_partial_output(void)
@@ -700,50 +737,50 @@ static void test_no_partial_output(void)
     make_surface(&s, 8, 8, 1e-6, 1e-6, 1);
 
     tpath(p, sizeof p, "no_such_dir/out.x3p");
-    CHECK(lwt_surface_write_x3p(p, &s, err, sizeof err) == LWT_SURFACE_ERR_IO, "write into missing dir: %s", err);
+    CHECK(WX3P(p, &s, err) == LWT_ERR_IO, "write into missing dir: %s", err);
     CHECK(strstr(err, "out.x3p") != NULL, "message names the file: %s", err);
     tpath(p, sizeof p, "no_such_dir/out.sdf");
-    CHECK(lwt_surface_write_sdf(p, &s, 1, err, sizeof err) == LWT_SURFACE_ERR_IO, "write sdf into missing dir");
+    CHECK(WSDF(p, &s, 1, err) == LWT_ERR_IO, "write sdf into missing dir");
 
     /* the target is a directory: the rename fails, the temporary file must go */
     tpath(p, sizeof p, "adir.x3p");
     mkdir(p, 0777);
-    CHECK(lwt_surface_write_x3p(p, &s, err, sizeof err) == LWT_SURFACE_ERR_IO, "write over a directory: %s", err);
+    CHECK(WX3P(p, &s, err) == LWT_ERR_IO, "write over a directory: %s", err);
     tpath(p, sizeof p, "adir.sdf");
     mkdir(p, 0777);
-    CHECK(lwt_surface_write_sdf(p, &s, 0, err, sizeof err) == LWT_SURFACE_ERR_IO, "sdf over a directory: %s", err);
+    CHECK(WSDF(p, &s, 0, err) == LWT_ERR_IO, "sdf over a directory: %s", err);
 
     /* unknown spacing */
     s.dx = 0;
     tpath(p, sizeof p, "nospacing.x3p");
-    CHECK(lwt_surface_write_x3p(p, &s, err, sizeof err) == LWT_SURFACE_ERR_ARG, "dx = 0 accepted");
+    CHECK(WX3P(p, &s, err) == LWT_ERR_INVALID_ARGUMENT, "dx = 0 accepted");
     CHECK(!file_exists(p), "file left after failed write");
     tpath(p, sizeof p, "nospacing.sdf");
-    CHECK(lwt_surface_write_sdf(p, &s, 1, err, sizeof err) == LWT_SURFACE_ERR_ARG, "sdf dx = 0 accepted");
+    CHECK(WSDF(p, &s, 1, err) == LWT_ERR_INVALID_ARGUMENT, "sdf dx = 0 accepted");
     CHECK(!file_exists(p), "file left after failed write");
     lwt_surface_free(&s);
 
     /* too wide for binary SDF */
     make_surface(&s, 70000, 1, 1e-6, 1e-6, 0);
     tpath(p, sizeof p, "wide.sdf");
-    CHECK(lwt_surface_write_sdf(p, &s, 1, err, sizeof err) == LWT_SURFACE_ERR_ARG, "70000 points in binary SDF");
+    CHECK(WSDF(p, &s, 1, err) == LWT_ERR_INVALID_ARGUMENT, "70000 points in binary SDF");
     CHECK(!file_exists(p), "file left after failed write");
     lwt_surface_free(&s);
 
     /* a failed write leaves an existing target untouched */
     make_surface(&s, 4, 4, 1e-6, 1e-6, 0);
     tpath(p, sizeof p, "keep.x3p");
-    CHECK(lwt_surface_write_x3p(p, &s, err, sizeof err) == 0, "write: %s", err);
+    CHECK(WX3P(p, &s, err) == 0, "write: %s", err);
     s.dy = -1;
-    CHECK(lwt_surface_write_x3p(p, &s, err, sizeof err) != 0, "dy < 0 accepted");
+    CHECK(WX3P(p, &s, err) != 0, "dy < 0 accepted");
     lwt_surface t;
-    CHECK(lwt_surface_read(p, &t, err, sizeof err) == 0 && t.dy == 1e-6, "existing file damaged by failed write");
+    CHECK(RD(p, &t, err) == 0 && t.dy == 1e-6, "existing file damaged by failed write");
     lwt_surface_free(&t);
     lwt_surface_free(&s);
 
     /* empty surface */
     lwt_surface_init(&s);
-    CHECK(lwt_surface_write_x3p(p, &s, err, sizeof err) == LWT_SURFACE_ERR_ARG, "empty surface accepted");
+    CHECK(WX3P(p, &s, err) == LWT_ERR_INVALID_ARGUMENT, "empty surface accepted");
 
     no_temp_files_left();
 }
@@ -841,7 +878,7 @@ static void craft_sur(const char *path, const sur_spec *c)
 /* what the format says the file holds: height = raw * Zspacing * unit + Zoffset * unit */
 static void sur_expected(lwt_surface *e, const sur_spec *c, double fx, double fy, double fz)
 {
-    if (lwt_surface_alloc(e, (size_t)c->nx, (size_t)c->ny) != 0)
+    if (lwt_surface_alloc(NULL, e, (size_t)c->nx, (size_t)c->ny) != 0)
         exit(1);
     e->dx = (double)c->sx * fx;
     e->dy = (double)c->sy * fy;
@@ -864,7 +901,7 @@ static void test_crafted_sur(void)
     const sur_spec a = {2, 16, 1, -100, 5, 3, 0.5f, 0.25f, 0.3f, 1.5f, "\xb5m", "um", "nm", "crafted comment", 5, raw16};
     tpath(p, sizeof p, "crafted16.sur");
     craft_sur(p, &a);
-    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "crafted int16 .sur: %s", err);
+    CHECK(RD(p, &s, err) == 0, "crafted int16 .sur: %s", err);
     if (s.z) {
         sur_expected(&e, &a, 1e-6, 1e-6, 1e-9);
         same_surface(&e, &s, 0, "crafted int16 .sur");
@@ -886,7 +923,7 @@ static void test_crafted_sur(void)
     const sur_spec b = {2, 32, 0, 5, 3, 4, 0.003484f, 0.001f, 1e-9f, -2.5e-7f, "mm", "mm", "m", "", 0, raw32};
     tpath(p, sizeof p, "crafted32.sur");
     craft_sur(p, &b);
-    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "crafted int32 .sur: %s", err);
+    CHECK(RD(p, &s, err) == 0, "crafted int32 .sur: %s", err);
     if (s.z) {
         sur_expected(&e, &b, 1e-3, 1e-3, 1.0);
         same_surface(&e, &s, 0, "crafted int32 .sur");
@@ -902,7 +939,7 @@ static void test_crafted_sur(void)
     prof.type = 1;
     tpath(p, sizeof p, "crafted_profile.sur");
     craft_sur(p, &prof);
-    expect_error(p, LWT_SURFACE_ERR_NOT_AREAL, "not an areal surface", "crafted profile .sur");
+    expect_error(p, LWT_ERR_NOT_AREAL, "not an areal surface", "crafted profile .sur");
 }
 
 /* Sensofar PLu: date, time, comment, calibration at 388 (mppx at 404, mppy at 408), measurement
@@ -945,7 +982,7 @@ static void test_crafted_plu(void)
     um[9] = NAN;
     tpath(p, sizeof p, "crafted.plu");
     craft_plu(p, 3, "(None)", 1.66f, 0.83f, 4, 3, um);
-    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "crafted .plu: %s", err);
+    CHECK(RD(p, &s, err) == 0, "crafted .plu: %s", err);
     if (s.z) {
         CHECK(s.nx == 4 && s.ny == 3, "crafted .plu: %zu x %zu, want 4 x 3", s.nx, s.ny);
         CHECK(s.dx == (double)1.66f * 1e-6 && s.dy == (double)0.83f * 1e-6, "crafted .plu: spacing %.17g %.17g",
@@ -961,14 +998,14 @@ static void test_crafted_plu(void)
     lwt_surface_free(&s);
     tpath(p, sizeof p, "crafted_comment.plu");
     craft_plu(p, 3, "probe A", 0.5f, 0.5f, 2, 6, um);
-    CHECK(lwt_surface_read(p, &s, err, sizeof err) == 0, "crafted .plu with a comment: %s", err);
+    CHECK(RD(p, &s, err) == 0, "crafted .plu with a comment: %s", err);
     if (s.z)
         CHECK(s.nx == 2 && s.ny == 6 && !strcmp(s.comment, "probe A") && s.z[2] == (double)um[2] * 1e-6,
               "crafted .plu 2 x 6: %zu x %zu, comment '%s'", s.nx, s.ny, s.comment);
     lwt_surface_free(&s);
     tpath(p, sizeof p, "crafted_profile.plu");
     craft_plu(p, 1, "", 1.0f, 1.0f, 4, 3, um);
-    expect_error(p, LWT_SURFACE_ERR_NOT_AREAL, "not an areal surface", "crafted profile .plu");
+    expect_error(p, LWT_ERR_NOT_AREAL, "not an areal surface", "crafted profile .plu");
 }
 
 /* ------------------------------------------------------------------ shared data */
@@ -987,7 +1024,7 @@ static const expect shared_files[] = {
      0.016015999999999999, 0.016015999999999999, -0.80836857168283005, 1.0475960256614201},
     {"ISO5436-sample1_bin.x3p", 0, 4, 4, 15,
      0.016015999999999999, 0.016015999999999999, -0.80836857168283005, 1.0475960256614201},
-    {"ISO5436-sample2.x3p", LWT_SURFACE_ERR_NOT_AREAL, 0, 0, 0, 0, 0, 0, 0},
+    {"ISO5436-sample2.x3p", LWT_ERR_NOT_AREAL, 0, 0, 0, 0, 0, 0, 0},
     {"ISO5436-sample3.x3p", 0, 4, 4, 15, 0.016015999999999999, 2, 1.1916314283171698, 3.0475960256614201},
     {"ISO5436-sample4.x3p", 0, 4, 4, 15, 0.016015999999999999, 0.016015999999999999, -0.80800000000000005, 1.048},
     {"ISO5436-sample4_bin.x3p", 0, 4, 4, 15, 0.016015999999999999, 0.016015999999999999, -0.80800000000000005, 1.048},
@@ -1016,10 +1053,10 @@ static void test_shared(const char *dir)
         const expect *e = &shared_files[k];
         lwt_surface s, t;
         snprintf(p, sizeof p, "%s/%s", dir, e->name);
-        int rc = lwt_surface_read(p, &s, err, sizeof err);
+        int rc = RD(p, &s, err);
         CHECK(rc == e->code, "%s: return %d, expected %d: %s", e->name, rc, e->code, err);
         if (rc) {
-            if (e->code == LWT_SURFACE_ERR_NOT_AREAL)
+            if (e->code == LWT_ERR_NOT_AREAL)
                 CHECK(strstr(err, "not an areal surface") && strstr(err, e->name), "%s: message: %s", e->name, err);
             continue;
         }
@@ -1041,15 +1078,15 @@ static void test_shared(const char *dir)
 
         /* round trips of the real data */
         tpath(q, sizeof q, "real.x3p");
-        CHECK(lwt_surface_write_x3p(q, &s, err, sizeof err) == 0, "%s -> x3p: %s", e->name, err);
-        CHECK(lwt_surface_read(q, &t, err, sizeof err) == 0, "%s -> x3p -> read: %s", e->name, err);
+        CHECK(WX3P(q, &s, err) == 0, "%s -> x3p: %s", e->name, err);
+        CHECK(RD(q, &t, err) == 0, "%s -> x3p -> read: %s", e->name, err);
         if (t.z)
             same_surface(&s, &t, 0, e->name);
         lwt_surface_free(&t);
         if (s.nx <= 65535 && s.ny <= 65535) {
             tpath(q, sizeof q, "real.sdf");
-            CHECK(lwt_surface_write_sdf(q, &s, 1, err, sizeof err) == 0, "%s -> sdf: %s", e->name, err);
-            CHECK(lwt_surface_read(q, &t, err, sizeof err) == 0, "%s -> sdf -> read: %s", e->name, err);
+            CHECK(WSDF(q, &s, 1, err) == 0, "%s -> sdf: %s", e->name, err);
+            CHECK(RD(q, &t, err) == 0, "%s -> sdf -> read: %s", e->name, err);
             if (t.z)
                 same_surface(&s, &t, 0, e->name);
             lwt_surface_free(&t);
@@ -1081,8 +1118,13 @@ static void remove_tmpdir(void)
 int main(int argc, char **argv)
 {
     const int shared_only = argc > 1 && !strcmp(argv[1], "--shared");
-    if (argc > 1 && !strncmp(argv[1], "--", 2) && !shared_only)
-        return tool_main(argc, argv);
+    if (!(tctx = test_log_context(&tlog)))
+        return 1;
+    if (argc > 1 && !strncmp(argv[1], "--", 2) && !shared_only) {
+        int rc = tool_main(argc, argv);
+        lwt_context_destroy(tctx);
+        return rc;
+    }
 
     const char *base = getenv("TMPDIR");
     snprintf(tmpdir, sizeof tmpdir, "%s/lwt_surface_io_XXXXXX", base && base[0] ? base : "/tmp");
@@ -1098,6 +1140,7 @@ int main(int argc, char **argv)
         test_npy();
         test_bad_files();
         test_no_partial_output();
+        test_one_message();
         test_crafted_sur();
         test_crafted_plu();
     }
@@ -1113,6 +1156,7 @@ int main(int argc, char **argv)
     if (have_shared)
         test_shared(dir);
     remove_tmpdir();
+    lwt_context_destroy(tctx);
 
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);

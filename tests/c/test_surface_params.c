@@ -17,7 +17,7 @@
 static lwt_iso_params calc(const double *z, size_t nx, size_t ny, double dx, double dy)
 {
     lwt_iso_params p;
-    CHECK(lwt_iso_params_compute(z, nx, ny, dx, dy, 0, &p) == 0, "compute");
+    CHECK(lwt_iso_params_compute(NULL, z, nx, ny, dx, dy, 0, &p) == 0, "compute");
     return p;
 }
 
@@ -94,7 +94,7 @@ static void test_planes(void)
             z[j * n + i] = 3e-6 + 0.02 * (double)i * d - 0.05 * (double)j * 2 * d;
     z[5] = NAN;
     lwt_plane pl;
-    CHECK(lwt_plane_fit(z, n, n, d, 2 * d, 0, &pl) == 0, "plane fit");
+    CHECK(lwt_plane_fit(NULL, z, n, n, d, 2 * d, 0, &pl) == 0, "plane fit");
     CHECK(close_to(pl.sx, 0.02, 1e-10) && close_to(pl.sy, -0.05, 1e-10) && close_to(pl.z0, 3e-6, 1e-9),
           "plane fit: z0 %g sx %g sy %g", pl.z0, pl.sx, pl.sy);
     lwt_plane_subtract(z, n, n, d, 2 * d, &pl, 0);
@@ -175,8 +175,8 @@ static void test_threads(void)
             z[i] = NAN;
     }
     lwt_iso_params a, b;
-    lwt_iso_params_compute(z, nx, ny, 1e-6, 1e-6, 1, &a);
-    lwt_iso_params_compute(z, nx, ny, 1e-6, 1e-6, 3, &b);
+    lwt_iso_params_compute(NULL, z, nx, ny, 1e-6, 1e-6, 1, &a);
+    lwt_iso_params_compute(NULL, z, nx, ny, 1e-6, 1e-6, 3, &b);
     CHECK(!memcmp(&a, &b, sizeof a), "parameters depend on the thread count");
     free(z);
 }

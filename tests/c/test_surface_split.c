@@ -14,6 +14,7 @@
  *   [errors]  a band that overlaps the input, an unresolved split, a bad dtype.
  */
 #include "check.h"
+#include "test_log.h"
 #include "surface/bands.h"
 #include "surface/filter.h"
 #include "surface/split.h"
@@ -25,6 +26,7 @@
 #include <string.h>
 
 static lwt_context *ctx;
+static test_log tlog; /* ctx logs here */
 
 /* a surface with structure at every scale: a tilt, a slow wave, and uniform noise */
 static void surface(double *z, size_t nx, size_t ny, uint64_t seed)
@@ -46,8 +48,8 @@ static lwt_band_split split_of(int levels, int rough_lo, int rough_hi, size_t nx
     q.rough_lo = rough_lo;
     q.rough_hi = rough_hi;
     lwt_band_split s;
-    char err[300] = "";
-    int r = lwt_bands_resolve(&q, nx, ny, 1e-6, 1e-6, &s, err, sizeof err);
+    const char *err = tlog.last;
+    int r = lwt_bands_resolve(ctx, &q, nx, ny, 1e-6, 1e-6, &s);
     CHECK(r == 0, "resolve J%d r%d-%d: %s", levels, rough_lo, rough_hi, err);
     return s;
 }
@@ -142,14 +144,14 @@ static void test_layout(void)
 static int run_split(const lwt_filter_spec *spec, size_t nx, size_t ny, const void *in, void *band[LWT_BAND_COUNT])
 {
     lwt_splitter *s = NULL;
-    char err[300] = "";
-    lwt_status st = lwt_splitter_create(ctx, spec, nx, ny, &s, err, sizeof err);
+    const char *err = tlog.last;
+    lwt_status st = lwt_splitter_create(ctx, spec, nx, ny, &s);
     CHECK(st == LWT_OK, "splitter %s mode %d chunk %zu: %s", spec->wavelet, (int)spec->mode, spec->chunk_rows, err);
     if (st != LWT_OK)
         return 0;
     lwt_splitter_info info;
     lwt_splitter_get_info(s, &info);
-    st = lwt_splitter_run(s, in, band, NULL, err, sizeof err);
+    st = lwt_splitter_run(s, in, band, NULL);
     CHECK(st == LWT_OK, "split %s: %s", spec->wavelet, err);
     lwt_splitter_destroy(s);
     return st == LWT_OK ? info.chunks : 0;
@@ -262,8 +264,8 @@ static void test_filter_agrees(void)
         for (int b = 0; b < 4; b++)
             out[b] = malloc(n * esz);
         lwt_filter_result res;
-        char err[300] = "";
-        CHECK(lwt_filter_run(ctx, &spec, z, nx, ny, 1e-6, 1e-6, &res, err, sizeof err) == LWT_OK, "filter: %s", err);
+        const char *err = tlog.last;
+        CHECK(lwt_filter_run(ctx, &spec, z, nx, ny, 1e-6, 1e-6, &res) == LWT_OK, "filter: %s", err);
         CHECK(run_split(&spec, nx, ny, in, out) == 1, "split");
         for (int b = 0; b < 4; b++) {
             int same = 1;
@@ -295,10 +297,10 @@ static void test_filter_chunks(void)
         spec.dtype = dt ? LWT_F64 : LWT_F32;
         spec.split = split_of(3, 1, 2, nx, ny);
         lwt_filter_result one, cut;
-        char err[300] = "";
-        CHECK(lwt_filter_run(ctx, &spec, z, nx, ny, 1e-6, 1e-6, &one, err, sizeof err) == LWT_OK, "one: %s", err);
+        const char *err = tlog.last;
+        CHECK(lwt_filter_run(ctx, &spec, z, nx, ny, 1e-6, 1e-6, &one) == LWT_OK, "one: %s", err);
         spec.chunk_rows = 96;
-        CHECK(lwt_filter_run(ctx, &spec, z, nx, ny, 1e-6, 1e-6, &cut, err, sizeof err) == LWT_OK, "cut: %s", err);
+        CHECK(lwt_filter_run(ctx, &spec, z, nx, ny, 1e-6, 1e-6, &cut) == LWT_OK, "cut: %s", err);
         for (int b = 0; b < 3; b++)
             CHECK(one.band[b] && cut.band[b] && !memcmp(one.band[b], cut.band[b], n * sizeof(double)),
                   "%s: lwt_filter_run in chunks of 96 rows: the %s band differs from one chunk", dt ? "f64" : "f32",
@@ -316,30 +318,38 @@ static void test_errors(void)
     lwt_filter_spec spec = lwt_filter_spec_default();
     spec.backend = LWT_BACKEND_CPU;
     lwt_splitter *s = NULL;
-    char err[300] = "";
-    CHECK(lwt_splitter_create(ctx, &spec, nx, ny, &s, err, sizeof err) == LWT_ERR_INVALID_ARGUMENT && !s &&
-              strstr(err, "not resolved"),
-          "unresolved split: '%s'", err);
+    const char *err = tlog.last;
+    /* each failure: its status and exactly one message */
+#define FAILS(call, status_ok) (test_log_reset(&tlog), status_ok(call) && tlog.errors == 1)
+#define IS_INVALID(st) ((st) == LWT_ERR_INVALID_ARGUMENT)
+#define NOT_OK(st) ((st) != LWT_OK)
+    CHECK(FAILS(lwt_splitter_create(ctx, &spec, nx, ny, &s), IS_INVALID) && !s && strstr(err, "not resolved"),
+          "unresolved split: '%s' (%d messages)", err, tlog.errors);
     spec.split = split_of(3, 1, 2, nx, ny);
     spec.dtype = (lwt_dtype)7;
-    CHECK(lwt_splitter_create(ctx, &spec, nx, ny, &s, err, sizeof err) == LWT_ERR_INVALID_ARGUMENT && !s &&
-              strstr(err, "dtype"),
-          "dtype 7: '%s'", err);
+    CHECK(FAILS(lwt_splitter_create(ctx, &spec, nx, ny, &s), IS_INVALID) && !s && strstr(err, "dtype"),
+          "dtype 7: '%s' (%d messages)", err, tlog.errors);
     spec.dtype = LWT_F64;
     spec.wavelet = "nosuch";
-    CHECK(lwt_splitter_create(ctx, &spec, nx, ny, &s, err, sizeof err) != LWT_OK && !s && strstr(err, "nosuch"),
-          "unknown wavelet: '%s'", err);
+    CHECK(FAILS(lwt_splitter_create(ctx, &spec, nx, ny, &s), NOT_OK) && !s && strstr(err, "nosuch"),
+          "unknown wavelet: '%s' (%d messages)", err, tlog.errors);
     spec.wavelet = "db2";
-    CHECK(lwt_splitter_create(ctx, &spec, nx, ny, &s, err, sizeof err) == LWT_OK, "db2: %s", err);
+    lwt_filter_spec old = spec;
+    old.size = 8; /* shorter than any version of the struct */
+    CHECK(FAILS(lwt_splitter_create(ctx, &old, nx, ny, &s), IS_INVALID) && !s && strstr(err, "lwt_filter_spec.size"),
+          "spec size 8: '%s'", err);
+    CHECK(lwt_splitter_create(ctx, &spec, nx, ny, &s) == LWT_OK, "db2: %s", err);
     double *a = calloc(nx * ny, sizeof *a), *b = calloc(nx * ny, sizeof *b), *c = calloc(nx * ny, sizeof *c);
     void *bands[LWT_BAND_COUNT] = {a, b, c, NULL};
-    CHECK(lwt_splitter_run(s, a, bands, NULL, err, sizeof err) == LWT_ERR_INVALID_ARGUMENT && strstr(err, "overlaps"),
-          "band over the input: '%s'", err);
+    CHECK(FAILS(lwt_splitter_run(s, a, bands, NULL), IS_INVALID) && strstr(err, "overlaps"),
+          "band over the input: '%s' (%d messages)", err, tlog.errors);
     bands[0] = c;
     bands[2] = NULL;
-    CHECK(lwt_splitter_run(s, a, bands, NULL, err, sizeof err) == LWT_ERR_INVALID_ARGUMENT &&
-              strstr(err, "roughness"),
-          "missing band: '%s'", err);
+    CHECK(FAILS(lwt_splitter_run(s, a, bands, NULL), IS_INVALID) && strstr(err, "roughness"),
+          "missing band: '%s' (%d messages)", err, tlog.errors);
+#undef FAILS
+#undef IS_INVALID
+#undef NOT_OK
     lwt_splitter_destroy(s);
     lwt_splitter_destroy(NULL);
     free(a);
@@ -349,7 +359,7 @@ static void test_errors(void)
 
 int main(void)
 {
-    if (lwt_context_create(&ctx) != LWT_OK)
+    if (!(ctx = test_log_context(&tlog)))
         return 1;
     const char *q = getenv("LWT_QUICK");
     test_layout();

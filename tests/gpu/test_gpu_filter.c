@@ -85,7 +85,7 @@ static int old_cuda_path(lwt_context *ctx, const lwt_filter_spec *spec, const do
     memcpy(filled, z, n * sizeof *z);
     if (spec->plane) {
         lwt_plane pl;
-        if (lwt_plane_fit(z, nx, ny, dx, dy, spec->threads, &pl))
+        if (lwt_plane_fit(ctx, z, nx, ny, dx, dy, spec->threads, &pl))
             goto out;
         lwt_plane_subtract(filled, nx, ny, dx, dy, &pl, spec->threads);
     }
@@ -200,9 +200,8 @@ static int make_spec(const surf_case *sc, lwt_dtype dt, lwt_backend be, lwt_filt
     req.levels = sc->levels;
     req.rough_lo = sc->rough_lo;
     req.rough_hi = sc->rough_hi;
-    char err[256];
-    if (lwt_bands_resolve(&req, sc->nx, sc->ny, 1e-6, 1e-6, &spec->split, err, sizeof err)) {
-        fprintf(stderr, "FAIL bands: %s\n", err);
+    if (lwt_bands_resolve(NULL, &req, sc->nx, sc->ny, 1e-6, 1e-6, &spec->split)) {
+        fprintf(stderr, "FAIL bands: the request does not resolve\n");
         return -1;
     }
     return 0;
@@ -213,7 +212,7 @@ static void run_case(lwt_context *ctx, const surf_case *sc, lwt_dtype dt)
     const size_t n = sc->nx * sc->ny;
     const char *dname = dt == LWT_F32 ? "float32" : "float64";
     const double tol = dt == LWT_F32 ? 1e-5 : 1e-12;
-    char label[160], err[512];
+    char label[160];
     snprintf(label, sizeof label, "%zux%zu %s %s, %.0f%% invalid, %d levels, roughness %d-%d%s", sc->nx, sc->ny,
              sc->preset, dname, sc->invalid * 100, sc->levels, sc->rough_lo, sc->rough_hi, sc->plane ? ", plane" : "");
     cases++;
@@ -238,8 +237,8 @@ static void run_case(lwt_context *ctx, const surf_case *sc, lwt_dtype dt)
     memset(&rc, 0, sizeof rc);
     double *old[LWT_BAND_COUNT] = {0};
     int bad = 0;
-    if (lwt_filter_run(ctx, &sg, z, sc->nx, sc->ny, 1e-6, 1e-6, &rg, err, sizeof err) != LWT_OK) {
-        fprintf(stderr, "FAIL %s: cuda filter: %s\n", label, err);
+    if (lwt_filter_run(ctx, &sg, z, sc->nx, sc->ny, 1e-6, 1e-6, &rg) != LWT_OK) {
+        fprintf(stderr, "FAIL %s: cuda filter (liblwt's line above says why)\n", label);
         bad = 1;
         goto out;
     }
@@ -248,8 +247,8 @@ static void run_case(lwt_context *ctx, const surf_case *sc, lwt_dtype dt)
         bad = 1;
         goto out;
     }
-    if (lwt_filter_run(ctx, &sc_cpu, z, sc->nx, sc->ny, 1e-6, 1e-6, &rc, err, sizeof err) != LWT_OK) {
-        fprintf(stderr, "FAIL %s: cpu filter: %s\n", label, err);
+    if (lwt_filter_run(ctx, &sc_cpu, z, sc->nx, sc->ny, 1e-6, 1e-6, &rc) != LWT_OK) {
+        fprintf(stderr, "FAIL %s: cpu filter (liblwt's line above says why)\n", label);
         bad = 1;
         goto out;
     }
@@ -310,8 +309,8 @@ static void run_case(lwt_context *ctx, const surf_case *sc, lwt_dtype dt)
         lwt_filter_spec sk = sg;
         sk.chunk_rows = 256;
         lwt_filter_result rk;
-        if (lwt_filter_run(ctx, &sk, z, sc->nx, sc->ny, 1e-6, 1e-6, &rk, err, sizeof err) != LWT_OK) {
-            fprintf(stderr, "\nFAIL %s: cuda filter in chunks: %s\n", label, err);
+        if (lwt_filter_run(ctx, &sk, z, sc->nx, sc->ny, 1e-6, 1e-6, &rk) != LWT_OK) {
+            fprintf(stderr, "\nFAIL %s: cuda filter in chunks (liblwt's line above says why)\n", label);
             bad = 1;
         } else {
             for (int b = 0; b < nbands; b++)
@@ -372,12 +371,12 @@ static int split_run(lwt_context *ctx, const lwt_filter_spec *base, lwt_backend 
     spec.backend = be;
     spec.chunk_rows = chunk_rows;
     lwt_splitter *s = NULL;
-    char err[512];
     lwt_splitter_info info;
-    if (lwt_splitter_create(ctx, &spec, nx, ny, &s, err, sizeof err) != LWT_OK ||
+    if (lwt_splitter_create(ctx, &spec, nx, ny, &s) != LWT_OK ||
         lwt_splitter_get_info(s, &info) != LWT_OK || info.backend != be ||
-        lwt_splitter_run(s, in, band, NULL, err, sizeof err) != LWT_OK) {
-        fprintf(stderr, "FAIL split %zux%zu backend %d chunk %zu: %s\n", nx, ny, (int)be, chunk_rows, err);
+        lwt_splitter_run(s, in, band, NULL) != LWT_OK) {
+        fprintf(stderr, "FAIL split %zux%zu backend %d chunk %zu (liblwt's line above says why)\n", nx, ny, (int)be,
+                chunk_rows);
         lwt_splitter_destroy(s);
         return -1;
     }
@@ -596,7 +595,6 @@ static void time_filter(lwt_context *ctx, size_t N, lwt_dtype dt)
     const surf_case sc = {N, N, "milled", 0, 6, 1, 3, 0};
     const char *dname = dt == LWT_F32 ? "float32" : "float64";
     const size_t n = N * N;
-    char err[512];
     lwt_filter_spec sg, sc_cpu;
     double *z = make_surface(&sc, 1);
     if (!z || make_spec(&sc, dt, LWT_BACKEND_CUDA, &sg) || make_spec(&sc, dt, LWT_BACKEND_CPU, &sc_cpu)) {
@@ -609,8 +607,8 @@ static void time_filter(lwt_context *ctx, size_t N, lwt_dtype dt)
     double fill[RUNS], split[RUNS], tr[RUNS], tot[RUNS];
     for (int r = 0; r < RUNS; r++) {
         lwt_filter_result res;
-        if (lwt_filter_run(ctx, &sg, z, N, N, 1e-6, 1e-6, &res, err, sizeof err) != LWT_OK) {
-            fprintf(stderr, "FAIL timing %zux%zu %s: %s\n", N, N, dname, err);
+        if (lwt_filter_run(ctx, &sg, z, N, N, 1e-6, 1e-6, &res) != LWT_OK) {
+            fprintf(stderr, "FAIL timing %zux%zu %s (liblwt's line above says why)\n", N, N, dname);
             failures++;
             free(z);
             return;
@@ -641,7 +639,7 @@ static void time_filter(lwt_context *ctx, size_t N, lwt_dtype dt)
     for (int b = 0; b < 3; b++)
         free(old[b]);
     lwt_filter_result res;
-    if (lwt_filter_run(ctx, &sc_cpu, z, N, N, 1e-6, 1e-6, &res, err, sizeof err) == LWT_OK) {
+    if (lwt_filter_run(ctx, &sc_cpu, z, N, N, 1e-6, 1e-6, &res) == LWT_OK) {
         t_cpu = res.ms_fill + res.ms_transform;
         lwt_filter_result_free(&res);
     }

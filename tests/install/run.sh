@@ -3,7 +3,11 @@
 # against it the ways a user would, then runs each program:
 #   1. find_package(lwt) (tests/install/CMakeLists.txt): lwt::lwt and lwt::lwt_static;
 #   2. pkg-config --cflags --libs lwt with plain cc (liblwt.so);
-#   3. pkg-config --static (liblwt.a with Libs.private).
+#   3. pkg-config --static (liblwt.a with Libs.private);
+# and where the build installed liblwt_surface (it had the file-format libraries),
+# tests/install/consumer_surface.c through lwt::surface, lwt::surface_static and
+# pkg-config lwt-surface; otherwise it checks that neither lwt_surface.h nor the library
+# was installed.
 # Usage: run.sh BUILD_DIR [C_COMPILER]. Extra flags for the consumer (the sanitizer build
 # passes -fsanitize=...) come from CFLAGS. Exits 77 (skipped) when pkg-config is missing
 # after step 1 passed.
@@ -39,6 +43,28 @@ case "$soname:$real" in
 esac
 [ -f "$libdir/liblwt.a" ] || { echo "FAIL: liblwt.a not installed" >&2; exit 1; }
 echo "ok: $(cd "$libdir" && echo liblwt.*)"
+# The surface part: all of it (header, both libraries, lwt-surface.pc) or none of it.
+surface=0
+if [ -f "$prefix/include/lwt_surface.h" ]; then
+  surface=1
+  real=$(readlink -f "$libdir/liblwt_surface.so")
+  soname=$(readlink "$libdir/liblwt_surface.so")
+  case "$soname:$real" in
+    liblwt_surface.so.[0-9]*:*/liblwt_surface.so.[0-9]*.[0-9]*.[0-9]*) ;;
+    *) echo "FAIL: liblwt_surface.so links: $(ls -l "$libdir"/liblwt_surface.so*)" >&2; exit 1 ;;
+  esac
+  [ "${real##*/liblwt_surface}" = "$(readlink -f "$libdir/liblwt.so" | sed 's|.*/liblwt||')" ] ||
+    { echo "FAIL: liblwt_surface and liblwt have different versions: $(ls "$libdir")" >&2; exit 1; }
+  for f in "$libdir/liblwt_surface.a" "$libdir/pkgconfig/lwt-surface.pc"; do
+    [ -f "$f" ] || { echo "FAIL: $f not installed" >&2; exit 1; }
+  done
+  echo "ok: $(cd "$libdir" && echo liblwt_surface.*)"
+else
+  if ls "$libdir"/liblwt_surface* "$libdir/pkgconfig/lwt-surface.pc" > /dev/null 2>&1; then
+    echo "FAIL: liblwt_surface installed without lwt_surface.h" >&2; exit 1
+  fi
+  echo "ok: no surface library in this build (no file-format libraries): its part is skipped"
+fi
 
 export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
@@ -50,6 +76,10 @@ if ! { CFLAGS="$cflags" "$cmake" -S "$here" -B "$work/cmake" -DCMAKE_PREFIX_PATH
 fi
 "$work/cmake/consumer"
 "$work/cmake/consumer_static"
+if [ $surface = 1 ]; then
+  "$work/cmake/consumer_surface"
+  "$work/cmake/consumer_surface_static"
+fi
 
 if ! command -v pkg-config > /dev/null 2>&1; then
   echo "SKIP: pkg-config not found (scripts/install-deps.sh installs it); find_package part passed"
@@ -72,4 +102,14 @@ if command -v readelf > /dev/null 2>&1 && readelf -d "$work/pc_consumer_static" 
   echo "FAIL: the --static consumer still needs liblwt.so" >&2; exit 1
 fi
 "$work/pc_consumer_static"
+
+if [ $surface = 1 ]; then
+  step "pkg-config: $(pkg-config --cflags --libs lwt-surface)"
+  # shellcheck disable=SC2046,SC2086
+  "$cc" $cflags "$here/consumer_surface.c" -o "$work/pc_consumer_surface" $(pkg-config --cflags --libs lwt-surface) -lm
+  if command -v readelf > /dev/null 2>&1 && ! readelf -d "$work/pc_consumer_surface" | grep -q 'liblwt_surface\.so'; then
+    echo "FAIL: the pkg-config surface consumer does not use liblwt_surface.so" >&2; exit 1
+  fi
+  "$work/pc_consumer_surface"
+fi
 echo "ok: installed liblwt works through find_package and pkg-config"

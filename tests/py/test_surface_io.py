@@ -333,7 +333,7 @@ def main():
             except NotAreal as e:
                 ref, ref_err = None, str(e)
             if ref is None:
-                expect_lines.append('    {"%s", LWT_SURFACE_ERR_NOT_AREAL, 0, 0, 0, 0, 0, 0, 0},' % f)
+                expect_lines.append('    {"%s", LWT_ERR_NOT_AREAL, 0, 0, 0, 0, 0, 0, 0},' % f)
             else:
                 g, dx, dy = ref
                 ok = np.isfinite(g)

@@ -1,0 +1,292 @@
+/*
+ * lwt_surface.h - public API of liblwt_surface: measured areal surfaces (height maps), their
+ * files, the wavelet band split into form, waviness, roughness (and noise) and the ISO 25178-2
+ * field parameters. Built on liblwt (lwt.h); link with -llwt_surface -llwt (pkg-config
+ * lwt-surface, CMake target lwt::surface).
+ *
+ * Usage:
+ *
+ *   lwt_context *ctx;   lwt_context_create(&ctx);
+ *   lwt_surface s;      lwt_surface_read(ctx, "part.x3p", &s);
+ *   lwt_filter_spec f = lwt_filter_spec_default();
+ *   lwt_band_request req = {0};            // zero: 6 levels, roughness 1-3
+ *   lwt_bands_resolve(ctx, &req, s.nx, s.ny, s.dx, s.dy, &f.split);
+ *   lwt_filter_result r; lwt_filter_run(ctx, &f, s.z, s.nx, s.ny, s.dx, s.dy, &r);
+ *   lwt_iso_params p;   lwt_iso_params_compute(ctx, r.band[LWT_BAND_ROUGHNESS], s.nx, s.ny, s.dx, s.dy, 0, &p);
+ *   lwt_filter_result_free(&r); lwt_surface_free(&s); lwt_context_destroy(ctx);
+ *
+ * Rules (those of lwt.h):
+ *  - Every function that can fail returns an lwt_status (pinned values; the file and surface
+ *    failures are LWT_ERR_IO, _FORMAT, _CHECKSUM, _NOT_AREAL, _NO_DATA). The context comes
+ *    first; a failure sends exactly one line ("FILE: reason" for files) to its log callback.
+ *    ctx may be NULL: the status still says what failed, the message is dropped. Functions on
+ *    an object (lwt_splitter_run) log through the context the object was made with.
+ *  - Nothing here prints, exits or keeps global state. Writers are atomic: the target file is
+ *    replaced only on success, and a failure leaves neither it nor a temporary file behind.
+ *  - Structs a program fills (lwt_filter_spec) start from their _default() function, whose
+ *    `size` field tells the library which version of the struct the program was built with.
+ *
+ * Data model: nx points per profile along x (the fast axis), ny profiles along y,
+ * z[iy*nx + ix] in metres as double, NaN = invalid (not measured) point, spacing dx, dy in
+ * metres. docs/SURFACE.md and docs/FORMATS.md describe the method and the file formats.
+ */
+#ifndef LWT_SURFACE_H
+#define LWT_SURFACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lwt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- surface */
+
+typedef struct lwt_surface {
+    size_t nx, ny;          /* nx points per profile (x, fast axis), ny profiles; z[iy*nx + ix] */
+    double dx, dy;          /* spacing in metres (0 = unknown, .npy) */
+    double *z;              /* heights in metres, NaN = invalid point, malloc'ed */
+    char source_format[16]; /* "x3p", "sdf", "sur", "plu", "npy" */
+    double z_resolution;    /* metres, 0 = unknown (SDF Zresolution) */
+    char date[40];          /* measurement date: ISO 8601 when the file allows it, else as stored */
+    char instrument[128];   /* manufacturer and model, as stored */
+    char creator[64];       /* operator / creator, as stored */
+    char comment[256];      /* free comment, truncated */
+} lwt_surface;
+
+/** Zero every field (z = NULL). */
+LWT_API void lwt_surface_init(lwt_surface *s);
+/** Initialise s and allocate z for nx*ny points (all NaN). LWT_ERR_OUT_OF_MEMORY when it cannot. */
+LWT_API lwt_status lwt_surface_alloc(lwt_context *ctx, lwt_surface *s, size_t nx, size_t ny);
+/** Free z and re-initialise s. NULL is a no-op. */
+LWT_API void lwt_surface_free(lwt_surface *s);
+/** Number of finite (valid) heights. */
+LWT_API size_t lwt_surface_count_valid(const lwt_surface *s);
+
+/* ------------------------------------------------------------------ files */
+
+/** Read X3P (ISO 25178-72), SDF (ISO 25178-71, ASCII and binary), Digital Surf .sur, Sensofar
+ *  .plu or a 2-D float32/float64 .npy (no spacing: dx = dy = 0). The format is chosen by magic
+ *  bytes, then by extension. out is initialised first; on failure it holds nothing to free.
+ *  A surface whose every point is invalid is LWT_ERR_NO_DATA. */
+LWT_API lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out);
+/** Readers for one format each (same contract as lwt_surface_read). */
+LWT_API lwt_status lwt_surface_read_x3p(lwt_context *ctx, const char *path, lwt_surface *out);
+LWT_API lwt_status lwt_surface_read_sdf(lwt_context *ctx, const char *path, lwt_surface *out);
+LWT_API lwt_status lwt_surface_read_sur(lwt_context *ctx, const char *path, lwt_surface *out);
+LWT_API lwt_status lwt_surface_read_plu(lwt_context *ctx, const char *path, lwt_surface *out);
+LWT_API lwt_status lwt_surface_read_npy(lwt_context *ctx, const char *path, lwt_surface *out);
+
+/** X3P: data.bin as float64 (D), valid.bin when there are NaN points, MD5 checksums.
+ *  Needs dx > 0 and dy > 0. */
+LWT_API lwt_status lwt_surface_write_x3p(lwt_context *ctx, const char *path, const lwt_surface *s);
+/** SDF (ISO 25178-71, "aISO-1.0"/"bISO-1.0"), DataType 7 (double), Zscale 1 (heights in metres,
+ *  written exactly). binary != 0: binary (nx, ny <= 65535); else ASCII with "BAD" for invalid
+ *  points. */
+LWT_API lwt_status lwt_surface_write_sdf(lwt_context *ctx, const char *path, const lwt_surface *s, int binary);
+/** Write by extension: .x3p -> X3P, .sdf -> binary SDF. */
+LWT_API lwt_status lwt_surface_write(lwt_context *ctx, const char *path, const lwt_surface *s);
+
+/* ------------------------------------------------------------- band split */
+
+/*
+ * A J-level 2-D transform splits a height map into the level-J approximation and the detail
+ * levels 1..J (1 = finest; level j holds wavelengths of about 2^j..2^(j+1) spacings):
+ *   noise      levels 1 .. A-1      wavelengths below lambda-s   (absent when A = 1)
+ *   roughness  levels A .. B        lambda-s .. lambda-c
+ *   waviness   levels B+1 .. J      lambda-c .. lambda-f          (empty when B = J)
+ *   form       the level-J approximation
+ * A cutoff lambda maps to the nearest level boundary on a log scale from the smaller spacing d:
+ * A = round(log2(lambda_s / d)), B + 1 = round(log2(lambda_c / d)).
+ */
+#define LWT_BANDS_DEFAULT_LEVELS 6
+#define LWT_BANDS_MAX_LEVELS 30
+
+/** What the user asks for. Zero means "not given" for every field. */
+typedef struct lwt_band_request {
+    int levels;              /* J */
+    int rough_lo, rough_hi;  /* A-B, level numbers, 1 = finest */
+    int wavy_lo, wavy_hi;    /* C-D; C must be B+1 and D must be J */
+    double lambda_s;         /* metres */
+    double lambda_c;         /* metres */
+} lwt_band_request;
+
+/** The resolved split (lwt_bands_resolve fills it; lwt_filter_spec.split takes it). */
+typedef struct lwt_band_split {
+    int levels;              /* J */
+    int noise_hi;            /* noise = levels 1..noise_hi; 0 = no noise band */
+    int rough_lo, rough_hi;  /* A..B */
+    int wavy_lo, wavy_hi;    /* B+1..J; wavy_lo > wavy_hi = empty band */
+    double spacing;          /* metres: min(dx, dy), the spacing the levels were computed from */
+    double lambda_s[2];      /* effective cutoffs per axis (x, y) in metres: 2^A * d */
+    double lambda_c[2];      /* 2^(B+1) * d */
+    double lambda_f[2];      /* 2^(J+1) * d: longest wavelength of the waviness band */
+} lwt_band_split;
+
+/** Boundary wavelength (metres) between level j-1 and level j for spacing d: 2^j * d. */
+LWT_API double lwt_band_boundary(int j, double d);
+/** Resolve a request for an nx x ny surface with spacing dx, dy (metres, > 0).
+ *  Defaults: J = 6 (or D when waviness levels are given, or B+1 when lambda-c needs more),
+ *  A = 1, B = J/2. LWT_ERR_INVALID_ARGUMENT when the request is inconsistent or when the
+ *  surface has fewer than 2^(J+1) points along an axis. */
+LWT_API lwt_status lwt_bands_resolve(lwt_context *ctx, const lwt_band_request *req, size_t nx, size_t ny, double dx,
+                                     double dy, lwt_band_split *out);
+/** Band of a detail level j (1 = finest): 'n' noise, 'r' roughness, 'w' waviness. */
+LWT_API char lwt_band_of_level(const lwt_band_split *s, int j);
+
+/* ------------------------------------------------------------ plane (form) */
+
+/** z(x, y) ~ z0 + sx * x + sy * y with x = ix * dx, y = iy * dy (metres, slopes dimensionless). */
+typedef struct lwt_plane {
+    double z0; /* height at ix = iy = 0 (metres) */
+    double sx; /* dz/dx */
+    double sy; /* dz/dy */
+} lwt_plane;
+
+/** Least-squares plane of the finite points (threads: CPU threads, 0 = default; the result does
+ *  not depend on it). Valid points on one line only: the slope across it is 0.
+ *  LWT_ERR_INVALID_ARGUMENT when no point is valid, LWT_ERR_OUT_OF_MEMORY. */
+LWT_API lwt_status lwt_plane_fit(lwt_context *ctx, const double *z, size_t nx, size_t ny, double dx, double dy,
+                                 int threads, lwt_plane *out);
+/** z -= plane at every finite point (non-finite points stay as they are). */
+LWT_API void lwt_plane_subtract(double *z, size_t nx, size_t ny, double dx, double dy, const lwt_plane *p,
+                                int threads);
+
+/* ----------------------------------------------------------------- filter */
+
+/*
+ * lwt_filter_run: optional plane removal, invalid points filled (harmonic inpainting), one
+ * forward J-level 2-D transform, then per band an inverse of that band's coefficients alone;
+ * invalid points are NaN again in every band. The transform is linear and perfectly
+ * reconstructing: form + waviness + roughness (+ noise) equals the (levelled) input to rounding.
+ */
+enum { LWT_BAND_FORM = 0, LWT_BAND_WAVINESS = 1, LWT_BAND_ROUGHNESS = 2, LWT_BAND_NOISE = 3, LWT_BAND_COUNT = 4 };
+
+/** "form", "waviness", "roughness", "noise"; NULL outside. */
+LWT_API const char *lwt_filter_band_name(int band);
+
+/** Progress: called as each step starts with (step index 0.., steps, what starts). */
+typedef void (*lwt_filter_progress_fn)(void *user, int step, int steps, const char *what);
+
+#define LWT_SPLIT_ONE_CHUNK ((size_t)-1)
+
+/*
+ * What to split. Fill it from lwt_filter_spec_default(), never from zeros: `size` tells the
+ * library which version of this struct a program was built with, so that fields added at the
+ * end in later versions get their defaults for binaries built against an older header.
+ */
+typedef struct lwt_filter_spec {
+    size_t size;              /* sizeof(lwt_filter_spec), set by lwt_filter_spec_default() */
+    const char *wavelet;      /* NULL = "cdf97" */
+    lwt_mode mode;            /* LWT_MODE_SYMMETRIC by default (continuous at the border) */
+    lwt_dtype dtype;          /* precision of the transform: LWT_F64 (default) or LWT_F32 */
+    lwt_backend backend;      /* auto, cpu, cuda */
+    lwt_algorithm algorithm;  /* auto by default */
+    int plane;                /* 1: remove the least-squares plane first */
+    int threads;              /* CPU threads of the fill/plane loops; 0 = default */
+    size_t chunk_rows;        /* row chunks of the transform: 0 = lwt_filter_run's default (one
+                                 chunk) or the splitter's (automatic); LWT_SPLIT_ONE_CHUNK = one
+                                 chunk; else owned rows per chunk. Bands are the same bits. */
+    lwt_band_split split;     /* from lwt_bands_resolve */
+    lwt_filter_progress_fn progress;
+    void *progress_user;
+} lwt_filter_spec;
+
+/** Defaults: cdf97, symmetric, f64, auto backend and algorithm, no plane; split zeroed. */
+LWT_API lwt_filter_spec lwt_filter_spec_default(void);
+
+typedef struct lwt_filter_result {
+    size_t nx, ny;
+    double *band[LWT_BAND_COUNT]; /* metres, NaN at invalid points; band[NOISE] NULL without noise band */
+    lwt_plane plane;              /* removed plane (all 0 when spec.plane is 0) */
+    size_t n_filled;              /* invalid points filled before the transform */
+    lwt_backend backend;          /* resolved backend */
+    lwt_path path;                /* lifting or convolution */
+    int max_level;                /* PyWavelets' dwtn_max_level for this shape and wavelet */
+    char wavelet[32];             /* canonical name, e.g. "bior4.4" */
+    /* Wall times in ms. ms_fill: copy, plane removal and fill. ms_transform: the forward
+       transform and every band's inverse until the bands are complete in host memory.
+       ms_total: the whole call, including the plans and buffers. */
+    double ms_fill, ms_transform, ms_total;
+} lwt_filter_result;
+
+/** Split z (nx per row, ny rows, metres, NaN = invalid) with spacing dx, dy (metres).
+ *  Needs at least one valid point. On failure every band is NULL. */
+LWT_API lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const double *z, size_t nx,
+                                  size_t ny, double dx, double dy, lwt_filter_result *out);
+/** Free the bands; NULL is a no-op. */
+LWT_API void lwt_filter_result_free(lwt_filter_result *r);
+
+/* --------------------------------------------------------------- splitter */
+
+/*
+ * The split of lwt_filter_run (steps 3-4) planned once for a surface shape and run on many
+ * surfaces whose heights are finite and already in the transform's precision: no fill, no
+ * conversion; on a GPU the host buffers go straight to and from the device.
+ */
+typedef struct lwt_splitter lwt_splitter;
+
+typedef struct lwt_splitter_info {
+    lwt_backend backend;  /* resolved */
+    lwt_path path;        /* lifting or convolution */
+    int max_level;        /* PyWavelets' dwtn_max_level of the whole surface */
+    int nbands;           /* 3, or 4 with a noise band */
+    int chunks;           /* row chunks of a run */
+    size_t halo;          /* most rows a chunk's window reads beyond its owned rows (0 with one chunk) */
+    char wavelet[32];     /* canonical name */
+} lwt_splitter_info;
+
+/** Times of one run in ms: total is the whole call. */
+typedef struct lwt_split_times {
+    double total;
+} lwt_split_times;
+
+/** Plan the split of nx x ny surfaces (nx per row): spec's wavelet, mode, dtype, backend,
+ *  algorithm, split, threads, progress and chunk_rows (0 = automatic: pipelined chunks on a
+ *  GPU, one chunk on the CPU). ctx must outlive the splitter. */
+LWT_API lwt_status lwt_splitter_create(lwt_context *ctx, const lwt_filter_spec *spec, size_t nx, size_t ny,
+                                       lwt_splitter **out);
+LWT_API void lwt_splitter_destroy(lwt_splitter *s); /* NULL is a no-op */
+LWT_API lwt_status lwt_splitter_get_info(const lwt_splitter *s, lwt_splitter_info *info);
+/** Split finite heights `in` (nx x ny, spec.dtype) into band[0 .. nbands-1] (same dtype, host
+ *  memory, not overlapping `in`). Runs may follow each other on one splitter, not run at the
+ *  same time. times may be NULL. */
+LWT_API lwt_status lwt_splitter_run(lwt_splitter *s, const void *in, void *const band[LWT_BAND_COUNT],
+                                    lwt_split_times *times);
+
+/* ------------------------------------------------------ ISO 25178-2 params */
+
+/*
+ * Over the valid points, heights relative to their mean (d = z - mean):
+ *   Sa = mean |d|, Sq = sqrt(mean d^2), Ssk = mean d^3 / Sq^3, Sku = mean d^4 / Sq^4,
+ *   Sp = max d, Sv = -min d, Sz = Sp + Sv;
+ * per grid cell whose 4 corners are valid, with the cell-centre gradient (gx, gy):
+ *   Sdq = sqrt(mean gx^2 + gy^2), Sdr = 100 % * mean (sqrt(1 + gx^2 + gy^2) - 1).
+ * Undefined values are NaN (no valid point: all; Sq = 0: Ssk and Sku; no valid cell: Sdq, Sdr).
+ */
+typedef struct lwt_iso_params {
+    double Sa, Sq, Ssk, Sku, Sp, Sv, Sz; /* heights in metres, Ssk and Sku dimensionless */
+    double Sdq;                          /* dimensionless */
+    double Sdr;                          /* percent */
+    size_t n_valid;                      /* points used for the height parameters */
+    size_t n_cells;                      /* cells used for Sdq and Sdr */
+} lwt_iso_params;
+
+#define LWT_ISO_PARAM_COUNT 9
+/** Name ("Sa", ...) of parameter k (0..8) in the order Sa Sq Ssk Sku Sp Sv Sz Sdq Sdr; NULL outside. */
+LWT_API const char *lwt_iso_param_name(int k);
+/** Value of parameter k; NaN outside 0..8. */
+LWT_API double lwt_iso_param_value(const lwt_iso_params *p, int k);
+/** 1 when parameter k is a height (metres), 0 when it is dimensionless or a percentage. */
+LWT_API int lwt_iso_param_is_height(int k);
+/** Compute over the finite points of z (nx per row, ny rows), spacing dx, dy > 0 (threads: CPU
+ *  threads, 0 = default; the result does not depend on it). LWT_ERR_OUT_OF_MEMORY when it cannot. */
+LWT_API lwt_status lwt_iso_params_compute(lwt_context *ctx, const double *z, size_t nx, size_t ny, double dx,
+                                          double dy, int threads, lwt_iso_params *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LWT_SURFACE_H */
