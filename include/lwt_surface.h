@@ -1,8 +1,12 @@
 /*
- * lwt_surface.h - public API of liblwt_surface: measured areal surfaces (height maps), their
- * files, the wavelet band split into form, waviness, roughness (and noise) and the ISO 25178-2
- * field parameters. Built on liblwt (lwt.h); link with -llwt_surface -llwt (pkg-config
- * lwt-surface, CMake target lwt::surface).
+ * lwt_surface.h - measured areal surfaces (height maps): the wavelet band split into form,
+ * waviness, roughness (and noise), the ISO 25178-2 field parameters and the surface files.
+ *
+ * Two libraries: the band split, the filter and the parameters (LWT_API) are computation on
+ * arrays and part of liblwt (-llwt, pkg-config lwt, CMake lwt::lwt); the surface struct and
+ * its file readers and writers (LWT_IO_API) are liblwt_surface (-llwt_surface -llwt,
+ * pkg-config lwt-surface, CMake lwt::surface), built where libzip, expat, libcrypto and
+ * libpng are found, and a client of liblwt's public API only.
  *
  * Usage:
  *
@@ -57,13 +61,13 @@ typedef struct lwt_surface {
 } lwt_surface;
 
 /** Zero every field (z = NULL). */
-LWT_API void lwt_surface_init(lwt_surface *s);
+LWT_IO_API void lwt_surface_init(lwt_surface *s);
 /** Initialise s and allocate z for nx*ny points (all NaN). LWT_ERR_OUT_OF_MEMORY when it cannot. */
-LWT_API lwt_status lwt_surface_alloc(lwt_context *ctx, lwt_surface *s, size_t nx, size_t ny);
+LWT_IO_API lwt_status lwt_surface_alloc(lwt_context *ctx, lwt_surface *s, size_t nx, size_t ny);
 /** Free z and re-initialise s. NULL is a no-op. */
-LWT_API void lwt_surface_free(lwt_surface *s);
+LWT_IO_API void lwt_surface_free(lwt_surface *s);
 /** Number of finite (valid) heights. */
-LWT_API size_t lwt_surface_count_valid(const lwt_surface *s);
+LWT_IO_API size_t lwt_surface_count_valid(const lwt_surface *s);
 
 /* ------------------------------------------------------------------ files */
 
@@ -71,23 +75,23 @@ LWT_API size_t lwt_surface_count_valid(const lwt_surface *s);
  *  .plu or a 2-D float32/float64 .npy (no spacing: dx = dy = 0). The format is chosen by magic
  *  bytes, then by extension. out is initialised first; on failure it holds nothing to free.
  *  A surface whose every point is invalid is LWT_ERR_NO_DATA. */
-LWT_API lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out);
+LWT_IO_API lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out);
 /** Readers for one format each (same contract as lwt_surface_read). */
-LWT_API lwt_status lwt_surface_read_x3p(lwt_context *ctx, const char *path, lwt_surface *out);
-LWT_API lwt_status lwt_surface_read_sdf(lwt_context *ctx, const char *path, lwt_surface *out);
-LWT_API lwt_status lwt_surface_read_sur(lwt_context *ctx, const char *path, lwt_surface *out);
-LWT_API lwt_status lwt_surface_read_plu(lwt_context *ctx, const char *path, lwt_surface *out);
-LWT_API lwt_status lwt_surface_read_npy(lwt_context *ctx, const char *path, lwt_surface *out);
+LWT_IO_API lwt_status lwt_surface_read_x3p(lwt_context *ctx, const char *path, lwt_surface *out);
+LWT_IO_API lwt_status lwt_surface_read_sdf(lwt_context *ctx, const char *path, lwt_surface *out);
+LWT_IO_API lwt_status lwt_surface_read_sur(lwt_context *ctx, const char *path, lwt_surface *out);
+LWT_IO_API lwt_status lwt_surface_read_plu(lwt_context *ctx, const char *path, lwt_surface *out);
+LWT_IO_API lwt_status lwt_surface_read_npy(lwt_context *ctx, const char *path, lwt_surface *out);
 
 /** X3P: data.bin as float64 (D), valid.bin when there are NaN points, MD5 checksums.
  *  Needs dx > 0 and dy > 0. */
-LWT_API lwt_status lwt_surface_write_x3p(lwt_context *ctx, const char *path, const lwt_surface *s);
+LWT_IO_API lwt_status lwt_surface_write_x3p(lwt_context *ctx, const char *path, const lwt_surface *s);
 /** SDF (ISO 25178-71, "aISO-1.0"/"bISO-1.0"), DataType 7 (double), Zscale 1 (heights in metres,
  *  written exactly). binary != 0: binary (nx, ny <= 65535); else ASCII with "BAD" for invalid
  *  points. */
-LWT_API lwt_status lwt_surface_write_sdf(lwt_context *ctx, const char *path, const lwt_surface *s, int binary);
+LWT_IO_API lwt_status lwt_surface_write_sdf(lwt_context *ctx, const char *path, const lwt_surface *s, int binary);
 /** Write by extension: .x3p -> X3P, .sdf -> binary SDF. */
-LWT_API lwt_status lwt_surface_write(lwt_context *ctx, const char *path, const lwt_surface *s);
+LWT_IO_API lwt_status lwt_surface_write(lwt_context *ctx, const char *path, const lwt_surface *s);
 
 /* ------------------------------------------------------------- band split */
 

@@ -7,7 +7,7 @@
 
 #include "io/surface_file.h"
 #include "io/npy.h"
-#include "surface/surface_fail.h"
+#include "io/io_fail.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,13 +33,13 @@ lwt_status lwt_surface_alloc(lwt_context *ctx, lwt_surface *s, size_t nx, size_t
 {
     size_t n, bytes;
     if (!s)
-        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_surface_alloc: no surface");
+        return lwt__io_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_surface_alloc: no surface");
     lwt_surface_init(s);
     if (lwt__mul_size(nx, ny, &n) || lwt__mul_size(n, sizeof(double), &bytes))
-        return lwt__surface_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "a surface of %zu x %zu points is too large", nx, ny);
+        return lwt__io_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "a surface of %zu x %zu points is too large", nx, ny);
     s->z = (double *)malloc(bytes ? bytes : 1);
     if (!s->z)
-        return lwt__surface_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for %zu x %zu points", nx, ny);
+        return lwt__io_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for %zu x %zu points", nx, ny);
     for (size_t i = 0; i < n; i++)
         s->z[i] = NAN;
     s->nx = nx;
@@ -79,7 +79,7 @@ lwt_status lwt__file_fail(const lwt_context *ctx, lwt_status status, const char 
     for (char *p = msg; *p; p++)
         if (*p == '\n' || *p == '\r')
             *p = ' ';
-    return lwt__surface_fail(ctx, status, "%s: %s", path ? path : "(null)", msg);
+    return lwt__io_fail(ctx, status, "%s: %s", path ? path : "(null)", msg);
 }
 
 lwt_status lwt__read_whole_file(lwt_context *ctx, const char *path, unsigned char **buf, size_t *len)
@@ -279,7 +279,7 @@ lwt_status lwt_surface_read_npy(lwt_context *ctx, const char *path, lwt_surface 
     memset(&a, 0, sizeof a);
     char msg[1024] = "";
     if (npy_read(path, &a, msg, sizeof msg) != 0) /* npy.c's own convention: "path: reason" in msg */
-        return lwt__surface_fail(ctx, LWT_ERR_FORMAT, "%s", msg[0] ? msg : "cannot read the .npy file");
+        return lwt__io_fail(ctx, LWT_ERR_FORMAT, "%s", msg[0] ? msg : "cannot read the .npy file");
     if (a.ndim != 2 || a.shape[0] == 0 || a.shape[1] == 0) {
         char shp[96] = "";
         size_t k = 0;

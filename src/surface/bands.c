@@ -1,11 +1,11 @@
 /* bands.c - map level numbers or cutoff wavelengths onto noise/roughness/waviness/form. */
 #include "surface/bands.h"
-#include "surface/surface_fail.h"
+#include "core/fail.h"
 
 #include <math.h>
 
 /* every failure of a request is an invalid argument */
-#define fail(ctx, ...) lwt__surface_fail((ctx), LWT_ERR_INVALID_ARGUMENT, __VA_ARGS__)
+#define fail(ctx, ...) lwt_fail((ctx), LWT_ERR_INVALID_ARGUMENT, __VA_ARGS__)
 
 double lwt_band_boundary(int j, double d)
 {

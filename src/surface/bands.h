@@ -17,7 +17,7 @@
  * per axis are then 2^A * (dx, dy), 2^(B+1) * (dx, dy) and 2^(J+1) * (dx, dy).
  *
  * Pure computation: no printing, no files, no global state. Failures are logged through the
- * context (surface_fail.h).
+ * context (lwt_fail, core/fail.h).
  */
 #ifndef LWT_SURFACE_BANDS_H
 #define LWT_SURFACE_BANDS_H

@@ -5,7 +5,7 @@
 #include "surface/filter.h"
 #include "surface/fill.h"
 #include "surface/split_impl.h"
-#include "surface/surface_fail.h"
+#include "core/fail.h"
 #include "surface/threads.h"
 
 #include <math.h>
@@ -40,7 +40,7 @@ lwt_status lwt__filter_spec_read(const lwt_context *ctx, const lwt_filter_spec *
 {
     if (in->size == 0 || in->size > sizeof *out ||
         in->size < offsetof(lwt_filter_spec, progress_user) + sizeof in->progress_user)
-        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT,
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT,
                                  "lwt_filter_spec.size is %zu, not one this library knows (%zu): start from "
                                  "lwt_filter_spec_default()",
                                  in->size, sizeof *out);
@@ -122,10 +122,10 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec_in, cons
                           double dx, double dy, lwt_filter_result *out)
 {
     if (!out)
-        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_filter_run: no result");
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_filter_run: no result");
     memset(out, 0, sizeof *out);
     if (!spec_in || !z || nx == 0 || ny == 0 || !(dx > 0) || !(dy > 0))
-        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the filter");
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the filter");
     lwt_filter_spec sv;
     LWT_FORWARD(lwt__filter_spec_read(ctx, spec_in, &sv));
     const lwt_filter_spec *spec = &sv;
@@ -141,6 +141,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec_in, cons
     if (!ss.chunk_rows)
         ss.chunk_rows = LWT_SPLIT_ONE_CHUNK;
     LWT_FORWARD_GOTO(st, lwt_splitter_create(ctx, &ss, nx, ny, &k.split), done);
+    LWT_FORWARD_GOTO(st, lwt__splitter_prepare_convert(k.split), done);
     lwt_splitter_info si;
     lwt_splitter_get_info(k.split, &si);
     const int nbands = si.nbands, steps = 2 + nbands;
@@ -154,7 +155,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec_in, cons
     const double t_fill = lwt_filter_now_ms();
     k.filled = big_alloc(n * sizeof *k.filled);
     if (!k.filled) {
-        st = lwt__surface_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for %zu x %zu points", nx, ny);
+        st = lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for %zu x %zu points", nx, ny);
         goto done;
     }
     const size_t n_bad = copy_count_invalid(k.filled, z, n, spec->threads);
@@ -165,7 +166,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec_in, cons
     /* nothing to fill (and no plane that could have changed that): skip the fill's own scan */
     int fr = n_bad || spec->plane ? lwt_fill_invalid(k.filled, nx, ny, &out->n_filled) : 0;
     if (fr) {
-        st = lwt__surface_fail(ctx, fr == -2 ? LWT_ERR_INVALID_ARGUMENT : LWT_ERR_OUT_OF_MEMORY,
+        st = lwt_fail(ctx, fr == -2 ? LWT_ERR_INVALID_ARGUMENT : LWT_ERR_OUT_OF_MEMORY,
                                fr == -2 ? "all points are invalid" : "out of memory filling invalid points");
         goto done;
     }
@@ -182,7 +183,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec_in, cons
         if (b == LWT_BAND_FORM && si.chunks == 1)
             continue;
         if (!(out->band[b] = big_alloc(n * sizeof(double)))) {
-            st = lwt__surface_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the %s band", BAND_NAMES[b]);
+            st = lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the %s band", BAND_NAMES[b]);
             goto done;
         }
     }

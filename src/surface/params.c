@@ -1,6 +1,6 @@
 /* params.c - ISO 25178-2 height and hybrid parameters (see params.h for the discretization). */
 #include "surface/params.h"
-#include "surface/surface_fail.h"
+#include "core/fail.h"
 #include "surface/threads.h"
 
 #include <math.h>
@@ -31,12 +31,12 @@ lwt_status lwt_iso_params_compute(lwt_context *ctx, const double *z, size_t nx, 
                                   int threads, lwt_iso_params *out)
 {
     if (!z || !out)
-        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_iso_params_compute: NULL argument");
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_iso_params_compute: NULL argument");
     out->Sa = out->Sq = out->Ssk = out->Sku = out->Sp = out->Sv = out->Sz = out->Sdq = out->Sdr = NAN;
     out->n_valid = out->n_cells = 0;
     double *r = calloc(ny * P_COUNT, sizeof *r);
     if (!r)
-        return lwt__surface_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the parameters of %zu rows", ny);
+        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the parameters of %zu rows", ny);
     const int nt = lwt__surf_threads(threads);
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (long long jj = 0; jj < (long long)ny; jj++) {

@@ -1,6 +1,6 @@
 /* plane.c - least-squares mean plane (centred normal equations, per-row sums). */
 #include "surface/plane.h"
-#include "surface/surface_fail.h"
+#include "core/fail.h"
 #include "surface/threads.h"
 
 #include <math.h>
@@ -12,11 +12,11 @@ lwt_status lwt_plane_fit(lwt_context *ctx, const double *z, size_t nx, size_t ny
                          lwt_plane *out)
 {
     if (!z || !out)
-        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_plane_fit: NULL argument");
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_plane_fit: NULL argument");
     out->z0 = out->sx = out->sy = 0;
     double *r = calloc(ny * R_COUNT, sizeof *r);
     if (!r)
-        return lwt__surface_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory fitting a plane to %zu rows", ny);
+        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory fitting a plane to %zu rows", ny);
     int nt = lwt__surf_threads(threads);
     /* pass 1: counts and sums per row (index coordinates) */
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -43,7 +43,7 @@ lwt_status lwt_plane_fit(lwt_context *ctx, const double *z, size_t nx, size_t ny
     }
     if (n == 0) {
         free(r);
-        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "all points are invalid");
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "all points are invalid");
     }
     const double mi = si / n, mj = sj / n, mz = sz / n;
     /* pass 2: centred second moments */

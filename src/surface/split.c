@@ -1,8 +1,8 @@
 /* split.c - the band split as a planned object (split.h): a split job of the stream engine. */
 #include "surface/split_impl.h"
 
-#include "private/private_api.h"
-#include "surface/surface_fail.h"
+#include "stream/split_job.h"
+#include "core/fail.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -29,7 +29,7 @@ struct lwt_splitter {
     lwt_context *ctx;
     lwt_wavelet *w;
     lwt_plan *whole;                 /* the surface's plan (backend, shape, levels) */
-    lwt__split *job;                 /* the stream engine's split job: windows, their plans, a worker */
+    stream_split *job;               /* the stream engine's split job: windows, their plans, a worker */
     size_t nx, ny;
     int nbands;
     lwt_filter_progress_fn progress; /* spec's: step 1 the start, 2 + nbands the end */
@@ -48,7 +48,7 @@ void lwt_splitter_destroy(lwt_splitter *s)
 {
     if (!s)
         return;
-    lwt__split_destroy(s->job);
+    stream_split_destroy(s->job);
     lwt_plan_destroy(s->whole);
     lwt_wavelet_destroy(s->w);
     free(s);
@@ -58,22 +58,22 @@ lwt_status lwt_splitter_create(lwt_context *ctx, const lwt_filter_spec *spec_in,
                                lwt_splitter **out)
 {
     if (!out)
-        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_splitter_create: no splitter to create");
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_splitter_create: no splitter to create");
     *out = NULL;
     if (!spec_in || nx == 0 || ny == 0)
-        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the splitter");
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the splitter");
     lwt_filter_spec sv;
     LWT_FORWARD(lwt__filter_spec_read(ctx, spec_in, &sv));
     const lwt_filter_spec *spec = &sv;
     const lwt_band_split *sp = &spec->split;
     if (sp->levels < 1 || sp->levels > LWT_BANDS_MAX_LEVELS || sp->rough_lo != sp->noise_hi + 1 ||
         sp->rough_hi < sp->rough_lo || sp->wavy_lo != sp->rough_hi + 1 || sp->wavy_hi != sp->levels)
-        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "band split not resolved (use lwt_bands_resolve)");
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "band split not resolved (use lwt_bands_resolve)");
     if (spec->dtype != LWT_F32 && spec->dtype != LWT_F64)
-        return lwt__surface_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "dtype must be float32 or float64");
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "dtype must be float32 or float64");
     lwt_splitter *s = (lwt_splitter *)calloc(1, sizeof *s);
     if (!s)
-        return lwt__surface_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for a splitter");
+        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for a splitter");
     s->ctx = ctx;
     s->nx = nx;
     s->ny = ny;
@@ -108,11 +108,10 @@ lwt_status lwt_splitter_create(lwt_context *ctx, const lwt_filter_spec *spec_in,
     s->info.max_level = pi.max_level;
     s->info.nbands = s->nbands;
     const size_t rows = spec->chunk_rows == LWT_SPLIT_ONE_CHUNK ? ny : spec->chunk_rows;
-    long nchunks = 0, halo = 0;
-    LWT_FORWARD_GOTO(st, lwt__split_create(s->whole, rows, s->nbands, keep, spec->threads, &s->job, &nchunks, &halo),
-                     fail);
-    s->info.chunks = (int)nchunks;
-    s->info.halo = (size_t)halo;
+    LWT_FORWARD_GOTO(st, stream_split_create(s->whole, rows, s->nbands, keep, spec->threads, &s->job), fail);
+    const split_spec *layout = stream_split_spec(s->job);
+    s->info.chunks = (int)layout->nchunks;
+    s->info.halo = (size_t)layout->halo;
     *out = s;
     return LWT_OK;
 fail:
@@ -123,26 +122,31 @@ fail:
 lwt_status lwt_splitter_get_info(const lwt_splitter *s, lwt_splitter_info *info)
 {
     if (!s || !info) /* without a splitter there is no context to log to */
-        return lwt__surface_fail(s ? s->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "lwt_splitter_get_info: NULL argument");
+        return lwt_fail(s ? s->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "lwt_splitter_get_info: NULL argument");
     *info = s->info;
     return LWT_OK;
 }
 
 /* ---- runs ---- */
 
+lwt_status lwt__splitter_prepare_convert(lwt_splitter *s)
+{
+    return stream_split_prepare_convert(s->job);
+}
+
 lwt_status lwt__splitter_run_io(lwt_splitter *s, const lwt_split_io *io, lwt_split_times *times)
 {
     lwt_split_times tm;
     memset(&tm, 0, sizeof tm);
     if (!s || !io || !io->in)
-        return lwt__surface_fail(s ? s->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the split");
+        return lwt_fail(s ? s->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the split");
     for (int b = 0; b < s->nbands; b++)
         if (!io->band[b])
-            return lwt__surface_fail(s->ctx, LWT_ERR_INVALID_ARGUMENT, "no output for the %s band",
+            return lwt_fail(s->ctx, LWT_ERR_INVALID_ARGUMENT, "no output for the %s band",
                                      lwt_filter_band_name(b));
     const double t0 = lwt_filter_now_ms();
     /* the engine logs its own failures through the plan's context: forwarded as they are */
-    lwt_status st = lwt__split_run(s->job, io->in, io->band, io->host_f64, io->z, s->progress ? split_progress : NULL, s);
+    lwt_status st = stream_split_run(s->job, io->in, io->band, io->host_f64, io->z, s->progress ? split_progress : NULL, s);
     tm.total = lwt_filter_now_ms() - t0;
     if (times)
         *times = tm;
@@ -153,14 +157,14 @@ lwt_status lwt_splitter_run(lwt_splitter *s, const void *in, void *const band[LW
                             lwt_split_times *times)
 {
     if (!s || !in || !band)
-        return lwt__surface_fail(s ? s->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the split");
+        return lwt_fail(s ? s->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the split");
     lwt_split_io io;
     memset(&io, 0, sizeof io);
     io.in = in;
     for (int b = 0; b < s->nbands; b++) {
         io.band[b] = band[b];
         if (band[b] == in)
-            return lwt__surface_fail(s->ctx, LWT_ERR_INVALID_ARGUMENT, "the %s band overlaps the input",
+            return lwt_fail(s->ctx, LWT_ERR_INVALID_ARGUMENT, "the %s band overlaps the input",
                                      lwt_filter_band_name(b));
     }
     return lwt__splitter_run_io(s, &io, times);
