@@ -6,11 +6,12 @@
  * longer to allocate than the split takes to run when the worker is made per call
  * (lwt_filter_run: 1.4 s where four 16 MiB pieces gave 0.19 s, H100).
  *
- * Uploads are converted by the worker's thread as it issues a chunk. Downloads are converted
- * by a second host thread (cvt_downloader), so that one chunk's bands come down and are
- * widened while the worker thread narrows and sends up the next chunk's rows: on one thread
- * the two directions took turns, and lwt_filter_run's transforms took 149-153 ms where the
- * former split, which interleaved them, took 115-120 ms (H100, docs/PERFORMANCE.md).
+ * The worker's thread converts both ways: uploads as it issues a chunk, downloads when the
+ * chunk completes, each through a ring of its own (a download's pieces wait on its own stream,
+ * never behind the uploads' copies). A second host thread for the downloads, so that the two
+ * directions convert at once, made lwt_filter_run slower: its transforms took 168-191 ms where
+ * converting on the worker's thread took 150-163 (H200, 2026-11-26, two runs each, alternating;
+ * two OpenMP teams of 16 threads on 16 cores: docs/PERFORMANCE.md).
  */
 #ifndef LWT_STREAM_CVT_RING_CUH
 #define LWT_STREAM_CVT_RING_CUH
@@ -48,28 +49,10 @@ void cvt_ring_free(cvt_ring *r); /* after the copies through it are done */
 /* Copy c (host, converted) to dst on the device, piece by piece on stream `up`. */
 cudaError_t cvt_ring_upload(cvt_ring *r, const rcopy *c, char *dst, size_t es, cudaStream_t up);
 
-/* A chunk's converting scatters, handed to the downloader; the worker waits for it before
- * it completes the chunk or reuses the slot's arena. */
-struct cvt_ticket {
-    const recipe *r;      /* the scatters */
-    const char *arena;    /* their device sources */
-    size_t es;
-    cudaEvent_t after;    /* the chunk's kernels are done */
-    int pending;
-    cudaError_t err;
-    cvt_ticket *next;     /* the downloader's queue */
-};
-
-struct cvt_downloader;
-
-/* A thread with its own ring (converting over `threads` threads) and stream on `device`
- * (the current device). */
-cudaError_t cvt_downloader_start(int device, int threads, cvt_downloader **out);
-/* Queue t's converting scatters (t filled by the caller except pending, err, next). */
-void cvt_downloader_submit(cvt_downloader *d, cvt_ticket *t);
-/* Wait until t is done (at once if it never was submitted); its copies' error. */
-cudaError_t cvt_downloader_wait(cvt_downloader *d, cvt_ticket *t);
-/* Finish what is queued, stop the thread, free the ring. NULL is a no-op. */
-void cvt_downloader_stop(cvt_downloader *d);
+/* Copy c from src on the device (ready after `after`) to the host, converted: up to
+ * CVT_PIECES pieces in flight on stream `down`, each converted as it arrives; returns when
+ * the host side is complete. */
+cudaError_t cvt_ring_download(cvt_ring *r, const rcopy *c, const char *src, size_t es, cudaEvent_t after,
+                              cudaStream_t down);
 
 #endif

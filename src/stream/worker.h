@@ -39,8 +39,8 @@ typedef struct worker_ops {
      * worker's failure (it has already called engine_failed) or LWT_OK */
     lwt_status (*level)(void *state, stream_engine *e, int w, const level_job *job);
     void (*destroy)(void *state);
-    /* make now what runs with converting copies need (a GPU worker's pinned rings and the
-       downloads' thread), so that no run allocates them; NULL: nothing to make */
+    /* make now what runs with converting copies need (a GPU worker's pinned rings), so that
+       no run allocates them; NULL: nothing to make */
     lwt_status (*prepare_convert)(void *state);
 } worker_ops;
 

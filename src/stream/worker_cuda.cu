@@ -64,7 +64,6 @@ struct slot {
     long chunk;
     recipe r;
     int staged_out;            /* D2H went to pin_out: scatter on the host after */
-    cvt_ticket dl;             /* its converting scatters, on the downloader's thread */
     double t_launch;
 };
 
@@ -85,7 +84,8 @@ struct cuda_worker {
     size_t es;
     const level_job *job;      /* the job in progress (its split plans) */
     cvt_ring up_ring;          /* converting uploads (made at first use: pin != NULL) */
-    cvt_downloader *down_cvt;  /* converting downloads' thread (made at first use) */
+    cvt_ring down_ring;        /* converting downloads (made with up_ring) */
+    cudaStream_t cvt_down;     /* their copies */
     int host_threads;          /* OpenMP threads that pack and convert on the host */
     double last_done;          /* for busy time of overlapped chunks */
     /* host pointers known to be pinned (or not) */
@@ -270,32 +270,22 @@ int needs_stage_in(cuda_worker *cw, const recipe *r)
     return 0;
 }
 
+/* The two converting rings and the downloads' stream (at a split's creation, else first use). */
+cudaError_t cvt_ready(cuda_worker *cw)
+{
+    cudaError_t e = cw->cvt_down ? cudaSuccess : cudaStreamCreateWithFlags(&cw->cvt_down, cudaStreamNonBlocking);
+    if (e == cudaSuccess && !cw->down_ring.pin)
+        e = cvt_ring_init(&cw->down_ring, cw->host_threads);
+    if (e == cudaSuccess && !cw->up_ring.pin)
+        e = cvt_ring_init(&cw->up_ring, cw->host_threads);
+    return e;
+}
+
 /* Gather c (host, converted) to dst on the device through the upload ring. */
 cudaError_t cvt_upload(cuda_worker *cw, const rcopy *c, char *dst)
 {
-    cudaError_t e = cw->up_ring.pin ? cudaSuccess : cvt_ring_init(&cw->up_ring, cw->host_threads);
+    cudaError_t e = cvt_ready(cw);
     return e == cudaSuccess ? cvt_ring_upload(&cw->up_ring, c, dst, cw->es, cw->up) : e;
-}
-
-/* Hand a chunk's converting scatters to the downloader (made at first use). */
-cudaError_t cvt_download(cuda_worker *cw, slot *sl)
-{
-    int any = 0;
-    for (int i = 0; i < sl->r.scatter.n; i++)
-        any |= cvt_through_ring(&sl->r.scatter.v[i].c);
-    if (!any)
-        return cudaSuccess;
-    if (!cw->down_cvt) {
-        cudaError_t e = cvt_downloader_start(cw->device, cw->host_threads, &cw->down_cvt);
-        if (e != cudaSuccess)
-            return e;
-    }
-    sl->dl.r = &sl->r;
-    sl->dl.arena = sl->arena;
-    sl->dl.es = cw->es;
-    sl->dl.after = sl->ev[2];
-    cvt_downloader_submit(cw->down_cvt, &sl->dl);
-    return cudaSuccess;
 }
 
 /* The gather that goes through the row cache: the largest, when it is one
@@ -509,7 +499,7 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
         const rcopy *c = &r->scatter.v[i].c;
         const char *src = sl->arena + c->src.off * es;
         if (cvt_through_ring(c))
-            continue; /* the downloader's (cvt_download, below) */
+            continue; /* when the chunk completes (complete) */
         if (stage_out) {
             rcopy out = packed_side(c, 0, at);
             e = copy_2d(&out, src, sl->pin_out + at * es, es, cudaMemcpyDeviceToHost, cw->down);
@@ -520,8 +510,6 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
     }
     if (e == cudaSuccess)
         e = cudaEventRecord(sl->ev[3], cw->down);
-    if (e == cudaSuccess)
-        e = cvt_download(cw, sl);
     if (e != cudaSuccess)
         return cuda_fail(cw, e, "copying a chunk back");
     sl->staged_out = stage_out;
@@ -532,13 +520,17 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
 lwt_status complete(cuda_worker *cw, slot *sl, stream_engine *e, int w, int report)
 {
     cudaError_t ce = cudaEventSynchronize(sl->ev[3]);
-    const cudaError_t cd = cvt_downloader_wait(cw->down_cvt, &sl->dl);
     if (ce != cudaSuccess)
         return cuda_fail(cw, ce, "running a chunk");
-    if (cd != cudaSuccess)
-        return cuda_fail(cw, cd, "copying a chunk back");
     const recipe *r = &sl->r;
     const size_t es = cw->es;
+    for (int i = 0; i < r->scatter.n && ce == cudaSuccess; i++) {
+        const rcopy *c = &r->scatter.v[i].c;
+        if (cvt_through_ring(c) && (ce = cvt_ready(cw)) == cudaSuccess)
+            ce = cvt_ring_download(&cw->down_ring, c, sl->arena + c->src.off * es, es, sl->ev[2], cw->cvt_down);
+    }
+    if (ce != cudaSuccess)
+        return cuda_fail(cw, ce, "copying a chunk back");
     if (sl->staged_out) {
         size_t at = 0;
         for (int i = 0; i < r->scatter.n; i++) {
@@ -753,7 +745,6 @@ lwt_status cuda_level(void *state, stream_engine *e, int w, const level_job *job
         if (st == LWT_OK && (st = complete(cw, sl, e, w, 1)) == LWT_OK)
             continue;
         engine_failed(e, w, sl->chunk, st);
-        cvt_downloader_wait(cw->down_cvt, &sl->dl); /* its arena stays until its downloads end */
         sl->busy = 0;
     }
     if (st != LWT_OK)
@@ -767,9 +758,8 @@ void cuda_destroy(void *state)
     if (!cw)
         return;
     cudaSetDevice(cw->device);
-    cvt_downloader_stop(cw->down_cvt); /* first: it reads the slots' arenas and recipes */
-    cudaStream_t st[3] = {cw->up, cw->comp, cw->down};
-    for (int i = 0; i < 3; i++)
+    cudaStream_t st[4] = {cw->up, cw->comp, cw->down, cw->cvt_down};
+    for (int i = 0; i < 4; i++)
         if (st[i])
             cudaStreamSynchronize(st[i]);
     for (int k = 0; k < cw->nslots; k++) {
@@ -784,17 +774,18 @@ void cuda_destroy(void *state)
         recipe_free(&sl->r);
     }
     recipe_free(&cw->ahead_r);
+    cvt_ring_free(&cw->down_ring);
     cvt_ring_free(&cw->up_ring);
     lwt_cuda_part_cache_free(&cw->levels);
     cudaFree(cw->ring);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (st[i])
             cudaStreamDestroy(st[i]);
     lwt_plan_destroy(cw->plan);
     free(cw);
 }
 
-/* the converting rings and the downloads' thread, made when a split that converts is created */
+/* the converting rings, made when a split whose runs convert is created */
 lwt_status cuda_prepare_convert(void *state)
 {
     cuda_worker *cw = (cuda_worker *)state;
@@ -802,10 +793,8 @@ lwt_status cuda_prepare_convert(void *state)
     cudaError_t e = cudaGetDevice(&cur);
     if (e == cudaSuccess)
         e = cudaSetDevice(cw->device);
-    if (e == cudaSuccess && !cw->up_ring.pin)
-        e = cvt_ring_init(&cw->up_ring, cw->host_threads);
-    if (e == cudaSuccess && !cw->down_cvt)
-        e = cvt_downloader_start(cw->device, cw->host_threads, &cw->down_cvt);
+    if (e == cudaSuccess)
+        e = cvt_ready(cw);
     cudaSetDevice(cur);
     return e == cudaSuccess ? LWT_OK : cuda_fail(cw, e, "making the converting copies' pinned buffers");
 }
