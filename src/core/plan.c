@@ -222,11 +222,11 @@ lwt_status lwt_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc, co
 
     lwt_plan *p = calloc(1, sizeof *p);
     if (!p)
-        return LWT_ERR_OUT_OF_MEMORY;
+        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_plan_create: out of memory");
     p->sizes = calloc((size_t)levels + 1, sizeof *p->sizes);
     if (!p->sizes) {
         free(p);
-        return LWT_ERR_OUT_OF_MEMORY;
+        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_plan_create: out of memory");
     }
     p->ctx = ctx;
     p->desc = *d;

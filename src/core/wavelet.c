@@ -114,7 +114,7 @@ lwt_status lwt_wavelet_create(lwt_context *ctx, const char *name, lwt_wavelet **
                         "unknown wavelet '%s' (see 'lwt info' for the list)", name);
     lwt_wavelet *w = calloc(1, sizeof *w);
     if (!w)
-        return LWT_ERR_OUT_OF_MEMORY;
+        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_wavelet_create: out of memory");
     snprintf(w->name, sizeof w->name, "%s", t->name);
     snprintf(w->family, sizeof w->family, "%s", t->family);
     w->orthogonal = t->orthogonal;

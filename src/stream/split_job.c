@@ -145,7 +145,7 @@ static lwt_status make_layout(split_spec *sp, size_t chunk_rows)
     sp->nchunks = ny / rows > 0 ? ny / rows : 1;
     sp->chunk = calloc((size_t)sp->nchunks, sizeof *sp->chunk);
     if (!sp->chunk)
-        return LWT_ERR_OUT_OF_MEMORY;
+        return lwt_fail(p->ctx, LWT_ERR_OUT_OF_MEMORY, "split: out of memory for %ld chunks", sp->nchunks);
     for (long c = 0; c < sp->nchunks; c++) {
         sp->chunk[c] = chunk_of(p, rows, c, sp->nchunks);
         if (sp->nchunks > 1 && sp->chunk[c].win0 == 0 && sp->chunk[c].win1 == ny) {
@@ -183,11 +183,12 @@ static size_t plan_workspace(const lwt_plan *p)
 /* one plan per window height, made at creation */
 static lwt_status make_plans(split_spec *sp)
 {
+    const lwt_context *ctx = sp->whole->ctx;
     if (sp->nchunks < 1)
-        return LWT_ERR_INTERNAL;
+        return lwt_fail(ctx, LWT_ERR_INTERNAL, "split: no chunks");
     sp->plan = calloc((size_t)sp->nchunks, sizeof *sp->plan);
     if (!sp->plan)
-        return LWT_ERR_OUT_OF_MEMORY;
+        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "split: out of memory for %ld window plans", sp->nchunks);
     for (long c = 0; c < sp->nchunks; c++) {
         split_chunk *k = &sp->chunk[c];
         const size_t rows = (size_t)(k->win1 - k->win0);
@@ -388,7 +389,7 @@ lwt_status stream_split_create(const lwt_plan *whole, size_t chunk_rows, int nou
         return lwt_fail(whole->ctx, LWT_ERR_INVALID_ARGUMENT, "split: batches are not supported");
     stream_split *s = calloc(1, sizeof *s);
     if (!s)
-        return LWT_ERR_OUT_OF_MEMORY;
+        return lwt_fail(whole->ctx, LWT_ERR_OUT_OF_MEMORY, "split: out of memory");
     s->spec.whole = whole;
     s->spec.nout = nout;
     memcpy(s->spec.keep, keep, (size_t)nout * sizeof *keep);

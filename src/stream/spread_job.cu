@@ -138,7 +138,7 @@ extern "C" lwt_status lwt_spread_create(const lwt_plan *p, int ndev, const int *
         return st;
     lwt_spread *s = (lwt_spread *)calloc(1, sizeof *s);
     if (!s)
-        return LWT_ERR_OUT_OF_MEMORY;
+        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "spread: out of memory");
     s->plan = p;
     s->ndev = ndev;
     s->lay.plan = p;
@@ -149,7 +149,7 @@ extern "C" lwt_status lwt_spread_create(const lwt_plan *p, int ndev, const int *
     s->approx = (lwt_spread_mem *)calloc((size_t)p->levels + 1, sizeof *s->approx);
     if (!s->lay.lv || !s->approx) {
         lwt_spread_destroy(s);
-        return LWT_ERR_OUT_OF_MEMORY;
+        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "spread: out of memory");
     }
     st = lwt_vmm_load(ctx, &s->vmm);
     if (st) {

@@ -74,7 +74,8 @@ static lwt_status run_recipe(cpu_worker *cw, const level_job *job, const recipe 
     if (r->arena_elems > cw->cap) {
         char *a = realloc(cw->arena, r->arena_elems * es);
         if (!a)
-            return LWT_ERR_OUT_OF_MEMORY;
+            return lwt_fail(cw->plan->ctx, LWT_ERR_OUT_OF_MEMORY, "stream CPU worker: %zu bytes for a chunk",
+                            r->arena_elems * es);
         cw->arena = a;
         cw->cap = r->arena_elems;
     }
@@ -126,7 +127,7 @@ lwt_status stream_cpu_worker_create(const lwt_plan *plan, const lwt_stream_worke
 {
     cpu_worker *cw = calloc(1, sizeof *cw);
     if (!cw)
-        return LWT_ERR_OUT_OF_MEMORY;
+        return lwt_fail(plan->ctx, LWT_ERR_OUT_OF_MEMORY, "stream CPU worker: out of memory");
     cw->plan = plan;
     cw->threads = cfg->threads > 0 ? cfg->threads : (plan->ctx ? plan->ctx->threads : 0);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
