@@ -277,8 +277,11 @@ LWT_API lwt_status lwt_plan_band(const lwt_plan *plan, int level, unsigned band_
  * Execute. Arrays are C-order, dtype as planned, batch items one after another
  * (input_count or coeff_count values each). The coefficient side holds the
  * PyWavelets packed layout, coeffs_to_array(wavedecn(x))[0], with zeros in
- * the gaps PyWavelets pads with. workspace: NULL lets the call allocate;
- * otherwise at least workspace_bytes, not shared with a concurrent call.
+ * the gaps PyWavelets pads with. workspace: at least workspace_bytes, not
+ * shared with a concurrent call; or NULL: the plan's own, made by the first
+ * call without one and kept until lwt_plan_destroy (a call that finds it in
+ * use by another thread allocates one for itself), so repeated calls on one
+ * thread allocate nothing.
  * A CUDA plan called on host pointers copies in and out through device
  * buffers it allocates on its first such call and keeps until
  * lwt_plan_destroy (input, output and the device workspace of lwt_cuda.h),

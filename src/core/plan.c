@@ -223,8 +223,10 @@ lwt_status lwt_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc, co
     lwt_plan *p = calloc(1, sizeof *p);
     if (!p)
         return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_plan_create: out of memory");
+    lwt_ws_cache_init(&p->ws);
     p->sizes = calloc((size_t)levels + 1, sizeof *p->sizes);
     if (!p->sizes) {
+        lwt_ws_cache_free(&p->ws);
         free(p);
         return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_plan_create: out of memory");
     }
@@ -325,6 +327,7 @@ void lwt_plan_destroy(lwt_plan *p)
     if (p->ops && p->ops->plan_free)
         p->ops->plan_free(p);
     lwt_steps_free(&p->steps);
+    lwt_ws_cache_free(&p->ws);
     free(p->sizes);
     free(p->gaps);
     free(p);

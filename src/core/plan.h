@@ -5,6 +5,7 @@
 #include "core/backend.h"
 #include "core/boxes.h"
 #include "core/steps.h"
+#include "core/ws_cache.h"
 #include "core/wavelet.h"
 #include "lwt.h"
 #include "lwt_experimental.h"
@@ -33,6 +34,8 @@ struct lwt_plan {
     const lwt_backend_ops *ops;     /* the backend that runs it */
     void *bstate;                   /* that backend's per-plan state (plan_init) */
     lwt_steps steps;                /* what runs, level by level (core/steps.h) */
+    lwt_ws_cache ws;                /* the host workspace of calls that pass none (the one
+                                       mutable part of a plan, behind its lock: ws_cache.h) */
 };
 
 static inline size_t lwt_plan_elem_size(const lwt_plan *p)

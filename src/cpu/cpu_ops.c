@@ -75,12 +75,14 @@ static size_t cpu_workspace_size(const lwt_plan *p)
 static lwt_status cpu_execute(const lwt_plan *p, const void *in, void *out, void *workspace, int inverse)
 {
     const size_t bytes = cpu_workspace_size(p);
-    void *ws = workspace ? workspace : malloc(bytes);
+    int held = 0;
+    /* none given: the plan's own (ws_cache.h; the cache is the plan's one mutable part) */
+    void *ws = workspace ? workspace : lwt_ws_borrow(&((lwt_plan *)p)->ws, bytes, &held);
     if (!ws)
         return lwt_fail(p->ctx, LWT_ERR_OUT_OF_MEMORY, "cannot allocate a %zu-byte workspace", bytes);
     lwt_status st = lwt_driver_run(p, &p->steps, &lwt_cpu_ops, (void *)p, in, out, ws, inverse);
     if (!workspace)
-        free(ws);
+        lwt_ws_return(&((lwt_plan *)p)->ws, ws, held);
     return st;
 }
 

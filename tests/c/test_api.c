@@ -1,5 +1,6 @@
 /* C API tests: statuses, plan validation, layout, determinism, batches, P/U/K schemes. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,65 @@ static void test_layout(lwt_context *ctx)
 }
 
 /* results are bit-identical for every thread count, batch position and workspace */
+/* Calls without a workspace borrow the plan's own (core/ws_cache.h): repeated calls on one
+ * thread, and four threads calling at once (one holds the plan's buffer, the others allocate
+ * their own), give the bits of a call with the caller's workspace. */
+typedef struct ws_job {
+    const lwt_plan *p;
+    const double *x, *ref;
+    size_t n_in, n_out;
+    int bad;
+} ws_job;
+
+static void *ws_worker(void *arg)
+{
+    ws_job *j = arg;
+    double *c = malloc(j->n_out * sizeof *c), *y = malloc(j->n_in * sizeof *y);
+    for (int r = 0; r < 25; r++) {
+        j->bad |= lwt_forward(j->p, j->x, c, NULL) != LWT_OK || memcmp(c, j->ref, j->n_out * sizeof *c) != 0;
+        j->bad |= lwt_inverse(j->p, c, y, NULL) != LWT_OK;
+    }
+    free(c);
+    free(y);
+    return NULL;
+}
+
+static void test_plan_workspace(lwt_context *ctx)
+{
+    lwt_status st;
+    lwt_wavelet *w = NULL;
+    CHECK(lwt_wavelet_create(ctx, "bior3.5", &w) == LWT_OK);
+    lwt_plan *p = make_plan(ctx, w, 2, 96, 70, 1, 3, LWT_MODE_SYMMETRIC, LWT_F64, &st);
+    CHECK(p != NULL);
+    if (!p) {
+        lwt_wavelet_destroy(w);
+        return;
+    }
+    lwt_plan_info info;
+    lwt_plan_get_info(p, &info);
+    double *x = malloc(info.input_count * sizeof *x), *ref = malloc(info.coeff_count * sizeof *ref);
+    void *ws = malloc(info.workspace_bytes);
+    fill(x, info.input_count, 77);
+    CHECK(lwt_forward(p, x, ref, ws) == LWT_OK);
+    ws_job jobs[4];
+    pthread_t th[4];
+    for (int t = 0; t < 4; t++) {
+        jobs[t] = (ws_job){p, x, ref, info.input_count, info.coeff_count, 0};
+        CHECK(pthread_create(&th[t], NULL, ws_worker, &jobs[t]) == 0);
+    }
+    for (int t = 0; t < 4; t++) {
+        pthread_join(th[t], NULL);
+        CHECK(!jobs[t].bad);
+    }
+    ws_worker(&jobs[0]); /* and on this thread, the buffer now made */
+    CHECK(!jobs[0].bad);
+    free(x);
+    free(ref);
+    free(ws);
+    lwt_plan_destroy(p);
+    lwt_wavelet_destroy(w);
+}
+
 static void test_determinism(lwt_context *ctx)
 {
     lwt_wavelet *w;
@@ -397,6 +457,7 @@ int main(void)
     test_plan_validation(ctx);
     test_layout(ctx);
     test_determinism(ctx);
+    test_plan_workspace(ctx);
     test_batch_rows(ctx);
     test_paths_agree(ctx);
     test_puk(ctx);
