@@ -13,6 +13,7 @@
 #include "core/extend.h"
 #include "core/line.h"
 #include "core/plan.h"
+#include "core/sized.h"
 #include "core/wavelet.h"
 
 int lwt_max_level(size_t n, int filter_length)
@@ -108,20 +109,11 @@ static size_t prod_checked(const size_t *s, int nd)
     return p;
 }
 
-/* the caller's desc as this version's: a binary built against an older header passes a
-   shorter struct, whose missing fields keep their defaults. The struct with `size` first
-   ends at `batch`, so that is the shortest one there can be. */
+/* the caller's desc as this version's (core/sized.h); the first version ended at `batch` */
 static lwt_status read_desc(lwt_context *ctx, const lwt_plan_desc *in, lwt_plan_desc *d)
 {
-    if (in->size == 0 || in->size > sizeof *d || in->size < offsetof(lwt_plan_desc, batch) + sizeof in->batch)
-        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT,
-                        "lwt_plan_desc.size is %zu, not one this library knows (%zu): start from "
-                        "lwt_plan_desc_default()",
-                        in->size, sizeof *d);
     *d = lwt_plan_desc_default();
-    memcpy(d, in, in->size);
-    d->size = sizeof *d;
-    return LWT_OK;
+    return lwt_sized_read(ctx, "lwt_plan_desc", in, LWT_SIZED_FIRST(lwt_plan_desc, batch), d, sizeof *d);
 }
 
 static lwt_status check_tuning(lwt_context *ctx, const lwt_plan_tuning *t)

@@ -15,6 +15,7 @@
 
 #include "core/fail.h"
 #include "core/plan.h"
+#include "core/sized.h"
 #include "lwt_experimental.h"
 #include "stream/recipe.h"
 #include "stream/sched.h"
@@ -279,14 +280,8 @@ static lwt_status read_desc(const lwt_context *ctx, const lwt_stream_desc *in, l
     *d = lwt_stream_desc_default();
     if (!in)
         return LWT_OK;
-    LWT_RETURN_IF(in->size == 0 || in->size > sizeof *d ||
-                      in->size < offsetof(lwt_stream_desc, progress_user) + sizeof in->progress_user,
-                  ctx, LWT_ERR_INVALID_ARGUMENT,
-                  "lwt_stream_desc.size is %zu, not one this library knows (%zu): start from "
-                  "lwt_stream_desc_default()",
-                  in->size, sizeof *d);
-    memcpy(d, in, in->size);
-    d->size = sizeof *d;
+    LWT_FORWARD(lwt_sized_read(ctx, "lwt_stream_desc", in, LWT_SIZED_FIRST(lwt_stream_desc, progress_user), d,
+                               sizeof *d));
     LWT_RETURN_IF((int)d->balance < 0 || (int)d->balance > LWT_BALANCE_POLICY_FNN, ctx, LWT_ERR_INVALID_ARGUMENT,
                   "unknown balance policy %d", (int)d->balance);
     return LWT_OK;

@@ -6,6 +6,7 @@
 #include "surface/fill.h"
 #include "surface/split_impl.h"
 #include "core/fail.h"
+#include "core/sized.h"
 #include "surface/threads.h"
 
 #include <math.h>
@@ -35,19 +36,12 @@ lwt_filter_spec lwt_filter_spec_default(void)
     return s;
 }
 
-/* The struct with `size` first ends at progress_user, so that is the shortest one there can be. */
+/* the caller's spec as this version's (core/sized.h); the first version ended at progress_user */
 lwt_status lwt__filter_spec_read(const lwt_context *ctx, const lwt_filter_spec *in, lwt_filter_spec *out)
 {
-    if (in->size == 0 || in->size > sizeof *out ||
-        in->size < offsetof(lwt_filter_spec, progress_user) + sizeof in->progress_user)
-        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT,
-                                 "lwt_filter_spec.size is %zu, not one this library knows (%zu): start from "
-                                 "lwt_filter_spec_default()",
-                                 in->size, sizeof *out);
     *out = lwt_filter_spec_default();
-    memcpy(out, in, in->size);
-    out->size = sizeof *out;
-    return LWT_OK;
+    return lwt_sized_read(ctx, "lwt_filter_spec", in, LWT_SIZED_FIRST(lwt_filter_spec, progress_user), out,
+                          sizeof *out);
 }
 
 double lwt_filter_now_ms(void)
