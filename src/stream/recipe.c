@@ -6,6 +6,7 @@
 #include "stream/split_job.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -513,10 +514,39 @@ static void copy_row_cvt(const rcopy *c, const char *src, char *dst, size_t n, s
 }
 #undef CVT_ROW
 
+/* One converting run over threads in tasks of whole 2 MiB destination pages, when there are
+   at least as many pages as threads. A GPU worker's downloads write a caller's fresh memory
+   (lwt_filter_run's bands), where the first write to each (huge) page faults and the kernel
+   zeroes the page while every other thread writing into it waits: tasks of 64 Ki elements put
+   four threads on each page, and the two bands converted into fresh memory took 51-55 ms each
+   where the band written into touched memory took 18-24 ms (12288^2, H200, 2026-11-27). */
+static int copy_run_by_pages(const rcopy *c, const char *src, char *dst, size_t es, int nt)
+{
+    const size_t ses = rcopy_src_es(c, es), des = rcopy_dst_es(c, es), page = (size_t)2 << 20;
+    const uintptr_t d0 = (uintptr_t)dst, d1 = d0 + c->n[2] * des;
+    if (c->n[0] * c->n[1] != 1 || page % des || d0 % des)
+        return 0;
+    const uintptr_t first = (d0 + page - 1) / page * page; /* the first page boundary */
+    if (d1 < first || (d1 - first) / page < (size_t)nt)
+        return 0;
+    const long tasks = (long)((d1 - first + page - 1) / page) + (first > d0);
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (long t = 0; t < tasks; t++) {
+        const long k = t - (first > d0); /* page index from `first`; -1: the head before it */
+        const uintptr_t a = k < 0 ? d0 : first + (uintptr_t)k * page;
+        const uintptr_t b = k < 0 ? first : (a + page < d1 ? a + page : d1);
+        const size_t i = (size_t)(a - d0) / des, n = (size_t)(b - a) / des;
+        copy_row_cvt(c, src + i * ses, dst + i * des, n, es, c->nan_mask ? c->nan_mask + c->dst.off + i : NULL);
+    }
+    return 1;
+}
+
 /* a copy that converts or masks: row by row over threads, in pieces of a
    row when there are few rows (a split chunk's band is one long run) */
 static void copy_host_cvt(const rcopy *c, const char *src, char *dst, size_t es, int nt)
 {
+    if (nt > 1 && copy_run_by_pages(c, src, dst, es, nt))
+        return;
     const size_t ses = rcopy_src_es(c, es), des = rcopy_dst_es(c, es);
     /* 64 Ki elements a task: a GPU worker's 8 MiB pinned piece of float32 is 32 tasks, so
        every core of a 16-core host converts part of each piece */

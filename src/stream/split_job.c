@@ -367,9 +367,28 @@ void stream_split_destroy(stream_split *s)
     free(s);
 }
 
-lwt_status stream_split_prepare_convert(stream_split *s)
+/* the job of a run (in, out: NULL when it only describes the run's shape, for stream_split_prepare) */
+static void split_job_of(const stream_split *s, const void *in, void *const out[], int io_f64,
+                         const double *nan_mask, level_job *job)
 {
-    return s->spec.whole->desc.dtype == LWT_F64 ? LWT_OK : stream_prepare_convert(s->streamer);
+    memset(job, 0, sizeof *job);
+    job->plan = s->spec.whole;
+    job->split = &s->spec;
+    job->src = in;
+    for (int b = 0; b < s->spec.nout; b++)
+        job->outs[b] = out ? out[b] : NULL;
+    job->io_f64 = io_f64 && s->spec.whole->desc.dtype != LWT_F64;
+    job->nan_mask = nan_mask;
+    job->nout = (long)s->spec.whole->shape[0];
+    job->nchunks = s->spec.nchunks;
+    job->per_chunk = s->spec.chunk[0].own1 - s->spec.chunk[0].own0;
+}
+
+lwt_status stream_split_prepare(stream_split *s, int io_f64)
+{
+    level_job job;
+    split_job_of(s, NULL, NULL, io_f64, NULL, &job);
+    return stream_prepare_job(s->streamer, &job);
 }
 
 const split_spec *stream_split_spec(const stream_split *s)
@@ -419,21 +438,11 @@ lwt_status stream_split_run(stream_split *s, const void *in, void *const out[], 
 {
     if (!s || !in || !out)
         return LWT_ERR_INVALID_ARGUMENT;
-    level_job job;
-    memset(&job, 0, sizeof job);
-    job.plan = s->spec.whole;
-    job.split = &s->spec;
-    job.src = in;
-    for (int b = 0; b < s->spec.nout; b++) {
+    for (int b = 0; b < s->spec.nout; b++)
         if (!out[b])
             return lwt_fail(s->spec.whole->ctx, LWT_ERR_INVALID_ARGUMENT, "split: no output %d", b);
-        job.outs[b] = out[b];
-    }
-    job.io_f64 = io_f64 && s->spec.whole->desc.dtype != LWT_F64;
-    job.nan_mask = nan_mask;
-    job.nout = (long)s->spec.whole->shape[0];
-    job.nchunks = s->spec.nchunks;
-    job.per_chunk = s->spec.chunk[0].own1 - s->spec.chunk[0].own0;
+    level_job job;
+    split_job_of(s, in, out, io_f64, nan_mask, &job);
     s->progress = progress;
     s->progress_user = progress_user;
     lwt_status st = stream_run_job(s->streamer, &job);

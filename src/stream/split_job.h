@@ -64,9 +64,10 @@ typedef struct stream_split stream_split;
 lwt_status stream_split_create(const lwt_plan *whole, size_t chunk_rows, int nout, const uint64_t *keep, int threads,
                                stream_split **out);
 void stream_split_destroy(stream_split *s);
-/* Runs will convert (io_f64 with float32 plans): make the workers' converting buffers now, so
-   that no run allocates them. */
-lwt_status stream_split_prepare_convert(stream_split *s);
+/* Make now the workers' buffers for runs with io_f64 as given (device arenas and row cache;
+   with io_f64 and float32 plans the converting rings too), so that no run allocates them.
+   Runs of another kind grow what they lack. */
+lwt_status stream_split_prepare(stream_split *s, int io_f64);
 const split_spec *stream_split_spec(const stream_split *s);
 
 /*

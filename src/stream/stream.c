@@ -536,12 +536,12 @@ static void begin_call(stream_engine *e)
     }
 }
 
-lwt_status stream_prepare_convert(lwt_streamer *s)
+lwt_status stream_prepare_job(lwt_streamer *s, const level_job *job)
 {
     stream_engine *e = &s->e;
     for (int w = 0; w < e->nworkers; w++)
-        if (e->w[w].ops->prepare_convert)
-            LWT_FORWARD(e->w[w].ops->prepare_convert(e->w[w].state));
+        if (!e->w[w].dead && e->w[w].ops->prepare)
+            LWT_FORWARD(e->w[w].ops->prepare(e->w[w].state, job));
     return LWT_OK;
 }
 

@@ -31,17 +31,18 @@ double stream_now(void);
 
 /* Run one job (a band split: stream/split_job.c) on a streamer's workers. */
 lwt_status stream_run_job(lwt_streamer *s, const level_job *job);
-/* Every worker's prepare_convert (a split whose runs will convert). */
-lwt_status stream_prepare_convert(lwt_streamer *s);
+/* Every worker's prepare for runs of jobs shaped like `job` (its buffers unset). */
+lwt_status stream_prepare_job(lwt_streamer *s, const level_job *job);
 
 typedef struct worker_ops {
     /* run chunks of this level until engine_next says -1; returns the
      * worker's failure (it has already called engine_failed) or LWT_OK */
     lwt_status (*level)(void *state, stream_engine *e, int w, const level_job *job);
     void (*destroy)(void *state);
-    /* make now what runs with converting copies need (a GPU worker's pinned rings), so that
-       no run allocates them; NULL: nothing to make */
-    lwt_status (*prepare_convert)(void *state);
+    /* make now the buffers runs of jobs shaped like `job` need (a GPU worker's device arenas,
+       row cache and, for converting copies, pinned rings), so that no run allocates them; the
+       job's host pointers may be NULL. NULL op: nothing to make */
+    lwt_status (*prepare)(void *state, const level_job *job);
 } worker_ops;
 
 /* static description for the weighted and FNN policies */

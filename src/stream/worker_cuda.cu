@@ -275,9 +275,9 @@ cudaError_t cvt_ready(cuda_worker *cw)
 {
     cudaError_t e = cw->cvt_down ? cudaSuccess : cudaStreamCreateWithFlags(&cw->cvt_down, cudaStreamNonBlocking);
     if (e == cudaSuccess && !cw->down_ring.pin)
-        e = cvt_ring_init(&cw->down_ring, cw->host_threads);
+        e = cvt_ring_init(&cw->down_ring, cw->host_threads, CVT_DOWN_PIECES, CVT_DOWN_PIECE_BYTES);
     if (e == cudaSuccess && !cw->up_ring.pin)
-        e = cvt_ring_init(&cw->up_ring, cw->host_threads);
+        e = cvt_ring_init(&cw->up_ring, cw->host_threads, CVT_UP_PIECES, CVT_UP_PIECE_BYTES);
     return e;
 }
 
@@ -626,6 +626,10 @@ void fetch_ahead(cuda_worker *cw, const level_job *job, stream_engine *e, int w)
 void reserve_level(cuda_worker *cw, const level_job *job)
 {
     size_t arena = 0, scratch = 0, run = 0;
+    /* the slots the level can use (they are taken in order): a one-chunk job, the surface
+       filter's, holds one arena, where one per slot put 3 x 4.2 GB of cudaMalloc (12288^2)
+       into the run */
+    const int used = job->nchunks < cw->nslots ? (int)job->nchunks : cw->nslots;
     const long cs[3] = {0, job->nchunks / 2, job->nchunks - 1};
     for (int i = 0; i < 3; i++) {
         if (recipe_build(job, cs[i], &cw->ahead_r))
@@ -637,9 +641,9 @@ void reserve_level(cuda_worker *cw, const level_job *job)
         const size_t rb = rg >= 0 ? copy_elems(&cw->ahead_r.gather.v[rg].c) * cw->es : 0;
         run = rb > run ? rb : run;
     }
-    if (run)
+    if (run && job->nchunks > 1) /* one window shares its rows with no other: no row cache */
         ring_reserve(cw, run);
-    for (int k = 0; k < cw->nslots; k++) {
+    for (int k = 0; k < used; k++) {
         slot *sl = &cw->s[k];
         if (grow_dev((void **)&sl->arena, &sl->acap, arena) != cudaSuccess ||
             grow_dev((void **)&sl->scratch, &sl->scap, scratch) != cudaSuccess)
@@ -785,21 +789,30 @@ void cuda_destroy(void *state)
     free(cw);
 }
 
-/* the converting rings, made when a split whose runs convert is created */
-lwt_status cuda_prepare_convert(void *state)
+/* the buffers of runs of jobs like `job`, made when a split is created (reserve_level; a
+   buffer it cannot have is left to the runs, which split chunks that do not fit), and the
+   converting rings when its runs convert */
+lwt_status cuda_prepare(void *state, const level_job *job)
 {
     cuda_worker *cw = (cuda_worker *)state;
     int cur = 0;
     cudaError_t e = cudaGetDevice(&cur);
     if (e == cudaSuccess)
         e = cudaSetDevice(cw->device);
-    if (e == cudaSuccess)
+    if (e != cudaSuccess)
+        return cuda_fail(cw, e, "selecting the device");
+    cw->job = job;
+    cw->nknown = 0;
+    reserve_level(cw, job);
+    cw->job = NULL;
+    cw->nknown = 0; /* the job's NULL host pointers are no run's */
+    if (job->io_f64)
         e = cvt_ready(cw);
     cudaSetDevice(cur);
     return e == cudaSuccess ? LWT_OK : cuda_fail(cw, e, "making the converting copies' pinned buffers");
 }
 
-const worker_ops cuda_ops = {cuda_level, cuda_destroy, cuda_prepare_convert};
+const worker_ops cuda_ops = {cuda_level, cuda_destroy, cuda_prepare};
 
 } // namespace
 

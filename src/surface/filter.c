@@ -135,7 +135,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec_in, cons
     if (!ss.chunk_rows)
         ss.chunk_rows = LWT_SPLIT_ONE_CHUNK;
     LWT_FORWARD_GOTO(st, lwt_splitter_create(ctx, &ss, nx, ny, &k.split), done);
-    LWT_FORWARD_GOTO(st, lwt__splitter_prepare_convert(k.split), done);
+    LWT_FORWARD_GOTO(st, lwt__splitter_prepare_f64(k.split), done);
     lwt_splitter_info si;
     lwt_splitter_get_info(k.split, &si);
     const int nbands = si.nbands, steps = 2 + nbands;

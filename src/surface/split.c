@@ -109,6 +109,8 @@ lwt_status lwt_splitter_create(lwt_context *ctx, const lwt_filter_spec *spec_in,
     s->info.nbands = s->nbands;
     const size_t rows = spec->chunk_rows == LWT_SPLIT_ONE_CHUNK ? ny : spec->chunk_rows;
     LWT_FORWARD_GOTO(st, stream_split_create(s->whole, rows, s->nbands, keep, spec->threads, &s->job), fail);
+    /* a plan's buffers are made with it: runs (lwt_splitter_run: I/O in the dtype) allocate nothing */
+    LWT_FORWARD_GOTO(st, stream_split_prepare(s->job, 0), fail);
     const split_spec *layout = stream_split_spec(s->job);
     s->info.chunks = (int)layout->nchunks;
     s->info.halo = (size_t)layout->halo;
@@ -129,9 +131,9 @@ lwt_status lwt_splitter_get_info(const lwt_splitter *s, lwt_splitter_info *info)
 
 /* ---- runs ---- */
 
-lwt_status lwt__splitter_prepare_convert(lwt_splitter *s)
+lwt_status lwt__splitter_prepare_f64(lwt_splitter *s)
 {
-    return stream_split_prepare_convert(s->job);
+    return stream_split_prepare(s->job, 1);
 }
 
 lwt_status lwt__splitter_run_io(lwt_splitter *s, const lwt_split_io *io, lwt_split_times *times)

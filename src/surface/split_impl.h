@@ -21,9 +21,9 @@ typedef struct lwt_split_io {
 /* defined in filter.c: a monotonic clock in ms */
 double lwt_filter_now_ms(void);
 
-/* Runs will have double I/O (lwt_filter_run): the engine's converting buffers are made now
-   (with a float32 transform), so that no run allocates them. */
-lwt_status lwt__splitter_prepare_convert(lwt_splitter *s);
+/* Runs will have double I/O (lwt_filter_run): the engine's buffers for them are made now
+   (with a float32 transform, the converting rings too), so that no run allocates them. */
+lwt_status lwt__splitter_prepare_f64(lwt_splitter *s);
 
 /* a run with host I/O of either kind (lwt_filter_run: double with NaN restore) */
 lwt_status lwt__splitter_run_io(lwt_splitter *s, const lwt_split_io *io, lwt_split_times *times);

@@ -113,15 +113,19 @@ static void check_chunk(lwt_mode mode, int inverse, int expect_copies)
     lwt_context_destroy(ctx);
 }
 
-/* the bits of a widened or masked band: v where the mask is finite, NaN where it is not */
+/* the bits of a widened or masked band: v where the mask is finite, NaN where it is not; with
+   3 threads the run is converted in tasks of whole 2 MiB destination pages (the head before
+   the first page boundary a task of its own), with 1 in pieces: both checked, the destination
+   at the start of the band and 1001 elements into it (the mask is indexed by the band's) */
 static void check_cvt_mask(void)
 {
-    enum { N = 1000003 }; /* several pieces over the threads, an odd tail */
+    enum { N = 1000003, OFF = 1001 }; /* several pages over the threads, an odd tail */
     float *f = malloc(N * sizeof *f);
-    double *mask = malloc(N * sizeof *mask), *d = malloc(N * sizeof *d), *dd = malloc(N * sizeof *dd);
+    double *mask = malloc((N + OFF) * sizeof *mask), *d = malloc((N + OFF) * sizeof *d), *dd = malloc(N * sizeof *dd);
+    for (size_t i = 0; i < N + OFF; i++)
+        mask[i] = i % 97 == 3 ? NAN : i % 389 == 7 ? -INFINITY : (double)i;
     for (size_t i = 0; i < N; i++) {
         f[i] = i % 5 == 0 ? -0.0f : (float)((double)i * 1.25e-3 - 300.0);
-        mask[i] = i % 97 == 3 ? NAN : i % 389 == 7 ? -INFINITY : (double)i;
         dd[i] = (double)f[i];
     }
     rcopy c;
@@ -131,20 +135,23 @@ static void check_cvt_mask(void)
     c.ss[0] = c.ss[1] = c.ds[0] = c.ds[1] = N;
     c.cvt = RCVT_WIDEN;
     c.nan_mask = mask;
-    for (int threads = 1; threads <= 3; threads += 2) {
-        memset(d, 0, N * sizeof *d);
-        recipe_copy_host(&c, (const char *)f, (char *)d, sizeof(float), threads);
-        size_t bad = 0;
-        for (size_t i = 0; i < N; i++) {
-            const int invalid = !isfinite(mask[i]);
-            uint64_t a, b;
-            const double want = (double)f[i];
-            memcpy(&a, &d[i], 8);
-            memcpy(&b, &want, 8);
-            bad += invalid ? !isnan(d[i]) : a != b;
+    for (size_t off = 0; off <= OFF; off += OFF)
+        for (int threads = 1; threads <= 3; threads += 2) {
+            memset(d, 0, (N + OFF) * sizeof *d);
+            c.dst.off = off;
+            recipe_copy_host(&c, (const char *)f, (char *)(d + off), sizeof(float), threads);
+            size_t bad = 0;
+            for (size_t i = 0; i < N; i++) {
+                const int invalid = !isfinite(mask[off + i]);
+                uint64_t a, b;
+                const double want = (double)f[i];
+                memcpy(&a, &d[off + i], 8);
+                memcpy(&b, &want, 8);
+                bad += invalid ? !isnan(d[off + i]) : a != b;
+            }
+            CHECK(bad == 0, "widen with mask, %d threads, offset %zu: %zu elements wrong", threads, off, bad);
         }
-        CHECK(bad == 0, "widen with mask, %d threads: %zu elements wrong", threads, bad);
-    }
+    c.dst.off = 0;
     /* a float64 transform's band: no conversion, the same rule */
     c.cvt = RCVT_NONE;
     recipe_copy_host(&c, (const char *)dd, (char *)d, sizeof(double), 2);
