@@ -43,6 +43,18 @@ typedef enum lwt_lifting_variant {
                               which recomputes the values it needs, so one exchange per pair */
 } lwt_lifting_variant;
 
+/* The CPU backend's instruction set for its lifting and filter-bank passes. Every path gives
+   the same bits (tests/c/test_simd.c compares them), so this only changes speed. */
+typedef enum lwt_cpu_simd {
+    LWT_SIMD_AUTO = 0,     /* the widest this CPU and build have (AVX-512, AVX2, portable) */
+    LWT_SIMD_PORTABLE = 1, /* the compiler's baseline for the target (SSE2 on x86-64) */
+    LWT_SIMD_AVX2 = 2,
+    LWT_SIMD_AVX512 = 3
+} lwt_cpu_simd;
+
+/** 1 where this CPU and this build can run `simd` (LWT_SIMD_AUTO and _PORTABLE: always). */
+LWT_API int lwt_cpu_simd_available(lwt_cpu_simd simd);
+
 typedef struct lwt_plan_tuning {
     /* Tuning of the sliding-window 2-D kernel (LWT_ALGO_LIFTING_LBB), for benchmarks such as
        seed 000's block-size sweep; 0 = the planner's choice.
@@ -55,6 +67,9 @@ typedef struct lwt_plan_tuning {
        3 and 4, ... in one pass where the register kernel can: periodization, sizes
        multiples of 4, classic lifting); 1 = one level per pass. */
     int fuse_levels;
+    /* The CPU passes' instruction set (LWT_SIMD_AUTO: the widest available); a plan made with
+       one this CPU or build lacks fails with LWT_ERR_UNSUPPORTED. */
+    lwt_cpu_simd cpu_simd;
 } lwt_plan_tuning;
 
 /** The planner's choices everywhere (all zero). */

@@ -16,6 +16,7 @@
 #include "core/line.h"
 #include "core/scheme.h"
 #include "lwt.h"
+#include "lwt_experimental.h"
 
 /*
  * Where a forward pass along the last axis writes, instead of [cA | cD] in
@@ -68,6 +69,7 @@ typedef struct lwt_pass {
     void *out;
     size_t outer, inner;
     int threads;       /* 0 = all */
+    int simd;          /* the CPU pass's instruction set, resolved (lwt_cpu_simd, never AUTO) */
     const lwt_dest_map *map; /* NULL: plain output; else see lwt_dest_map (only where the
                                 backend's pass_kernel said yes at plan creation) */
 } lwt_pass;
@@ -139,6 +141,11 @@ extern const lwt_backend_ops lwt_cpu_ops;
 const lwt_backend_ops *lwt_cuda_backend(void);
 int lwt_cuda_device_count(void);
 
+/* a CPU pass on the instruction set p->simd names (cpu_simd.c) */
 lwt_status lwt_cpu_run_pass(const lwt_pass *p);
+/* the instruction set a plan asking for `want` gets: LWT_OK, or LWT_ERR_UNSUPPORTED when this
+   CPU or build lacks it (cpu_simd.c) */
+lwt_status lwt_cpu_simd_resolve(lwt_cpu_simd want, lwt_cpu_simd *got);
+const char *lwt_cpu_simd_name(lwt_cpu_simd simd);
 
 #endif

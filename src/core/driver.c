@@ -51,6 +51,7 @@ void lwt_plan_pass(const lwt_plan *p, int axis, int inverse, const size_t *shape
     for (int k = axis + 1; k < LWT_MAX_NDIM; k++)
         ps->inner *= shape_in[k];
     ps->threads = p->ctx ? p->ctx->threads : 0;
+    ps->simd = p->simd;
 }
 
 static lwt_status run_axis(const lwt_plan *p, const exec_env *env, int axis, int inverse, const size_t *shape_in,

@@ -147,6 +147,8 @@ lwt_status lwt_plan_explain(const lwt_plan *p, char *buf, size_t len, size_t *ne
     put(&t, "plan: %s, %d-D, %d level%s, %s, %s, %s backend", p->wavelet.name, p->ndim, p->levels,
         p->levels == 1 ? "" : "s", lwt_mode_name(p->desc.mode), p->desc.dtype == LWT_F32 ? "float32" : "float64",
         p->ops->name);
+    if (p->ops == &lwt_cpu_ops) /* the instruction set of its passes (lwt_plan_tuning.cpu_simd) */
+        put(&t, " (%s passes)", lwt_cpu_simd_name(p->simd));
     const int rows = p->steps.n[0] && p->steps.v[0][0].op == LWT_LEVEL_ROWS;
     if (p->desc.batch > 1)
         put(&t, ", batch of %zu%s", p->desc.batch, rows ? "" : " (the steps run for each array in turn)");

@@ -127,6 +127,8 @@ static lwt_status check_tuning(lwt_context *ctx, const lwt_plan_tuning *t)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "unknown lifting variant %d", (int)t->lifting);
     if (t->fuse_levels != 0 && t->fuse_levels != 1)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "fuse_levels must be 0 or 1 (got %d)", t->fuse_levels);
+    if ((int)t->cpu_simd < LWT_SIMD_AUTO || (int)t->cpu_simd > LWT_SIMD_AVX512)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "unknown CPU instruction set %d", (int)t->cpu_simd);
     return LWT_OK;
 }
 
@@ -149,6 +151,10 @@ lwt_status lwt_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc, co
     const lwt_plan_tuning tune = tuning ? *tuning : lwt_plan_tuning_default();
     if ((ds = check_tuning(ctx, &tune)))
         return ds;
+    lwt_cpu_simd simd;
+    if (lwt_cpu_simd_resolve(tune.cpu_simd, &simd))
+        return lwt_fail(ctx, LWT_ERR_UNSUPPORTED, "this CPU or build cannot run the %s passes",
+                        lwt_cpu_simd_name(tune.cpu_simd));
     if (d->ndim < 1 || d->ndim > LWT_MAX_NDIM)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "ndim must be 1, 2 or 3 (got %d)", d->ndim);
     for (int k = 0; k < d->ndim; k++)
@@ -234,6 +240,7 @@ lwt_status lwt_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc, co
     p->levels = levels;
     p->max_level = max_level;
     p->direct = direct;
+    p->simd = simd;
     p->backend = backend;
     p->device = backend == LWT_BACKEND_CUDA && d->device > 0 && d->device < lwt_context_device_count(ctx) ? d->device : 0;
     memcpy(p->shape, d->shape, sizeof p->shape);

@@ -19,6 +19,7 @@ struct lwt_plan {
     lwt_wavelet wavelet;            /* private copy: the plan outlives nothing */
     lwt_filter_bank fb;
     int ndim, levels, max_level, direct;
+    lwt_cpu_simd simd;              /* the CPU passes' instruction set (tune.cpu_simd resolved) */
     lwt_backend backend;
     size_t shape[LWT_MAX_NDIM];
     /* sizes[j][k]: axis k length of the approximation after j levels (sizes[0] = shape) */

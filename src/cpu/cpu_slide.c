@@ -21,21 +21,8 @@
 #define LWT_SLIDE_FN static
 #define LWT_SLIDE_SYNC() ((void)0)
 
-#define REAL double
-#define WREAL double
-#define FN(name) name##_f64
-#include "core/slide_body.h"
-#undef REAL
-#undef WREAL
-#undef FN
-
-#define REAL float
-#define WREAL double
-#define FN(name) name##_f32
-#include "core/slide_body.h"
-#undef REAL
-#undef WREAL
-#undef FN
+#define LWT_TEMPLATE "core/slide_body.h"
+#include "core/for_dtypes.h"
 
 /* the CPU backend's per-plan state: each level's sliding-window geometry and schedule,
    index 2 (j - 1) + inverse, NULL where the level does not fit */

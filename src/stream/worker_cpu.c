@@ -61,6 +61,7 @@ static lwt_status run_list(cpu_worker *cw, const level_job *job, const rlist *l,
         ps.outer = o->p.outer;
         ps.inner = o->p.inner;
         ps.threads = cw->threads;
+        ps.simd = p->simd;
         lwt_status st = lwt_cpu_run_pass(&ps);
         if (st)
             return st;

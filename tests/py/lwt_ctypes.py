@@ -120,6 +120,7 @@ class PlanTuning(C.Structure):  # lwt_experimental.h
         ("lbb_cols", C.c_int),
         ("lifting", C.c_int),
         ("fuse_levels", C.c_int),
+        ("cpu_simd", C.c_int),  # lwt_cpu_simd
     ]
 
 

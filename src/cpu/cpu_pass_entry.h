@@ -1,0 +1,41 @@
+/*
+ * The CPU pass for one instruction set: instantiates the pass template for float and double
+ * and defines LWT_CPU_PASS_ENTRY. Included by cpu_pass_portable.c, cpu_pass_avx2.c and
+ * cpu_pass_avx512.c, each compiled with its own target flags (CMakeLists.txt), so one source
+ * gives every SIMD path; cpu_simd.c picks one when a plan is made. The lane loops of the
+ * template are what the compiler vectorizes: 2 doubles a vector on the x86-64 baseline (SSE2),
+ * 4 with AVX2, 8 with AVX-512. No path contracts a multiply and an add (-ffp-contract=off
+ * where the target has FMA), and each element's operations keep their order, so every path
+ * gives the same bits (tests/c/test_simd.c).
+ */
+#ifndef LWT_CPU_PASS_ENTRY
+#error "define LWT_CPU_PASS_ENTRY before including cpu_pass_entry.h"
+#endif
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/backend.h"
+#include "core/extend.h"
+
+#define LANES 8
+
+static int omp_get_max_threads_or_1(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+#define LWT_TEMPLATE "cpu/cpu_pass_tmpl.h"
+#include "core/for_dtypes.h"
+
+lwt_status LWT_CPU_PASS_ENTRY(const lwt_pass *p);
+lwt_status LWT_CPU_PASS_ENTRY(const lwt_pass *p)
+{
+    return p->dtype == LWT_F32 ? run_pass_f32(p) : run_pass_f64(p);
+}
