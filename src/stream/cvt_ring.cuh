@@ -37,12 +37,6 @@ extern "C" {
 #define CVT_DOWN_PIECES 3
 #define CVT_DOWN_PIECE_BYTES ((size_t)16 << 20)
 
-/* A copy that goes through the ring: it converts or masks, and is one contiguous run. */
-static inline int cvt_through_ring(const rcopy *c)
-{
-    return (c->cvt != RCVT_NONE || c->nan_mask) && c->n[0] == 1 && c->n[1] == 1;
-}
-
 /* npieces pinned pieces of piece_bytes, each with the event of the last copy through it; the
  * host converts each piece over `threads` OpenMP threads. */
 struct cvt_ring {

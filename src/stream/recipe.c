@@ -585,7 +585,9 @@ void recipe_copy_host(const rcopy *c, const char *src, char *dst, size_t es, int
         return;
     }
     /* big copies (GPU staging) in pieces over threads: one core moves a
-       fraction of what the host bus can */
+       fraction of what the host bus can; into a caller's memory by whole pages */
+    if (nt > 1 && copy_run_by_pages(c, src, dst, es, nt))
+        return;
     const size_t rows = c->n[0] * c->n[1], bytes = rows * c->n[2] * es;
     const size_t piece = (size_t)1 << 20;
     if (rows == 1 && bytes >= 4 * piece) {

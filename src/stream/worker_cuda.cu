@@ -120,6 +120,20 @@ int host_pinned(cuda_worker *cw, const void *p)
     return pinned;
 }
 
+/* A host copy that goes through the converting rings (cvt_ring.cuh), piece by piece: one that
+ * converts or masks, and a split job's run in pageable memory (a window or a band: a whole
+ * surface when the split has one chunk, which staging would pin whole per call: lwt filter's
+ * float64 12288^2 transforms took 2.5-3.4 s that way, H100, 2026-11-27). One contiguous run.
+ * down: c is a download (its host side is the destination). */
+int through_ring(cuda_worker *cw, const rcopy *c, int down)
+{
+    if (c->n[0] != 1 || c->n[1] != 1)
+        return 0;
+    if (c->cvt != RCVT_NONE || c->nan_mask)
+        return 1;
+    return cw->job && cw->job->split && !host_pinned(cw, down ? c->dst.host : c->src.host);
+}
+
 /* grow-only device buffer; cudaErrorMemoryAllocation tells the caller to split */
 cudaError_t grow_dev(void **buf, size_t *cap, size_t bytes)
 {
@@ -264,7 +278,7 @@ int needs_stage_in(cuda_worker *cw, const recipe *r)
 {
     for (int i = 0; i < r->gather.n; i++) {
         const rcopy *c = &r->gather.v[i].c;
-        if (!cvt_through_ring(c) && (c->cvt != RCVT_NONE || !host_pinned(cw, c->src.host)))
+        if (!through_ring(cw, c, 0) && (c->cvt != RCVT_NONE || !host_pinned(cw, c->src.host)))
             return 1;
     }
     return 0;
@@ -351,7 +365,7 @@ cudaError_t ring_upload(cuda_worker *cw, const rcopy *c, row_plan *rp)
             e = cudaStreamWaitEvent(cw->up, o->ev_read, 0);
     }
     for (int k = 0; k < rp->nup && e == cudaSuccess; k++) {
-        if (cvt_through_ring(c)) {
+        if (through_ring(cw, c, 0)) {
             /* the cache counts in the transform's elements; the source holds doubles */
             rcopy part = *c;
             part.src.off = rp->up[k].host / cw->es;
@@ -390,7 +404,7 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
     int stage_out = 0;
     for (int i = 0; i < r->scatter.n; i++) {
         const rcopy *c = &r->scatter.v[i].c;
-        if (!cvt_through_ring(c) && (c->cvt != RCVT_NONE || c->nan_mask || !host_pinned(cw, c->dst.host)))
+        if (!through_ring(cw, c, 1) && (c->cvt != RCVT_NONE || c->nan_mask || !host_pinned(cw, c->dst.host)))
             stage_out = 1; /* converted or masked on the host */
     }
     cudaError_t e = grow_dev((void **)&sl->arena, &sl->acap, r->arena_elems * es);
@@ -427,7 +441,7 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
         if (i == rg && rp.cached)
             continue;
         sl->up_bytes += copy_elems(c) * es;
-        if (cvt_through_ring(c)) {
+        if (through_ring(cw, c, 0)) {
             e = cvt_upload(cw, c, dst);
         } else if (stage_in) {
             rcopy in = packed_side(c, 0, at), out = packed_side(c, 1, at);
@@ -498,7 +512,7 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
     for (int i = 0; i < r->scatter.n && e == cudaSuccess; i++) {
         const rcopy *c = &r->scatter.v[i].c;
         const char *src = sl->arena + c->src.off * es;
-        if (cvt_through_ring(c))
+        if (through_ring(cw, c, 1))
             continue; /* when the chunk completes (complete) */
         if (stage_out) {
             rcopy out = packed_side(c, 0, at);
@@ -526,7 +540,7 @@ lwt_status complete(cuda_worker *cw, slot *sl, stream_engine *e, int w, int repo
     const size_t es = cw->es;
     for (int i = 0; i < r->scatter.n && ce == cudaSuccess; i++) {
         const rcopy *c = &r->scatter.v[i].c;
-        if (cvt_through_ring(c) && (ce = cvt_ready(cw)) == cudaSuccess)
+        if (through_ring(cw, c, 1) && (ce = cvt_ready(cw)) == cudaSuccess)
             ce = cvt_ring_download(&cw->down_ring, c, sl->arena + c->src.off * es, es, sl->ev[2], cw->cvt_down);
     }
     if (ce != cudaSuccess)
@@ -535,7 +549,7 @@ lwt_status complete(cuda_worker *cw, slot *sl, stream_engine *e, int w, int repo
         size_t at = 0;
         for (int i = 0; i < r->scatter.n; i++) {
             const rcopy *c = &r->scatter.v[i].c;
-            if (cvt_through_ring(c))
+            if (through_ring(cw, c, 1))
                 continue;
             rcopy in = packed_side(c, 1, at);
             recipe_copy_host(&in, sl->pin_out + at * es, c->dst.host + c->dst.off * rcopy_dst_es(c, es), es,
@@ -806,7 +820,7 @@ lwt_status cuda_prepare(void *state, const level_job *job)
     reserve_level(cw, job);
     cw->job = NULL;
     cw->nknown = 0; /* the job's NULL host pointers are no run's */
-    if (job->io_f64)
+    if (job->split) /* a split's runs may convert, mask or read pageable memory (through_ring) */
         e = cvt_ready(cw);
     cudaSetDevice(cur);
     return e == cudaSuccess ? LWT_OK : cuda_fail(cw, e, "making the converting copies' pinned buffers");

@@ -160,6 +160,11 @@ static void check_cvt_mask(void)
         bad += !isfinite(mask[i]) ? !isnan(d[i]) : memcmp(&d[i], &dd[i], 8) != 0;
     CHECK(bad == 0, "masked double copy: %zu elements wrong", bad);
     CHECK(signbit(d[5]) && d[5] == 0.0, "-0 stays -0");
+    /* a plain copy (a pageable band of a float64 split), by pages on 3 threads, off a page boundary */
+    c.nan_mask = NULL;
+    memset(d, 0, (N + OFF) * sizeof *d);
+    recipe_copy_host(&c, (const char *)dd, (char *)(d + OFF), sizeof(double), 3);
+    CHECK(memcmp(d + OFF, dd, N * sizeof *d) == 0 && d[OFF - 1] == 0.0, "plain copy by pages differs");
     free(f);
     free(mask);
     free(d);
