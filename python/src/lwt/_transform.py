@@ -1,0 +1,129 @@
+"""The transforms on arrays, over liblwt plans: one axis at a time (pywt's dwt_axis and
+idwt_axis, the building block of every PyWavelets call) and up to three axes and many
+levels in one plan (the fast path of dwtn/wavedecn/idwtn). Arrays arrive with pywt's
+dtype already applied (float32, float64, complex64, complex128); complex arrays are
+transformed as their real and imaginary parts, as PyWavelets does."""
+from itertools import product
+
+import numpy as np
+from numpy.exceptions import AxisError
+
+from ._dtypes import common_pair_dtype
+from ._plans import forward_last, get_plan, inverse_last
+
+MAX_PLAN_AXES = 3     # LWT_MAX_NDIM: more transformed axes go one axis at a time
+MAX_PLAN_LEVELS = 256  # LWT_LEVELS_LIMIT (src/core/plan.h): deeper requests go level by level
+
+
+def _by_parts(fn, z, *rest):
+    """fn on the real and imaginary parts of complex z, recombined in z's dtype."""
+    re, im = fn(z.real, *rest), fn(z.imag, *rest)
+    if isinstance(re, tuple):
+        return tuple(_join(r, i, z.dtype) for r, i in zip(re, im))
+    return _join(re, im, z.dtype)
+
+
+def _join(re, im, dtype):
+    if isinstance(re, dict):
+        return {k: _join(re[k], im[k], dtype) for k in re}
+    if isinstance(re, list):
+        return [_join(r, i, dtype) for r, i in zip(re, im)]
+    out = np.empty(re.shape, dtype=dtype)
+    out.real, out.imag = re, im
+    return out
+
+
+def idwt_len(n, filter_length, mode):
+    """Signal length of a one-level inverse from n coefficients (pywt's idwt_buffer_length)."""
+    return 2 * n if mode == "periodization" else 2 * n - filter_length + 2
+
+
+def band_keys(k):
+    """pywt's dwtn keys over k axes, in its order ('aa', 'ad', 'da', 'dd'), with liblwt's band
+    mask of each (bit i set where axis i is a detail axis)."""
+    return [("".join(p), sum(1 << i for i, c in enumerate(p) if c == "d")) for p in product("ad", repeat=k)]
+
+
+def dwt_axis(x, wavelet, mode, axis):
+    """One level along one axis: (cA, cD), as pywt's dwt_axis."""
+    if x.dtype.kind == "c":
+        return _by_parts(dwt_axis, x, wavelet, mode, axis)
+    if x.shape[axis] < 1:
+        raise ValueError("Value of data_len must be greater than zero.")
+    packed, plan = forward_last(np.moveaxis(x, axis, -1), wavelet, mode, 1, 1)
+    return tuple(np.ascontiguousarray(np.moveaxis(packed[..., plan.band(level, level)[0]], -1, axis))
+                 for level in (0, 1))
+
+
+def idwt_axis(a, d, wavelet, mode, axis):
+    """One inverse level along one axis from cA and cD (either may be None: zeros), as
+    pywt's idwt_axis."""
+    if a is None:
+        a = np.zeros_like(d)
+    elif d is None:
+        d = np.zeros_like(a)
+    if a.dtype != d.dtype:
+        dt = common_pair_dtype(a, d)
+        a, d = a.astype(dt), d.astype(dt)
+    if a.shape != d.shape:
+        raise ValueError("Coefficients arrays must have the same size.")
+    if a.dtype.kind == "c":
+        return _join(idwt_axis(a.real, d.real, wavelet, mode, axis),
+                     idwt_axis(a.imag, d.imag, wavelet, mode, axis), a.dtype)
+    if a.ndim == 0 or not -a.ndim <= axis < a.ndim:
+        raise AxisError("Axis greater than coefficient dimensions")
+    n = idwt_len(a.shape[axis], wavelet.dec_len, mode)
+    if n < 1:
+        raise ValueError("Invalid coefficient arrays length for specified wavelet. Wavelet and mode must "
+                         "be the same as used for decomposition.")
+    packed = np.concatenate([np.moveaxis(a, axis, -1), np.moveaxis(d, axis, -1)], axis=-1)
+    plan = get_plan(wavelet, (n,), 1, mode, packed.dtype, max(int(np.prod(packed.shape[:-1])), 1))
+    return np.ascontiguousarray(np.moveaxis(inverse_last(packed, plan), -1, axis))
+
+
+def wavedecn_planned(x, wavelet, mode, axes, level):
+    """[cA_J, {details J}, ..., {details 1}] of x over distinct axes (at most 3) with one
+    plan: the whole multi-level transform in one liblwt call."""
+    if x.dtype.kind == "c":
+        return _by_parts(wavedecn_planned, x, wavelet, mode, axes, level)
+    k = len(axes)
+    last = tuple(range(x.ndim - k, x.ndim))
+    packed, plan = forward_last(np.moveaxis(x, axes, last), wavelet, mode, level, k)
+    lead = (slice(None),) * (x.ndim - k)
+
+    def band(lvl, mask):
+        return np.ascontiguousarray(np.moveaxis(packed[lead + plan.band(lvl, mask)], last, axes))
+
+    keys = band_keys(k)[1:]
+    return [band(0, 0)] + [{key: band(lvl, mask) for key, mask in keys} for lvl in range(1, level + 1)]
+
+
+def idwtn_planned(coeffs, wavelet, mode, axes):
+    """One inverse level over distinct axes (at most 3) with one plan, from a dict holding
+    every band with one shape and dtype; None where the plan cannot take these bands."""
+    k = len(axes)
+    keys = band_keys(k)
+    if len(coeffs) != len(keys) or any(key not in coeffs for key, _ in keys):
+        return None
+    first = coeffs[keys[0][0]]
+    if any(v.shape != first.shape or v.dtype != first.dtype for v in coeffs.values()):
+        return None
+    if first.dtype.kind == "c":
+        re = idwtn_planned({key: v.real for key, v in coeffs.items()}, wavelet, mode, axes)
+        im = idwtn_planned({key: v.imag for key, v in coeffs.items()}, wavelet, mode, axes)
+        return _join(re, im, first.dtype)
+    last = tuple(range(first.ndim - k, first.ndim))
+    moved = {key: np.moveaxis(v, axes, last) for key, v in coeffs.items()}
+    tshape = tuple(idwt_len(n, wavelet.dec_len, mode) for n in moved[keys[0][0]].shape[first.ndim - k:])
+    if min(tshape) < 1:
+        return None
+    outer = moved[keys[0][0]].shape[:first.ndim - k]
+    plan = get_plan(wavelet, tshape, 1, mode, first.dtype, max(int(np.prod(outer)), 1))
+    packed = np.empty(outer + plan.packed_shape, dtype=first.dtype)
+    lead = (slice(None),) * len(outer)
+    for key, mask in keys:
+        where = lead + plan.band(0 if mask == 0 else 1, mask)
+        if packed[where].shape != moved[key].shape:
+            return None
+        packed[where] = moved[key]
+    return np.ascontiguousarray(np.moveaxis(inverse_last(packed, plan), last, axes))
