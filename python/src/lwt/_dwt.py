@@ -7,7 +7,7 @@ from numpy.exceptions import AxisError
 from . import _core
 from ._dtypes import as_transform_array, common_pair_dtype
 from ._modes import mode_name
-from ._transform import dwt_axis, idwt_axis, idwt_len
+from ._transform import coeff_len, dwt_axis, idwt_axis
 from ._wavelets import Wavelet, as_wavelet, wavelist
 
 __all__ = ["dwt", "idwt", "dwt_max_level", "dwt_coeff_len"]
@@ -38,9 +38,7 @@ def dwt_coeff_len(data_len, filter_len, mode):
         raise ValueError("Value of data_len must be greater than zero.")
     if filter_len < 1:
         raise ValueError("Value of filter_len must be greater than zero.")
-    if mode_name(mode) == "periodization":
-        return (data_len + 1) // 2
-    return (data_len + filter_len - 1) // 2
+    return coeff_len(data_len, filter_len, mode_name(mode))
 
 
 def _axis_of(axis, ndim, what):

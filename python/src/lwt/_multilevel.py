@@ -41,8 +41,6 @@ def _planned(data, wavelet, mode, axes, level):
         raise TypeError("Input must be a numeric array-like")
     data = as_transform_array(data)
     axes = tuple(a + data.ndim if a < 0 else a for a in axes)
-    if any(data.shape[a] < 1 for a in axes):
-        raise ValueError("Value of data_len must be greater than zero.")
     return wavedecn_planned(data, wavelets[0], modes[0], axes, level)
 
 

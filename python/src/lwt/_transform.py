@@ -44,12 +44,28 @@ def band_keys(k):
     return [("".join(p), sum(1 << i for i, c in enumerate(p) if c == "d")) for p in product("ad", repeat=k)]
 
 
+def coeff_len(n, filter_length, mode):
+    """Length of cA and cD of a one-level forward of n samples (pywt's dwt_coeff_len)."""
+    return (n + 1) // 2 if mode == "periodization" else (n + filter_length - 1) // 2
+
+
+def check_lengths(lengths, filter_length, mode, level):
+    """pywt's checks of every level's input length along each transformed axis."""
+    for n in lengths:
+        for _ in range(level):
+            if n < 1:
+                raise ValueError("Value of data_len must be greater than zero.")
+            if n == 1 and mode in ("reflect", "antireflect"):
+                raise ValueError("Input data length must be greater than 1 for [anti]reflect mode along "
+                                 "the transformed axis.")
+            n = coeff_len(n, filter_length, mode)
+
+
 def dwt_axis(x, wavelet, mode, axis):
     """One level along one axis: (cA, cD), as pywt's dwt_axis."""
     if x.dtype.kind == "c":
         return _by_parts(dwt_axis, x, wavelet, mode, axis)
-    if x.shape[axis] < 1:
-        raise ValueError("Value of data_len must be greater than zero.")
+    check_lengths([x.shape[axis]], wavelet.dec_len, mode, 1)
     packed, plan = forward_last(np.moveaxis(x, axis, -1), wavelet, mode, 1, 1)
     return tuple(np.ascontiguousarray(np.moveaxis(packed[..., plan.band(level, level)[0]], -1, axis))
                  for level in (0, 1))
@@ -86,6 +102,7 @@ def wavedecn_planned(x, wavelet, mode, axes, level):
     plan: the whole multi-level transform in one liblwt call."""
     if x.dtype.kind == "c":
         return _by_parts(wavedecn_planned, x, wavelet, mode, axes, level)
+    check_lengths([x.shape[a] for a in axes], wavelet.dec_len, mode, level)
     k = len(axes)
     last = tuple(range(x.ndim - k, x.ndim))
     packed, plan = forward_last(np.moveaxis(x, axes, last), wavelet, mode, level, k)

@@ -1,0 +1,191 @@
+"""The lwt package against PyWavelets (float64 reference): random cases over the transform
+calls (dwt/idwt, wavedec/waverec, dwt2/idwt2, wavedec2/waverec2, dwtn/idwtn,
+wavedecn/waverecn), wavelets, every mode, 1-4 dimensions, levels (to one past the maximum),
+axes (subsets, negative, any order), per-axis wavelets and modes, the dtypes pywt accepts
+(float16/32/64, integers, bool, complex), inverses of PyWavelets' coefficients and of random
+ones. Each result must have pywt's structure, shapes and dtypes, and its values within
+pkg_compare's bounds.
+
+Seed: printed; LWT_SEED reuses one. LWT_QUICK=1: fewer cases.
+"""
+import warnings
+
+import numpy as np
+
+import harness
+from pkg_compare import compare, same_outcome
+
+harness.need_pywt()
+import pywt  # noqa: E402
+
+import lwt  # noqa: E402
+
+WAVELETS = ["haar", "db2", "db8", "sym5", "coif3", "bior3.5", "rbio2.2", "dmey"]
+MODES = list(pywt.Modes.modes)
+DTYPES = [np.float64, np.float64, np.float64, np.float32, np.float16, np.int32, np.bool_,
+          np.complex128, np.complex64, np.uint8]
+CASES_PER_PAIR = 1 if harness.quick() else 2
+
+seed = harness.seed()
+rng = np.random.default_rng(seed)
+chk = harness.Checker("test_pkg_pywt")
+warnings.filterwarnings("ignore", message=r"Level value of .* is too high")
+
+
+def random_array(shape, dtype):
+    x = rng.standard_normal(shape) * 4
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    elif np.dtype(dtype) == np.bool_:
+        x = x > 0
+    elif np.dtype(dtype).kind in "iu":
+        x = np.abs(x) * 10
+    return x.astype(dtype)
+
+
+def random_like(tree):
+    """Random coefficients with the structure, shapes and dtypes of tree."""
+    if isinstance(tree, dict):
+        return {k: random_like(v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(random_like(t) for t in tree)
+    return random_array(tree.shape, tree.dtype)
+
+
+def random_level(shape, axes, w):
+    top = pywt.dwtn_max_level(shape, w, axes=axes)
+    return int(rng.integers(0, top + 2))
+
+
+def random_shape(ndim):
+    return tuple(int(n) for n in rng.integers(1, 24 if ndim > 2 else 40, size=ndim))
+
+
+def describe(name, w, m, shape, dtype, **kw):
+    extra = " ".join("%s=%s" % kv for kv in kw.items())
+    return "%s w=%s mode=%s shape=%s dtype=%s %s" % (name, w, m, shape, np.dtype(dtype).name, extra)
+
+
+def round_trips(name, fwd, inv, x, w, m, case):
+    """fwd and inv of both libraries: the forward, the inverse of pywt's coefficients and the
+    inverse of random coefficients of the same shapes."""
+    (kind, ref), (_, got) = same_outcome(chk, lambda mod: fwd(mod)(x), lwt, pywt, case)
+    if kind != "ok":
+        return  # both raised the same exception: checked
+    compare(chk, got, ref, x, case)
+    if isinstance(ref, list) and len(ref) == 1:
+        return  # level 0: nothing to invert
+    for what, coeffs in (("inverse", ref), ("inverse(random coeffs)", random_like(ref))):
+        (kind, ref_inv), (_, got_inv) = same_outcome(chk, lambda mod: inv(mod)(coeffs), lwt, pywt, case + " " + what)
+        if kind == "ok":
+            compare(chk, got_inv, ref_inv, coeffs, case + " " + what)
+
+
+def one_d(w, m, dtype):
+    ndim = int(rng.integers(1, 4))
+    shape = random_shape(ndim)
+    axis = int(rng.integers(-ndim, ndim))
+    x = random_array(shape, dtype)
+    level = random_level(shape, (axis,), w)
+    case = describe("wavedec", w, m, shape, dtype, axis=axis, level=level)
+    round_trips("wavedec", lambda mod: lambda a: mod.wavedec(a, w, mode=m, level=level, axis=axis),
+                lambda mod: lambda c: mod.waverec(c, w, mode=m, axis=axis), x, w, m, case)
+    case = describe("dwt", w, m, shape, dtype, axis=axis)
+    round_trips("dwt", lambda mod: lambda a: mod.dwt(a, w, mode=m, axis=axis),
+                lambda mod: lambda c: mod.idwt(c[0], c[1], w, mode=m, axis=axis), x, w, m, case)
+
+
+def two_d(w, m, dtype):
+    ndim = int(rng.integers(2, 4))
+    shape = random_shape(ndim)
+    axes = tuple(int(a) - (ndim if rng.integers(2) else 0) for a in rng.permutation(ndim)[:2])
+    x = random_array(shape, dtype)
+    level = random_level(shape, axes, w)
+    case = describe("wavedec2", w, m, shape, dtype, axes=axes, level=level)
+    round_trips("wavedec2", lambda mod: lambda a: mod.wavedec2(a, w, mode=m, level=level, axes=axes),
+                lambda mod: lambda c: mod.waverec2(c, w, mode=m, axes=axes), x, w, m, case)
+    case = describe("dwt2", w, m, shape, dtype, axes=axes)
+    round_trips("dwt2", lambda mod: lambda a: mod.dwt2(a, w, mode=m, axes=axes),
+                lambda mod: lambda c: mod.idwt2(c, w, mode=m, axes=axes), x, w, m, case)
+
+
+def n_d(w, m, dtype):
+    """1-4 dimensions over a random subset of axes: 4 axes run one axis at a time."""
+    ndim = int(rng.integers(1, 5))
+    shape = tuple(int(n) for n in rng.integers(1, 12 if ndim == 4 else 20, size=ndim))
+    axes = tuple(int(a) for a in rng.permutation(ndim)[:int(rng.integers(1, ndim + 1))])
+    x = random_array(shape, dtype)
+    level = random_level(shape, axes, w)
+    case = describe("wavedecn", w, m, shape, dtype, axes=axes, level=level)
+    round_trips("wavedecn", lambda mod: lambda a: mod.wavedecn(a, w, mode=m, level=level, axes=axes),
+                lambda mod: lambda c: mod.waverecn(c, w, mode=m, axes=axes), x, w, m, case)
+    case = describe("dwtn", w, m, shape, dtype, axes=axes)
+    round_trips("dwtn", lambda mod: lambda a: mod.dwtn(a, w, mode=m, axes=axes),
+                lambda mod: lambda c: mod.idwtn(c, w, mode=m, axes=axes), x, w, m, case)
+
+
+def per_axis():
+    """A wavelet and a mode per axis (and repeated axes in dwtn): one axis at a time."""
+    for _ in range(4 if harness.quick() else 12):
+        ndim = int(rng.integers(2, 4))
+        shape = random_shape(ndim)
+        axes = tuple(int(a) for a in rng.permutation(ndim)[:int(rng.integers(2, ndim + 1))])
+        ws = [WAVELETS[int(i)] for i in rng.integers(0, len(WAVELETS), size=len(axes))]
+        ms = [MODES[int(i)] for i in rng.integers(0, len(MODES), size=len(axes))]
+        x = random_array(shape, np.float64)
+        level = random_level(shape, axes, ws[0])
+        case = describe("wavedecn(per-axis)", ws, ms, shape, np.float64, axes=axes, level=level)
+        round_trips("wavedecn", lambda mod: lambda a: mod.wavedecn(a, ws, mode=ms, level=level, axes=axes),
+                    lambda mod: lambda c: mod.waverecn(c, ws, mode=ms, axes=axes), x, ws, ms, case)
+        rep = axes + axes[:1]
+        case = describe("dwtn(repeated axes)", ws[0], ms[0], shape, np.float64, axes=rep)
+        round_trips("dwtn", lambda mod: lambda a: mod.dwtn(a, ws[0], mode=ms[0], axes=rep),
+                    lambda mod: lambda c: mod.idwtn(c, ws[0], mode=ms[0], axes=rep), x, ws[0], ms[0], case)
+
+
+def wavelet_objects():
+    """pywt.Wavelet objects and lwt.Wavelet objects are accepted; their filter banks agree."""
+    for w in WAVELETS:
+        ours, theirs = lwt.Wavelet(w), pywt.Wavelet(w)
+        chk.check(ours.dec_len == theirs.dec_len and ours.name == theirs.name, "Wavelet(%s) attributes" % w)
+        compare(chk, [np.array(f) for f in ours.filter_bank], [np.array(f) for f in theirs.filter_bank],
+                [], "Wavelet(%s).filter_bank" % w)
+        x = random_array((37,), np.float64)
+        compare(chk, lwt.wavedec(x, theirs, level=2), pywt.wavedec(x, theirs, level=2), x,
+                "wavedec(pywt.Wavelet(%s))" % w)
+        compare(chk, lwt.wavedec(x, ours, level=2), pywt.wavedec(x, theirs, level=2), x,
+                "wavedec(lwt.Wavelet(%s))" % w)
+    custom = pywt.Wavelet("custom", filter_bank=pywt.Wavelet("db3").filter_bank)
+    x = random_array((29,), np.float64)
+    compare(chk, lwt.wavedec(x, custom, level=2), pywt.wavedec(x, custom, level=2), x,
+            "wavedec(custom filter bank = db3)")
+
+
+def max_levels():
+    for _ in range(40):
+        n = int(rng.integers(1, 5000))
+        w = WAVELETS[int(rng.integers(len(WAVELETS)))]
+        chk.check(lwt.dwt_max_level(n, w) == pywt.dwt_max_level(n, w), "dwt_max_level(%d, %s)" % (n, w))
+        shape = random_shape(3)
+        chk.check(lwt.dwtn_max_level(shape, w) == pywt.dwtn_max_level(shape, w),
+                  "dwtn_max_level(%s, %s)" % (shape, w))
+        m = MODES[int(rng.integers(len(MODES)))]
+        chk.check(lwt.dwt_coeff_len(n, pywt.Wavelet(w).dec_len, m) == pywt.dwt_coeff_len(n, pywt.Wavelet(w).dec_len, m),
+                  "dwt_coeff_len(%d, %s, %s)" % (n, w, m))
+
+
+def sweep():
+    i = 0
+    for w in WAVELETS:
+        for m in MODES:
+            for _ in range(CASES_PER_PAIR):
+                for fn in (one_d, two_d, n_d):
+                    fn(w, m, DTYPES[i % len(DTYPES)])
+                    i += 1
+
+
+chk.run("wavelets x modes x calls", sweep)
+chk.run("per-axis wavelets and modes, repeated axes", per_axis)
+chk.run("Wavelet objects", wavelet_objects)
+chk.run("max levels and coefficient lengths", max_levels)
+chk.finish()
