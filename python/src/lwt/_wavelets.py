@@ -19,6 +19,11 @@ _CONTINUOUS_MESSAGE = ("A ContinuousWavelet object was provided, but only discre
                        "can be obtained by running:\nprint(lwt.wavelist(kind='discrete'))")
 
 
+class WaveletTypeError(TypeError, AttributeError):
+    """A wavelet that is neither a name nor a Wavelet: a TypeError, and an AttributeError
+    because that is what PyWavelets raises for it (it calls name.lower())."""
+
+
 @functools.lru_cache(maxsize=None)
 def _load(name):
     """(core handle, info dict) of a built-in wavelet, made once per process."""
@@ -139,7 +144,7 @@ def as_wavelet(wavelet):
         return Wavelet(filter_bank=wavelet.filter_bank)
     if type(wavelet).__name__ == "ContinuousWavelet":
         raise ValueError(_CONTINUOUS_MESSAGE)
-    raise TypeError(f"Expected a wavelet name or a Wavelet object, got {type(wavelet).__name__}")
+    raise WaveletTypeError(f"Expected a wavelet name or a Wavelet object, got {type(wavelet).__name__}")
 
 
 @functools.lru_cache(maxsize=None)
