@@ -176,16 +176,16 @@ static void plan_capsule_free(PyObject *cap)
     PyMem_Free(h);
 }
 
-/* plan(wavelet capsule, shape tuple, levels, mode name, dtype (0 f32, 1 f64), batch, backend)
- * -> (capsule, info dict) */
+/* plan(wavelet capsule, shape tuple, levels, mode name, dtype (0 f32, 1 f64), batch, backend,
+ * algorithm) -> (capsule, info dict) */
 static PyObject *py_plan(PyObject *self, PyObject *args)
 {
     PyObject *wcap, *shape;
-    int levels, dtype, backend;
+    int levels, dtype, backend, algorithm;
     const char *mode_name;
     Py_ssize_t batch;
-    if (!PyArg_ParseTuple(args, "O!O!isini", &PyCapsule_Type, &wcap, &PyTuple_Type, &shape, &levels, &mode_name,
-                          &dtype, &batch, &backend))
+    if (!PyArg_ParseTuple(args, "O!O!isinii", &PyCapsule_Type, &wcap, &PyTuple_Type, &shape, &levels, &mode_name,
+                          &dtype, &batch, &backend, &algorithm))
         return NULL;
     lwt_wavelet *w = PyCapsule_GetPointer(wcap, WAVELET_CAPSULE);
     if (!w)
@@ -213,6 +213,7 @@ static PyObject *py_plan(PyObject *self, PyObject *args)
     d.dtype = dtype ? LWT_F64 : LWT_F32;
     d.batch = (size_t)batch;
     d.backend = (lwt_backend)backend;
+    d.algorithm = (lwt_algorithm)algorithm;
     plan_holder *h = PyMem_Calloc(1, sizeof *h);
     if (!h)
         return PyErr_NoMemory();

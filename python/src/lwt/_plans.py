@@ -49,8 +49,8 @@ class Plan:
     __slots__ = ("handle", "shape", "levels", "packed_shape", "batch", "dtype", "_bands")
 
     def __init__(self, wavelet, shape, levels, mode, dtype, batch):
-        self.handle, info = _core.plan(wavelet._handle, tuple(shape), levels, mode,
-                                       int(dtype == np.float64), batch, _BACKENDS[_backend])
+        self.handle, info = _core.plan(wavelet._handle, tuple(shape), levels, mode, int(dtype == np.float64),
+                                       batch, _BACKENDS[_backend], _algorithm(mode, dtype))
         self.shape, self.levels = info["shape"], info["levels"]
         self.packed_shape, self.batch, self.dtype = info["packed_shape"], batch, dtype
         self._bands = {}
@@ -62,6 +62,18 @@ class Plan:
             offset, shape = _core.band(self.handle, level, mask)
             got = self._bands[(level, mask)] = tuple(slice(o, o + n) for o, n in zip(offset, shape))
         return got
+
+
+_ALGO_AUTO, _ALGO_CONVOLUTION = 0, 2  # lwt_algorithm
+
+
+def _algorithm(mode, dtype):
+    """liblwt's choice (AUTO: lifting where it meets its bound), except float64 'smooth': its
+    linear extrapolation amplifies the lifting scheme's rounding for long filters past
+    PyWavelets' 1e-10 (sym20, 40 samples: 1.31e-10 in PyWavelets' own
+    test_matlab_compatibility), where the filter bank gives ~1e-15. liblwt's bounds are per
+    wavelet and dtype, not per mode (issue 24, item 4, moves this choice into the library)."""
+    return _ALGO_CONVOLUTION if mode == "smooth" and dtype == np.float64 else _ALGO_AUTO
 
 
 def get_plan(wavelet, shape, levels, mode, dtype, batch):
