@@ -1,7 +1,7 @@
 """PyWavelets' dtype rules: which dtype a transform computes in and returns."""
 import numpy as np
 
-_KEPT = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128))
+KEPT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128))
 
 
 def check_dtype(data):
@@ -10,7 +10,7 @@ def check_dtype(data):
     dt = getattr(data, "dtype", None)
     if dt is None:
         return np.dtype(np.float64)
-    if dt in _KEPT:
+    if dt in KEPT_DTYPES:
         return dt
     if dt == np.float16:
         return np.dtype(np.float32)

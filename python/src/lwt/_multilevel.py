@@ -12,7 +12,7 @@ from . import _core
 from ._dtypes import as_transform_array
 from ._dwt import dwt, idwt
 from ._multidim import dwt2, dwtn, fix_coeffs, idwt2, idwtn, modes_per_axis, one_plan_fits
-from ._transform import MAX_PLAN_LEVELS, wavedecn_planned
+from ._transform import MAX_PLAN_LEVELS, wavedecn_planned, waverecn_planned
 from ._wavelets import as_wavelet, wavelets_per_axis
 
 __all__ = ["wavedec", "waverec", "wavedec2", "waverec2", "wavedecn", "waverecn", "dwtn_max_level"]
@@ -57,6 +57,20 @@ def _level_by_level(data, level, step):
     return coeffs_list
 
 
+def _inverse_planned(a, ds, wavelet, mode, axes):
+    """waverecn's result from one plan (waverecn_planned), or None where one plan cannot
+    compute it or the arguments need PyWavelets' level-by-level checks."""
+    a = np.asarray(a)
+    if a.ndim == 0 or not all(-a.ndim <= ax < a.ndim for ax in axes):
+        return None
+    axes = tuple(ax % a.ndim for ax in axes)
+    wavelets = wavelets_per_axis(wavelet, axes)
+    modes = modes_per_axis(mode, axes)
+    if not one_plan_fits(axes, wavelets, modes):
+        return None
+    return waverecn_planned(a, ds, wavelets[0], modes[0], axes)
+
+
 def wavedec(data, wavelet, mode="symmetric", level=None, axis=-1):
     """Multi-level 1-D DWT along one axis: [cA_n, cD_n, ..., cD_1]."""
     data = np.asarray(data)
@@ -86,6 +100,11 @@ def waverec(coeffs, wavelet, mode="symmetric", axis=-1):
             raise ValueError(f"Unexpected detail coefficient type: {type(d)}. Detail coefficients must be "
                              "arrays as returned by wavedec. If you are using pywt.array_to_coeffs or "
                              "pywt.unravel_coeffs, please specify output_format='wavedec'")
+    if a is not None and all(d is not None for d in ds):
+        rec = _inverse_planned(a, [{"d": d} for d in ds], wavelet, mode, (axis,))
+        if rec is not None:
+            return rec
+    for d in ds:
         if a is not None and d is not None:
             try:
                 if a.shape[axis] == d.shape[axis] + 1:
@@ -136,6 +155,12 @@ def waverec2(coeffs, wavelet, mode="symmetric", axes=(-2, -1)):
             raise ValueError(f"Unexpected detail coefficient type: {type(d)}. Detail coefficients must be a "
                              "3-tuple of arrays as returned by wavedec2. If you are using pywt.array_to_coeffs "
                              "or pywt.unravel_coeffs, please specify output_format='wavedec2'")
+    if all(c is not None for d in ds for c in d):
+        rec = _inverse_planned(a, [dict(zip(("da", "ad", "dd"), map(np.asarray, d))) for d in ds], wavelet, mode,
+                               tuple(axes))
+        if rec is not None:
+            return rec
+    for d in ds:
         d = tuple(np.asarray(c) if c is not None else None for c in d)
         d_shapes = [c.shape for c in d if c is not None]
         if d_shapes:
@@ -223,6 +248,10 @@ def waverecn(coeffs, wavelet, mode="symmetric", axes=None):
     if len(axes) != len(set(axes)):
         raise ValueError("The axes passed to waverecn must be unique.")
     ndim_transform = len(axes)
+    if a is not None:
+        rec = _inverse_planned(a, ds, wavelet, mode, axes)
+        if rec is not None:
+            return rec
     for idx, d in enumerate(ds):
         if a is None and not d:
             continue

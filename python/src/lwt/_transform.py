@@ -9,7 +9,7 @@ from itertools import product
 import numpy as np
 from numpy.exceptions import AxisError
 
-from ._dtypes import common_pair_dtype
+from ._dtypes import KEPT_DTYPES, common_pair_dtype
 from ._plans import forward_last, get_plan, inverse_last
 
 MAX_PLAN_AXES = 3     # LWT_MAX_NDIM: more transformed axes go one axis at a time
@@ -155,4 +155,52 @@ def idwtn_planned(coeffs, wavelet, mode, axes):
         if packed[where].shape != moved[key].shape:
             return None
         packed[where] = moved[key]
+    return np.ascontiguousarray(np.moveaxis(inverse_last(packed, plan), last, axes))
+
+
+class _Mismatch(Exception):
+    """A band whose shape is not the plan's: the caller goes level by level instead."""
+
+
+def waverecn_planned(a, ds, wavelet, mode, axes):
+    """The inverse of every level with one plan, from cA_J and the detail dicts (coarsest
+    first), each holding every detail band over distinct axes (at most 3), all arrays of one
+    dtype, with exactly the shapes a forward of the output shape makes; None otherwise (the
+    caller then goes level by level, as PyWavelets, which also crops approximations one
+    sample longer and fills missing bands). Same coefficients, same output: one plan crops
+    each level's reconstruction to the next level's size as PyWavelets does."""
+    k = len(axes)
+    keys = band_keys(k)[1:]
+    if not 1 <= len(ds) <= MAX_PLAN_LEVELS or any(set(d) != {key for key, _ in keys} for d in ds):
+        return None
+    dt = a.dtype
+    if dt not in KEPT_DTYPES or any(d[key].dtype != dt for d in ds for key, _ in keys):
+        return None
+    if dt.kind == "c":
+        re = waverecn_planned(a.real, [{key: v.real for key, v in d.items()} for d in ds], wavelet, mode, axes)
+        im = waverecn_planned(a.imag, [{key: v.imag for key, v in d.items()} for d in ds], wavelet, mode, axes)
+        return None if re is None or im is None else _join(re, im, dt)
+    last = tuple(range(a.ndim - k, a.ndim))
+    finest = np.moveaxis(ds[-1][keys[0][0]], axes, last)
+    tshape = tuple(idwt_len(n, wavelet.dec_len, mode) for n in finest.shape[a.ndim - k:])
+    if min(tshape) < 1:
+        return None
+    outer = finest.shape[:a.ndim - k]
+    plan = get_plan(wavelet, tshape, len(ds), mode, dt, max(math.prod(outer), 1))
+    packed = np.zeros(outer + plan.packed_shape, dtype=dt)  # zeros: the gaps PyWavelets pads with
+    lead = (slice(None),) * len(outer)
+
+    def put(level, mask, x):
+        where, moved = lead + plan.band(level, mask), np.moveaxis(x, axes, last)
+        if packed[where].shape != moved.shape:
+            raise _Mismatch
+        packed[where] = moved
+
+    try:
+        put(0, 0, a)
+        for level, d in enumerate(ds, 1):
+            for key, mask in keys:
+                put(level, mask, d[key])
+    except _Mismatch:
+        return None
     return np.ascontiguousarray(np.moveaxis(inverse_last(packed, plan), last, axes))
