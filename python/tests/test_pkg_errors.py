@@ -109,6 +109,30 @@ def warnings_as_pywt():
         chk.check(got == ref, "%s: pywt warns %s, lwt %s" % (name, ref, got))
 
 
+def binding_checks():
+    """lwt._core checks buffers against the plan before liblwt sees them (liblwt trusts its
+    pointers), and reports liblwt's own message for a refused plan."""
+    from lwt import _core
+    handle, info = _core.plan(lwt.Wavelet("db2")._handle, (16,), 1, "zero", 1, 1, 1, 0)
+    ok = np.empty(info["coeff_count"])
+    read_only = np.empty(info["coeff_count"])
+    read_only.setflags(write=False)
+    for name, src, dst in (("short input", np.ones(15), ok), ("short output", np.ones(16), ok[:-1]),
+                           ("float32 input", np.ones(16, np.float32), ok), ("read-only output", np.ones(16), read_only),
+                           ("strided input", np.ones(32)[::2], ok)):
+        try:
+            _core.forward(handle, src, dst)
+            chk.fail("binding: %s accepted" % name)
+        except (ValueError, BufferError, TypeError):
+            chk.check(True, name)
+    try:
+        _core.plan(lwt.Wavelet("db2")._handle, (16,), 300, "zero", 1, 1, 1, 0)
+        chk.fail("binding: a plan of 300 levels accepted")
+    except ValueError as e:
+        chk.check("256" in str(e), "binding: liblwt's message missing from %r" % str(e))
+
+
 chk.run("bad arguments raise pywt's exceptions", bad_arguments)
+chk.run("the binding checks buffers", binding_checks)
 chk.run("warnings as pywt", warnings_as_pywt)
 chk.finish()

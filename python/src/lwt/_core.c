@@ -31,6 +31,10 @@ static void log_to_thread(void *user, lwt_log_level level, const char *message)
     }
 }
 
+/* Before each liblwt call: a warning an earlier call logged must not be reported as the
+ * reason of this one's failure. */
+static void forget_last_message(void) { t_last_message[0] = '\0'; }
+
 /* Raise for a failed liblwt call: the exception type follows the status so that bad
  * requests are ValueErrors, as in PyWavelets. */
 static PyObject *raise_status(lwt_status s, const char *what)
@@ -94,6 +98,7 @@ static PyObject *py_wavelet(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "s", &name))
         return NULL;
     lwt_wavelet *w;
+    forget_last_message();
     lwt_status s = lwt_wavelet_create(g_ctx, name, &w);
     if (s != LWT_OK)
         return raise_status(s, "lwt_wavelet_create");
@@ -217,6 +222,7 @@ static PyObject *py_plan(PyObject *self, PyObject *args)
     plan_holder *h = PyMem_Calloc(1, sizeof *h);
     if (!h)
         return PyErr_NoMemory();
+    forget_last_message();
     Py_BEGIN_ALLOW_THREADS
     s = lwt_plan_create(g_ctx, &d, &h->plan);
     Py_END_ALLOW_THREADS
@@ -293,6 +299,7 @@ static PyObject *execute(PyObject *args, int forward)
                      src.len, dst.len, in_count * h->batch * h->itemsize, out_count * h->batch * h->itemsize);
     } else {
         lwt_status s;
+        forget_last_message();
         Py_BEGIN_ALLOW_THREADS
         s = forward ? lwt_forward(h->plan, src.buf, dst.buf, NULL) : lwt_inverse(h->plan, src.buf, dst.buf, NULL);
         Py_END_ALLOW_THREADS
