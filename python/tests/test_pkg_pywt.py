@@ -157,6 +157,29 @@ def wavelet_objects():
             "wavedec(custom filter bank = db3)")
 
 
+def lifting_wavelets():
+    """Wavelets from a lifting scheme (Wavelet.from_lifting, lwt_wavelet_from_puk): lwt must
+    compute what PyWavelets computes with the filter bank lwt derives from the scheme."""
+    cdf53 = lwt.Wavelet.from_lifting("my53", predicts=[(0, [0.5, 0.5])], updates=[(-1, [-0.25, -0.25])],
+                                     K=np.sqrt(2))
+    # a random two-step scheme of CDF 9/7's shape (symmetric taps; CDF 9/7 itself is
+    # -1.586, -0.053, 0.883, 0.444): liblwt places a symmetric bank in PyWavelets' convention
+    taps = rng.uniform(-1.5, 1.5, size=4)
+    two_step = lwt.Wavelet.from_lifting("random97", predicts=[(0, [taps[0]] * 2), (0, [taps[2]] * 2)],
+                                        updates=[(-1, [taps[1]] * 2), (-1, [taps[3]] * 2)],
+                                        K=float(rng.uniform(0.8, 1.5)))
+    for w in (cdf53, two_step):
+        ref = pywt.Wavelet(w.name, filter_bank=w.filter_bank)
+        for m in MODES:
+            x = random_array(random_shape(2), np.float64)
+            level = random_level(x.shape, (0, 1), ref)
+            case = "wavedec2(%s lifting, taps %s) mode=%s shape=%s level=%d" % (w.name, np.round(taps, 3), m,
+                                                                                x.shape, level)
+            wav = lambda mod: w if mod is lwt else ref  # noqa: E731
+            round_trips(lambda mod: lambda a: mod.wavedec2(a, wav(mod), mode=m, level=level),
+                        lambda mod: lambda c: mod.waverec2(c, wav(mod), mode=m), x, case)
+
+
 def max_levels():
     for _ in range(40):
         n = int(rng.integers(1, 5000))
@@ -183,5 +206,6 @@ def sweep():
 chk.run("wavelets x modes x calls", sweep)
 chk.run("per-axis wavelets and modes, repeated axes", per_axis)
 chk.run("Wavelet objects", wavelet_objects)
+chk.run("wavelets from lifting schemes", lifting_wavelets)
 chk.run("max levels and coefficient lengths", max_levels)
 chk.finish()

@@ -91,17 +91,12 @@ static PyObject *catalog_item(const void *unused, int i) { return PyUnicode_From
 static PyObject *taps_tuple(const double *taps, int n) { return tuple_of(n, tap_item, taps); }
 static PyObject *size_tuple(const size_t *sizes, int n) { return tuple_of(n, size_item, sizes); }
 
-/* wavelet(name) -> (capsule, info dict with the four filters) */
-static PyObject *py_wavelet(PyObject *self, PyObject *args)
+/* (capsule, info dict with the four filters) of a wavelet just made by a liblwt call that
+ * returned s; takes ownership of w. */
+static PyObject *wavelet_result(lwt_status s, lwt_wavelet *w, const char *what)
 {
-    const char *name;
-    if (!PyArg_ParseTuple(args, "s", &name))
-        return NULL;
-    lwt_wavelet *w;
-    forget_last_message();
-    lwt_status s = lwt_wavelet_create(g_ctx, name, &w);
     if (s != LWT_OK)
-        return raise_status(s, "lwt_wavelet_create");
+        return raise_status(s, what);
     PyObject *cap = PyCapsule_New(w, WAVELET_CAPSULE, wavelet_capsule_free);
     if (!cap) {
         lwt_wavelet_destroy(w);
@@ -126,6 +121,82 @@ static PyObject *py_wavelet(PyObject *self, PyObject *args)
         return NULL;
     }
     return Py_BuildValue("NN", cap, info);
+}
+
+/* wavelet(name) -> (capsule, info dict) */
+static PyObject *py_wavelet(PyObject *self, PyObject *args)
+{
+    const char *name;
+    if (!PyArg_ParseTuple(args, "s", &name))
+        return NULL;
+    lwt_wavelet *w = NULL;
+    forget_last_message();
+    lwt_status s = lwt_wavelet_create(g_ctx, name, &w);
+    return wavelet_result(s, w, "lwt_wavelet_create");
+}
+
+/* One lifting operator from (start, taps): the taps go into a PyMem block owned by *mem. */
+static int parse_laurent(PyObject *op, lwt_laurent *out, double **mem)
+{
+    PyObject *taps;
+    if (!PyArg_ParseTuple(op, "iO;a lifting operator is (start, taps)", &out->start, &taps))
+        return -1;
+    PyObject *seq = PySequence_Fast(taps, "taps must be a sequence of numbers");
+    if (!seq)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    *mem = PyMem_Calloc(n ? (size_t)n : 1, sizeof(double));
+    for (Py_ssize_t i = 0; *mem && i < n; i++)
+        (*mem)[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+    Py_DECREF(seq);
+    if (!*mem)
+        return PyErr_NoMemory(), -1;
+    if (PyErr_Occurred())
+        return -1;
+    out->ntaps = (int)n;
+    out->taps = *mem;
+    return 0;
+}
+
+/* wavelet_from_puk(name, u0, predicts, updates, K) -> (capsule, info dict); u0 and every
+ * operator are (start, taps); seed 000's P/U/K form (lwt_puk_scheme in lwt.h). */
+static PyObject *py_wavelet_from_puk(PyObject *self, PyObject *args)
+{
+    const char *name;
+    PyObject *u0, *predicts, *updates;
+    double K;
+    if (!PyArg_ParseTuple(args, "sOO!O!d", &name, &u0, &PyList_Type, &predicts, &PyList_Type, &updates, &K))
+        return NULL;
+    Py_ssize_t nsteps = PyList_GET_SIZE(predicts);
+    if (PyList_GET_SIZE(updates) != nsteps)
+        return PyErr_Format(PyExc_ValueError, "%zd predict and %zd update operators: one of each per step", nsteps,
+                            PyList_GET_SIZE(updates));
+    size_t nops = 2 * (size_t)nsteps + 1;
+    lwt_laurent *ops = PyMem_Calloc(nops, sizeof *ops);
+    double **mem = PyMem_Calloc(nops, sizeof *mem);
+    PyObject *result = NULL;
+    if (!ops || !mem) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* ops: u0, then the predicts, then the updates */
+    if (parse_laurent(u0, &ops[0], &mem[0]) < 0)
+        goto done;
+    for (Py_ssize_t k = 0; k < nsteps; k++)
+        if (parse_laurent(PyList_GET_ITEM(predicts, k), &ops[1 + k], &mem[1 + k]) < 0 ||
+            parse_laurent(PyList_GET_ITEM(updates, k), &ops[1 + nsteps + k], &mem[1 + nsteps + k]) < 0)
+            goto done;
+    lwt_puk_scheme scheme = {name, ops[0], (int)nsteps, ops + 1, ops + 1 + nsteps, K};
+    lwt_wavelet *w = NULL;
+    forget_last_message();
+    lwt_status s = lwt_wavelet_from_puk(g_ctx, &scheme, &w);
+    result = wavelet_result(s, w, "lwt_wavelet_from_puk");
+done:
+    for (size_t i = 0; mem && i < nops; i++)
+        PyMem_Free(mem[i]);
+    PyMem_Free(mem);
+    PyMem_Free(ops);
+    return result;
 }
 
 static PyObject *py_catalog(PyObject *self, PyObject *noargs)
@@ -318,6 +389,8 @@ static PyObject *py_inverse(PyObject *self, PyObject *args) { return execute(arg
 
 static PyMethodDef core_methods[] = {
     {"wavelet", py_wavelet, METH_VARARGS, "wavelet(name) -> (handle, info dict)"},
+    {"wavelet_from_puk", py_wavelet_from_puk, METH_VARARGS,
+     "wavelet_from_puk(name, u0, predicts, updates, K) -> (handle, info dict); operators are (start, taps)"},
     {"catalog", py_catalog, METH_NOARGS, "names of the built-in wavelets"},
     {"max_level", py_max_level, METH_VARARGS, "max_level(n, filter_length): PyWavelets' dwt_max_level"},
     {"set_threads", py_set_threads, METH_VARARGS, "set_threads(n): CPU threads of every plan; 0 = all"},

@@ -35,7 +35,7 @@ def one_plan_fits(axes, wavelets, modes):
     """Whether one liblwt plan computes these axes: distinct, at most three, one wavelet
     and one mode for all."""
     return (0 < len(axes) <= MAX_PLAN_AXES and len(set(axes)) == len(axes)
-            and len({w.name for w in wavelets}) == 1 and len(set(modes)) == 1)
+            and len({id(w._handle) for w in wavelets}) == 1 and len(set(modes)) == 1)
 
 
 def dwt2(data, wavelet, mode="symmetric", axes=(-2, -1)):

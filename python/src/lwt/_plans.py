@@ -77,7 +77,9 @@ def _algorithm(mode, dtype):
 
 
 def get_plan(wavelet, shape, levels, mode, dtype, batch):
-    key = (wavelet.name, tuple(shape), levels, mode, dtype.char, batch, _backend)
+    # the wavelet by its liblwt handle: a user wavelet may share a built-in one's name, and a
+    # cached plan keeps its handle alive, so the handle cannot be another's while cached
+    key = (wavelet._handle, tuple(shape), levels, mode, dtype.char, batch, _backend)
     with _lock:
         plan = _cache.get(key)
         if plan is not None:

@@ -51,7 +51,23 @@ class Wavelet:
             name = _catalog_name_of_bank(filter_bank)
         elif not isinstance(name, str):
             raise TypeError("Wavelet name must be a string")
-        self._handle, info = _load(name)
+        self._take(*_load(name))
+
+    @classmethod
+    def from_lifting(cls, name, predicts, updates, K, u0=(0, ())):
+        """A wavelet from a lifting scheme in seed 000's P/U/K form (lwt_puk_scheme in lwt.h):
+        s[n] -= sum u0 taps * d[n + start + i], then per step d[n] -= sum p taps * s[...] and
+        s[n] -= sum u taps * d[...], then a = s / K, d = K * d. Operators are (start, taps);
+        predicts and updates one per step. Its filter bank is derived from the scheme and it is
+        transformed as PyWavelets would transform that filter bank."""
+        self = cls.__new__(cls)
+        as_op = lambda op: (int(op[0]), [float(t) for t in op[1]])  # noqa: E731
+        self._take(*_core.wavelet_from_puk(str(name), as_op(u0), [as_op(p) for p in predicts],
+                                           [as_op(u) for u in updates], float(K)))
+        return self
+
+    def _take(self, handle, info):
+        self._handle = handle
         self.name = info["name"]
         self.short_family_name = info["family"]
         self.family_name = _FAMILY_NAMES.get(info["family"], info["family"])
@@ -71,10 +87,10 @@ class Wavelet:
         return (self.rec_lo[::-1], self.rec_hi[::-1], self.dec_lo[::-1], self.dec_hi[::-1])
 
     def __eq__(self, other):
-        return isinstance(other, Wavelet) and other.name == self.name
+        return isinstance(other, Wavelet) and other._handle is self._handle
 
     def __hash__(self):
-        return hash(self.name)
+        return id(self._handle)
 
     def __repr__(self):
         return (f"Wavelet {self.name}\n  Family name:    {self.family_name}\n"
