@@ -157,10 +157,17 @@ def as_wavelet(wavelet):
     if hasattr(wavelet, "filter_bank"):
         if type(wavelet).__name__ == "ContinuousWavelet":
             raise ValueError(_CONTINUOUS_MESSAGE)
-        return Wavelet(filter_bank=wavelet.filter_bank)
+        return _wavelet_of_bank(tuple(tuple(float(t) for t in f) for f in wavelet.filter_bank))
     if type(wavelet).__name__ == "ContinuousWavelet":
         raise ValueError(_CONTINUOUS_MESSAGE)
     raise WaveletTypeError(f"Expected a wavelet name or a Wavelet object, got {type(wavelet).__name__}")
+
+
+@functools.lru_cache(maxsize=256)
+def _wavelet_of_bank(bank):
+    """The catalog Wavelet of a filter bank given as tuples: a pywt.Wavelet passed on every
+    call is matched once (matching compares every catalog filter of that length)."""
+    return Wavelet(filter_bank=bank)
 
 
 @functools.lru_cache(maxsize=None)
