@@ -13,8 +13,9 @@ __all__ = ["set_backend", "get_backend", "set_threads", "plan_cache_clear"]
 
 _BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2}
 # Plans hold their workspace and, on the GPU, device buffers: a bounded cache keeps a loop
-# over many shapes from holding all of them (LRU; 64 covers a multi-level pywt-style loop
-# of 3-D calls, 8 axes x 8 levels, with room to spare).
+# over many shapes from holding all of them. LRU of 64: a level-by-level inverse makes one
+# plan per level (and per axis where it goes one axis at a time, e.g. 3 x 10 = 30), which
+# must stay cached for a repeated call; not tuned by a measurement.
 _CACHE_SIZE = 64
 _lock = threading.Lock()
 _cache = OrderedDict()
