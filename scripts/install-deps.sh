@@ -14,6 +14,10 @@ done
 if [ "$what" = test ]; then
   have python3 || need_apt+=(python3 python3-pip)
 fi
+# The Python package (python/) is built where Python's headers are (LWT_BUILD_PYTHON=AUTO).
+if have python3 && ! python3 -c 'import os, sysconfig; assert os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))' 2>/dev/null; then
+  need_apt+=(python3-dev)
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "install-deps: apt-get install ${need_apt[*]}" >&2
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -21,9 +25,11 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 if [ "$what" = test ]; then
-  if ! python3 -c "import numpy, pywt" >/dev/null 2>&1; then
-    echo "install-deps: pip install numpy PyWavelets" >&2
-    python3 -m pip install -q numpy PyWavelets 2>/dev/null \
-      || python3 -m pip install -q --break-system-packages numpy PyWavelets
+  # numpy + PyWavelets: the reference; scikit-build-core: the package's wheel test
+  # (python/tests/wheel_smoke.sh); pytest: PyWavelets' own test files routed to lwt.
+  if ! python3 -c "import numpy, pywt, scikit_build_core, pytest" >/dev/null 2>&1; then
+    echo "install-deps: pip install numpy PyWavelets scikit-build-core pytest" >&2
+    python3 -m pip install -q numpy PyWavelets scikit-build-core pytest 2>/dev/null \
+      || python3 -m pip install -q --break-system-packages numpy PyWavelets scikit-build-core pytest
   fi
 fi

@@ -1,0 +1,114 @@
+"""The plan cache: one liblwt plan per (wavelet, transformed shape, levels, mode, dtype,
+batch, backend), shared by every thread; and the two calls that run one on arrays whose
+transformed axes come last."""
+import math
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["set_backend", "get_backend", "set_threads", "plan_cache_clear"]
+
+_BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2}
+# Plans hold their workspace and, on the GPU, device buffers: a bounded cache keeps a loop
+# over many shapes from holding all of them. LRU of 64: a level-by-level inverse makes one
+# plan per level (and per axis where it goes one axis at a time, e.g. 3 x 10 = 30), which
+# must stay cached for a repeated call; not tuned by a measurement.
+_CACHE_SIZE = 64
+_lock = threading.Lock()
+_cache = OrderedDict()
+_backend = "cpu"
+
+
+def set_backend(name):
+    """Where NumPy arrays are transformed: 'cpu' (default), 'cuda' (copied through the
+    GPU) or 'auto' (the GPU when there is one)."""
+    global _backend
+    if name not in _BACKENDS:
+        raise ValueError(f"backend must be one of {sorted(_BACKENDS)}, not {name!r}")
+    _backend = name
+
+
+def get_backend():
+    return _backend
+
+
+def set_threads(threads):
+    """CPU threads of every transform (0 = all cores); results are the same bits for any count."""
+    _core.set_threads(int(threads))
+
+
+def plan_cache_clear():
+    with _lock:
+        _cache.clear()
+
+
+class Plan:
+    """A liblwt plan and its band layout (offsets and shapes in the packed array)."""
+    __slots__ = ("handle", "shape", "levels", "packed_shape", "batch", "dtype", "_bands")
+
+    def __init__(self, wavelet, shape, levels, mode, dtype, batch):
+        self.handle, info = _core.plan(wavelet._handle, tuple(shape), levels, mode, int(dtype == np.float64),
+                                       batch, _BACKENDS[_backend], _algorithm(mode, dtype))
+        self.shape, self.levels = info["shape"], info["levels"]
+        self.packed_shape, self.batch, self.dtype = info["packed_shape"], batch, dtype
+        self._bands = {}
+
+    def band(self, level, mask):
+        """Slices of band (level, mask) in the packed array (level 0: cA, mask 0)."""
+        got = self._bands.get((level, mask))
+        if got is None:
+            offset, shape = _core.band(self.handle, level, mask)
+            got = self._bands[(level, mask)] = tuple(slice(o, o + n) for o, n in zip(offset, shape))
+        return got
+
+
+_ALGO_AUTO, _ALGO_CONVOLUTION = 0, 2  # lwt_algorithm
+
+
+def _algorithm(mode, dtype):
+    """liblwt's choice (AUTO: lifting where it meets its bound), except float64 'smooth': its
+    linear extrapolation amplifies the lifting scheme's rounding for long filters past
+    PyWavelets' 1e-10 (sym20, 40 samples: 1.31e-10 in PyWavelets' own
+    test_matlab_compatibility), where the filter bank gives ~1e-15. liblwt's bounds are per
+    wavelet and dtype, not per mode (issue 24, item 4, moves this choice into the library)."""
+    return _ALGO_CONVOLUTION if mode == "smooth" and dtype == np.float64 else _ALGO_AUTO
+
+
+def get_plan(wavelet, shape, levels, mode, dtype, batch):
+    # the wavelet by its liblwt handle: a user wavelet may share a built-in one's name, and a
+    # cached plan keeps its handle alive, so the handle cannot be another's while cached
+    key = (wavelet._handle, tuple(shape), levels, mode, dtype.char, batch, _backend)
+    with _lock:
+        plan = _cache.get(key)
+        if plan is not None:
+            _cache.move_to_end(key)
+            return plan
+    plan = Plan(wavelet, shape, levels, mode, dtype, batch)  # outside the lock: may take a while
+    with _lock:
+        _cache[key] = plan
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return plan
+
+
+def forward_last(x, wavelet, mode, levels, k):
+    """Transform the last k axes of the real array x (float32/float64): (packed, plan),
+    packed holding x.shape[:-k] + the plan's packed shape."""
+    outer = x.shape[:x.ndim - k]
+    batch = math.prod(outer)
+    plan = get_plan(wavelet, x.shape[x.ndim - k:], levels, mode, x.dtype, max(batch, 1))
+    packed = np.empty(outer + plan.packed_shape, dtype=x.dtype)
+    if batch:
+        _core.forward(plan.handle, np.ascontiguousarray(x), packed)
+    return packed, plan
+
+
+def inverse_last(packed, plan):
+    """Inverse of a packed array (outer axes first) into outer + plan.shape."""
+    out = np.empty(packed.shape[:packed.ndim - len(plan.shape)] + plan.shape, dtype=packed.dtype)
+    if out.size:
+        _core.inverse(plan.handle, np.ascontiguousarray(packed), out)
+    return out
