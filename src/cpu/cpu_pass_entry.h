@@ -21,6 +21,7 @@
 #include "core/extend.h"
 
 #define LANES 8
+#define PASS_GRAIN ((size_t)1 << 15) /* samples per thread, at least (run_pass) */
 
 static int omp_get_max_threads_or_1(void)
 {
