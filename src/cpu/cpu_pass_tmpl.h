@@ -14,6 +14,8 @@ typedef struct FN(group) {
     const REAL *in[LANES], *in2[LANES];  /* inverse: cA and cD of each line */
     REAL *out[LANES], *out2[LANES];      /* forward: where cA and cD of each line go */
     int lanes;
+    int contig;      /* 1: LANES neighbouring columns, so lane l of every pointer is lane 0's + l:
+                        whole-vector loads and stores instead of a gather or scatter per sample */
     size_t stride;   /* element stride along the axis (= inner) */
 } FN(group);
 
@@ -23,6 +25,12 @@ static void FN(load_ext)(const FN(group) *g, const lwt_line_prog *p, long N, lon
     const size_t st = g->stride;
     if (n >= 0 && n < N) {
         const size_t i = (size_t)lwt_window_pos(&p->win, n) * st;
+        if (g->contig) {
+            const REAL *s = g->in[0] + i;
+            for (int l = 0; l < LANES; l++)
+                dst[l] = s[l];
+            return;
+        }
         for (int l = 0; l < g->lanes; l++)
             dst[l] = g->in[l][i];
         return;
@@ -52,6 +60,12 @@ static void FN(load_coeff)(const FN(group) *g, const lwt_line_prog *p, int band,
         return;
     }
     size_t i = (size_t)lwt_window_pos(&p->win, k) * g->stride;
+    if (g->contig) {
+        const REAL *s = (band ? g->in2[0] : g->in[0]) + i;
+        for (int l = 0; l < LANES; l++)
+            dst[l] = s[l];
+        return;
+    }
     for (int l = 0; l < g->lanes; l++)
         dst[l] = (band ? g->in2[l] : g->in[l])[i];
 }
@@ -100,6 +114,14 @@ static void FN(forward_lifting)(const FN(group) *g, const lwt_line_prog *p, cons
         const WREAL *pa = ch[a] + (size_t)(k + s->sa - p->ch[a].lo) * LANES;
         const WREAL *pd = ch[d] + (size_t)(k + s->sd - p->ch[d].lo) * LANES;
         const size_t o = (size_t)(k - p->out_lo) * g->stride;
+        if (g->contig) {
+            REAL *oa = g->out[0] + o, *od = g->out2[0] + o;
+            for (int l = 0; l < LANES; l++) {
+                oa[l] = (REAL)(ka * pa[l]);
+                od[l] = (REAL)(kd * pd[l]);
+            }
+            continue;
+        }
         for (int l = 0; l < g->lanes; l++) {
             g->out[l][o] = (REAL)(ka * pa[l]);
             g->out2[l][o] = (REAL)(kd * pd[l]);
@@ -130,6 +152,12 @@ static void FN(inverse_lifting)(const FN(group) *g, const lwt_line_prog *p, cons
         int c = (int)lwt_mod(y, 2);
         long idx = lwt_floor_div(y, 2);
         const WREAL *src = ch[c] + (size_t)(idx - p->ch[c].lo) * LANES;
+        if (g->contig) {
+            REAL *o = g->out[0] + (size_t)(m - p->out_lo) * g->stride;
+            for (int l = 0; l < LANES; l++)
+                o[l] = (REAL)(src[l]);
+            continue;
+        }
         for (int l = 0; l < g->lanes; l++)
             g->out[l][(size_t)(m - p->out_lo) * g->stride] = (REAL)(src[l]);
     }
@@ -154,6 +182,14 @@ static void FN(forward_direct)(const FN(group) *g, const lwt_line_prog *p, const
             }
         }
         const size_t o = (size_t)(k - p->out_lo) * g->stride;
+        if (g->contig) {
+            REAL *oa = g->out[0] + o, *od = g->out2[0] + o;
+            for (int l = 0; l < LANES; l++) {
+                oa[l] = (REAL)(sa[l]);
+                od[l] = (REAL)(sd[l]);
+            }
+            continue;
+        }
         for (int l = 0; l < g->lanes; l++) {
             g->out[l][o] = (REAL)(sa[l]);
             g->out2[l][o] = (REAL)(sd[l]);
@@ -182,6 +218,12 @@ static void FN(inverse_direct)(const FN(group) *g, const lwt_line_prog *p, const
             const size_t o = (size_t)(i - j - p->span.lo) * LANES;
             for (int l = 0; l < LANES; l++)
                 acc[l] += rl * ca[o + l] + rh * cd[o + l];
+        }
+        if (g->contig) {
+            REAL *o = g->out[0] + (size_t)(m - p->out_lo) * g->stride;
+            for (int l = 0; l < LANES; l++)
+                o[l] = (REAL)(acc[l]);
+            continue;
         }
         for (int l = 0; l < g->lanes; l++)
             g->out[l][(size_t)(m - p->out_lo) * g->stride] = (REAL)(acc[l]);
@@ -233,6 +275,7 @@ static lwt_status FN(run_pass)(const lwt_pass *ps)
             FN(group) g;
             g.stride = inner;
             g.lanes = 0;
+            g.contig = 0;
             if (inner == 1) {
                 size_t o0 = (size_t)gi * LANES;
                 for (size_t o = o0; o < outer && o < o0 + LANES; o++) {
@@ -262,6 +305,7 @@ static lwt_status FN(run_pass)(const lwt_pass *ps)
                     g.in2[l] = g.in[l] + band_in * inner;
                     g.out2[l] = g.out[l] + band_out * inner;
                 }
+                g.contig = g.lanes == LANES;
             }
             /* A full group writes every lane of every work element it reads (the loads cover
                each channel's whole range), so only a partial group's unused lanes need zeros:
