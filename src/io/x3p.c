@@ -1,5 +1,5 @@
 /*
- * x3p.c - X3P (ISO 25178-72 / ISO 5436-2 XML) areal surfaces: read and write.
+ * x3p.c - X3P (ISO 25178-72 / ISO 5436-2 XML) areal surfaces: reading (x3p_write.c writes).
  *
  * An X3P file is a zip archive holding main.xml (the description), md5checksum.hex (MD5 of
  * main.xml) and, unless the points are listed inline in main.xml, bindata/data.bin
@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "io/md5_hex.h"
 #include "io/surface_file.h"
 
 #include <lwt.h>
@@ -17,7 +18,6 @@
 #include <expat.h>
 #include <fcntl.h>
 #include <math.h>
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,22 +30,6 @@
 #define X3P_MAX_DEPTH 64
 
 /* ------------------------------------------------------------------ small helpers */
-
-static int md5_hex(const void *data, size_t len, char out[33])
-{
-    static const char hx[] = "0123456789abcdef";
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0;
-    out[0] = 0;
-    if (!EVP_Digest(data, len, md, &mdlen, EVP_md5(), NULL) || mdlen != 16)
-        return -1;
-    for (unsigned i = 0; i < 16; i++) {
-        out[2 * i] = hx[md[i] >> 4];
-        out[2 * i + 1] = hx[md[i] & 15];
-    }
-    out[32] = 0;
-    return 0;
-}
 
 static int is_hex(int c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 static int lowc(int c) { return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c; }
@@ -660,7 +644,7 @@ static int check_md5_field(const char *have, const char *field, const unsigned c
     if (parse_md5(have, want) || have[32 + strspn(have + 32, " \t\r\n")] != 0)
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "main.xml: malformed %s '%.40s'", field,
                               have);
-    if (md5_hex(data, len, got))
+    if (lwt__md5_hex(data, len, got))
         return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath, "MD5 is not available (OpenSSL)");
     if (strcmp(want, got))
         return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath,
@@ -687,7 +671,7 @@ static int check_main_md5(zip_t *za, const char *prefix, const char *name, const
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "%s does not hold an MD5 checksum", name);
     }
     free(buf);
-    if (md5_hex(xml, xmllen, got))
+    if (lwt__md5_hex(xml, xmllen, got))
         return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath, "MD5 is not available (OpenSSL)");
     if (strcmp(want, got))
         return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath,
@@ -1019,276 +1003,4 @@ done:
     if (za)
         zip_discard(za);
     return rc;
-}
-
-/* ------------------------------------------------------------------ writing */
-
-typedef struct {
-    char *s;
-    size_t len, cap;
-    int oom;
-} sbuf;
-
-static void sb_reserve(sbuf *b, size_t extra)
-{
-    if (b->oom)
-        return;
-    if (b->len + extra + 1 <= b->cap)
-        return;
-    size_t nc = b->cap ? b->cap : 4096;
-    while (nc < b->len + extra + 1)
-        nc *= 2;
-    char *ns = (char *)realloc(b->s, nc);
-    if (!ns) {
-        b->oom = 1;
-        return;
-    }
-    b->s = ns;
-    b->cap = nc;
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (k < 0) {
-        b->oom = 1;
-        return;
-    }
-    sb_reserve(b, (size_t)k);
-    if (b->oom)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)k;
-}
-
-static void sb_escaped(sbuf *b, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        switch (c) {
-        case '&': sb_printf(b, "&amp;"); break;
-        case '<': sb_printf(b, "&lt;"); break;
-        case '>': sb_printf(b, "&gt;"); break;
-        case '"': sb_printf(b, "&quot;"); break;
-        case '\'': sb_printf(b, "&apos;"); break;
-        default:
-            if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-                c = ' ';
-            sb_printf(b, "%c", (char)c);
-        }
-    }
-}
-
-/* valid UTF-8 (the strings we write come from files of unknown encoding) */
-static int is_utf8(const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        int k = *p < 0x80 ? 0 : (*p >> 5) == 6 ? 1 : (*p >> 4) == 14 ? 2 : (*p >> 3) == 30 ? 3 : -1;
-        if (k < 0)
-            return 0;
-        p++;
-        for (int i = 0; i < k; i++, p++)
-            if ((*p >> 6) != 2)
-                return 0;
-    }
-    return 1;
-}
-
-static void sb_text(sbuf *b, const char *s, const char *fallback)
-{
-    if (!s || !s[0] || !is_utf8(s))
-        s = fallback;
-    sb_escaped(b, s);
-}
-
-/* "YYYY-MM-DDThh:mm:ss" prefix: usable as xsd:dateTime */
-static int looks_like_datetime(const char *s)
-{
-    static const char pat[] = "dddd-dd-ddTdd:dd:dd";
-    for (int i = 0; pat[i]; i++) {
-        if (pat[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != pat[i])
-            return 0;
-    }
-    for (const char *p = s; *p; p++)
-        if (!((*p >= '0' && *p <= '9') || strchr("-:T.Z+", *p)))
-            return 0;
-    return 1;
-}
-
-/* float64 heights deflate by about 5 % at about 35 MB/s: big data.bin entries are stored */
-#define X3P_STORE_BYTES ((size_t)1 << 20)
-
-static int add_buffer(zip_t *za, const char *name, const void *data, size_t len, int store)
-{
-    zip_source_t *src = zip_source_buffer(za, data, len, 0);
-    if (!src)
-        return -1;
-    zip_int64_t idx = zip_file_add(za, name, src, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE);
-    if (idx < 0) {
-        zip_source_free(src);
-        return -1;
-    }
-    if (store)
-        (void)zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_STORE, 0);
-    return 0;
-}
-
-lwt_status lwt_surface_write_x3p(lwt_context *ctx, const char *path, const lwt_surface *s)
-{
-    char tmp[4200], md5d[33], md5v[33], md5m[33], when[40], chk[64];
-    unsigned char *db = NULL, *vb = NULL;
-    size_t n, nbytes, ninvalid = 0;
-    sbuf x = {0, 0, 0, 0};
-    zip_t *za = NULL;
-    int rc = LWT_OK, fd = -1;
-    tmp[0] = 0;
-
-    int bad = lwt__check_writable(ctx, path, s, "X3P", &n);
-    if (bad)
-        return bad;
-    if (lwt__mul_size(n, 8, &nbytes))
-        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "dimensions too large");
-
-    db = (unsigned char *)malloc(nbytes ? nbytes : 1);
-    if (!db)
-        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory (%zu bytes)", nbytes);
-    for (size_t i = 0; i < n; i++) {
-        double v = s->z[i];
-        if (!isfinite(v)) {
-            v = NAN;
-            ninvalid++;
-        }
-        lwt__put_lef64(db + 8 * i, v);
-    }
-    if (ninvalid) {
-        vb = (unsigned char *)calloc(n / 8 + 1, 1);
-        if (!vb) {
-            rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory");
-            goto fail;
-        }
-        for (size_t i = 0; i < n; i++)
-            if (isfinite(s->z[i]))
-                vb[i >> 3] |= (unsigned char)(1u << (i & 7));
-    }
-    if (md5_hex(db, nbytes, md5d) || (vb && md5_hex(vb, (n + 7) / 8, md5v))) {
-        rc = lwt__file_fail(ctx, LWT_ERR_CHECKSUM, path, "MD5 is not available (OpenSSL)");
-        goto fail;
-    }
-
-    if (looks_like_datetime(s->date))
-        snprintf(when, sizeof when, "%s", s->date);
-    else
-        lwt__now_iso8601(when, sizeof when);
-
-    sb_printf(&x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                  "<p:ISO5436_2 xmlns:p=\"http://www.opengps.eu/2008/ISO5436_2\" "
-                  "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
-                  "xsi:schemaLocation=\"http://www.opengps.eu/2008/ISO5436_2 "
-                  "http://www.opengps.eu/2008/ISO5436_2/ISO5436_2.xsd\">\n"
-                  "  <Record1>\n"
-                  "    <Revision>ISO5436 - 2000</Revision>\n"
-                  "    <FeatureType>SUR</FeatureType>\n"
-                  "    <Axes>\n");
-    sb_printf(&x, "      <CX>\n        <AxisType>I</AxisType>\n        <DataType>D</DataType>\n"
-                  "        <Increment>%.17g</Increment>\n        <Offset>0</Offset>\n      </CX>\n", s->dx);
-    sb_printf(&x, "      <CY>\n        <AxisType>I</AxisType>\n        <DataType>D</DataType>\n"
-                  "        <Increment>%.17g</Increment>\n        <Offset>0</Offset>\n      </CY>\n", s->dy);
-    sb_printf(&x, "      <CZ>\n        <AxisType>A</AxisType>\n        <DataType>D</DataType>\n"
-                  "        <Increment>1</Increment>\n        <Offset>0</Offset>\n      </CZ>\n"
-                  "    </Axes>\n  </Record1>\n");
-    sb_printf(&x, "  <Record2>\n    <Date>%s</Date>\n    <Creator>lwt</Creator>\n    <Instrument>\n"
-                  "      <Manufacturer>", when);
-    sb_text(&x, s->instrument, "not available");
-    sb_printf(&x, "</Manufacturer>\n      <Model>not available</Model>\n      <Serial>not available</Serial>\n"
-                  "      <Version>lwt %d.%d.%d</Version>\n    </Instrument>\n"
-                  "    <ProbingSystem>\n      <Type>Software</Type>\n      <Identification>",
-              LWT_VERSION_MAJOR, LWT_VERSION_MINOR, LWT_VERSION_PATCH);
-    sb_printf(&x, "lwt (from %s)", s->source_format[0] && is_utf8(s->source_format) ? s->source_format : "memory");
-    sb_printf(&x, "</Identification>\n    </ProbingSystem>\n");
-    if (s->comment[0] && is_utf8(s->comment)) {
-        sb_printf(&x, "    <Comment>");
-        sb_escaped(&x, s->comment);
-        sb_printf(&x, "</Comment>\n");
-    }
-    sb_printf(&x, "  </Record2>\n  <Record3>\n    <MatrixDimension>\n      <SizeX>%zu</SizeX>\n"
-                  "      <SizeY>%zu</SizeY>\n      <SizeZ>1</SizeZ>\n    </MatrixDimension>\n"
-                  "    <DataLink>\n      <PointDataLink>bindata/data.bin</PointDataLink>\n"
-                  "      <MD5ChecksumPointData>%s</MD5ChecksumPointData>\n",
-              s->nx, s->ny, md5d);
-    if (vb)
-        sb_printf(&x, "      <ValidPointsLink>bindata/valid.bin</ValidPointsLink>\n"
-                      "      <MD5ChecksumValidPoints>%s</MD5ChecksumValidPoints>\n", md5v);
-    sb_printf(&x, "    </DataLink>\n  </Record3>\n  <Record4>\n    <ChecksumFile>md5checksum.hex</ChecksumFile>\n"
-                  "  </Record4>\n</p:ISO5436_2>\n");
-    if (x.oom) {
-        rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory");
-        goto fail;
-    }
-    if (md5_hex(x.s, x.len, md5m)) {
-        rc = lwt__file_fail(ctx, LWT_ERR_CHECKSUM, path, "MD5 is not available (OpenSSL)");
-        goto fail;
-    }
-    snprintf(chk, sizeof chk, "%s *main.xml\n", md5m);
-
-    /* temporary file beside the target; libzip replaces it on zip_close (keeping its mode) */
-    fd = lwt__tmp_create(ctx, path, tmp, sizeof tmp);
-    if (fd < 0) {
-        tmp[0] = 0;
-        rc = LWT_ERR_IO;
-        goto fail;
-    }
-    close(fd);
-    fd = -1;
-    int zerr = 0;
-    za = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
-    if (!za) {
-        zip_error_t ze;
-        zip_error_init_with_code(&ze, zerr);
-        rc = lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot create zip archive: %s",
-                            zip_error_strerror(&ze));
-        zip_error_fini(&ze);
-        goto fail;
-    }
-    if (add_buffer(za, "main.xml", x.s, x.len, 0) || zip_dir_add(za, "bindata", ZIP_FL_ENC_UTF_8) < 0 ||
-        add_buffer(za, "bindata/data.bin", db, nbytes, nbytes >= X3P_STORE_BYTES) ||
-        (vb && add_buffer(za, "bindata/valid.bin", vb, (n + 7) / 8, 0)) ||
-        add_buffer(za, "md5checksum.hex", chk, strlen(chk), 1)) {
-        rc = lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot build zip archive: %s", zip_strerror(za));
-        goto fail;
-    }
-    if (zip_close(za) != 0) {
-        rc = lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot write zip archive: %s", zip_strerror(za));
-        goto fail;
-    }
-    za = NULL;
-    fd = open(tmp, O_RDONLY);
-    rc = lwt__tmp_commit(ctx, fd, tmp, path); /* fsync, close, rename; unlinks tmp on failure */
-    tmp[0] = 0;
-    if (rc)
-        goto fail;
-    free(db);
-    free(vb);
-    free(x.s);
-    return LWT_OK;
-
-fail:
-    if (za)
-        zip_discard(za);
-    if (tmp[0])
-        unlink(tmp);
-    free(db);
-    free(vb);
-    free(x.s);
-    return rc ? rc : LWT_ERR_IO;
 }
