@@ -293,9 +293,9 @@ static zip_int64_t records_cb(void *ud, void *data, zip_uint64_t len, zip_source
     case ZIP_SOURCE_READ:
         return records_read(r, (unsigned char *)data, len);
     case ZIP_SOURCE_STAT: {
-        zip_stat_t *st = ZIP_SOURCE_GET_ARGS(zip_stat_t, data, len, NULL);
-        if (!st)
+        if (len < sizeof(zip_stat_t))
             return -1;
+        zip_stat_t *st = (zip_stat_t *)data;
         zip_stat_init(st);
         st->valid = ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_COMP_METHOD | ZIP_STAT_ENCRYPTION_METHOD |
                     ZIP_STAT_MTIME;
