@@ -11,6 +11,8 @@
 #include <time.h>
 
 #include "io/png_preview.h"
+#include "io/surface_file.h"
+#include "surface/threads.h"
 #include "lwt_surface.h"
 
 #define NOTES 8
@@ -25,8 +27,10 @@ static double now_ms(void)
 void filter_log_fn(void *user, lwt_log_level level, const char *msg)
 {
     filter_log *l = (filter_log *)user;
-    if (level >= LWT_LOG_ERROR)
+    if (level >= LWT_LOG_ERROR) {
+#pragma omp critical(lwt_filter_log) /* the outputs are written by several threads */
         snprintf(l->last, sizeof l->last, "%s", msg);
+    }
 }
 
 typedef struct job {
@@ -100,58 +104,81 @@ static int load(job *j, const filter_opts *o, const char *input, char *err, size
     return 0;
 }
 
-static int write_band(job *j, const char *file, const double *z, const char *what, char *err, size_t errlen)
+/* One output file of the job: an X3P of a band or a PNG preview of some maps. */
+typedef struct out_task {
+    const char *file;
+    const double *z;            /* X3P: the band */
+    const char *what;           /* X3P: the band's name, for the comment */
+    lwt_preview_map maps[4];    /* PNG */
+    int nmaps, px;              /* PNG: nmaps > 0 */
+} out_task;
+
+static lwt_status write_task(job *j, const out_task *t)
 {
-    lwt_surface v = j->s;
     char path[4200];
-    v.z = (double *)z;
-    snprintf(v.comment, sizeof v.comment, "lwt filter: %s of %s, %s %d levels, mode %s", what, j->rep.input,
+    outdir_file(&j->od, t->file, path, sizeof path);
+    if (t->nmaps)
+        return lwt_png_write_maps(j->ctx, path, t->maps, t->nmaps, j->s.nx, j->s.ny, j->s.dx, j->s.dy, t->px);
+    lwt_surface v = j->s;
+    v.z = (double *)t->z;
+    snprintf(v.comment, sizeof v.comment, "lwt filter: %s of %s, %s %d levels, mode %s", t->what, j->rep.input,
              j->res.wavelet, j->rep.split->levels, j->rep.mode);
-    lwt_status st = LIB_CALL(j, lwt_surface_write_x3p(j->ctx, outdir_file(&j->od, file, path, sizeof path), &v));
-    return st == LWT_OK ? 0 : lib_fail(j, st, j->rep.input, err, errlen);
+    /* No fsync: the files go into the job's temporary folder, which appears whole or not at all
+       (outdir.h); we promise that atomicity, not durability across a power loss (the outputs can
+       be made again from the input). The fsync cost 50-140 ms per 128 MiB X3P on the development
+       VM (docs/PERFORMANCE.md, "Surface filtration (CPU)"). */
+    return lwt__surface_write_x3p_sync(j->ctx, path, &v, 0);
 }
 
+/* The X3P files and previews, written side by side on the job's threads (each file is one
+ * thread's work: the MD5 of a 128 MiB X3P is one sequential pass of ~0.2 s, so two files at once
+ * is what two cores can do); the longest (the X3P files) first. */
 static int write_outputs(job *j, const filter_opts *o, char *err, size_t errlen)
 {
     static const char *const files[LWT_BAND_COUNT] = {"form.x3p", "waviness.x3p", "roughness.x3p", "noise.x3p"};
     static const char *const pngs[LWT_BAND_COUNT] = {"form.png", "waviness.png", "roughness.png", "noise.png"};
     const lwt_surface *s = &j->s;
-    char path[4200];
+    out_task t[2 * LWT_BAND_COUNT + 2];
+    int nt = 0;
+    memset(t, 0, sizeof t);
     for (int b = 0; b < LWT_BAND_COUNT; b++)
         if (j->res.band[b]) {
-            char what[64];
-            snprintf(what, sizeof what, "writing %s", files[b]);
-            progress_update(j->pg, 0.8 + 0.03 * b, what);
-            if (write_band(j, files[b], j->res.band[b], lwt_filter_band_name(b), err, errlen))
-                return -1;
-            j->rep.outputs[j->rep.noutputs++] = files[b];
+            t[nt].file = files[b];
+            t[nt].z = j->res.band[b];
+            t[nt++].what = lwt_filter_band_name(b);
         }
     if (o->preview_px > 0) {
-        progress_update(j->pg, 0.92, "writing previews");
-        lwt_preview_map m = {"input", s->z};
-        lwt_status st = LIB_CALL(j, lwt_png_write_maps(j->ctx, outdir_file(&j->od, "input.png", path, sizeof path), &m,
-                                                       1, s->nx, s->ny, s->dx, s->dy, o->preview_px));
-        if (st != LWT_OK)
-            return lib_fail(j, st, j->rep.input, err, errlen);
-        j->rep.outputs[j->rep.noutputs++] = "input.png";
         lwt_preview_map panel[4] = {{"input", s->z}};
+        t[nt].file = "input.png";
+        t[nt].maps[0] = panel[0];
+        t[nt].nmaps = 1;
+        t[nt++].px = o->preview_px;
         for (int b = 0; b < LWT_BAND_COUNT; b++)
             if (j->res.band[b]) {
                 lwt_preview_map mb = {lwt_filter_band_name(b), j->res.band[b]};
                 if (b < 3)
                     panel[b + 1] = mb;
-                st = LIB_CALL(j, lwt_png_write_maps(j->ctx, outdir_file(&j->od, pngs[b], path, sizeof path), &mb, 1,
-                                                    s->nx, s->ny, s->dx, s->dy, o->preview_px));
-                if (st != LWT_OK)
-                    return lib_fail(j, st, j->rep.input, err, errlen);
-                j->rep.outputs[j->rep.noutputs++] = pngs[b];
+                t[nt].file = pngs[b];
+                t[nt].maps[0] = mb;
+                t[nt].nmaps = 1;
+                t[nt++].px = o->preview_px;
             }
-        int px = o->preview_px / 2 < 16 ? 16 : o->preview_px / 2;
-        st = LIB_CALL(j, lwt_png_write_maps(j->ctx, outdir_file(&j->od, "panel.png", path, sizeof path), panel, 4,
-                                            s->nx, s->ny, s->dx, s->dy, px));
-        if (st != LWT_OK)
-            return lib_fail(j, st, j->rep.input, err, errlen);
-        j->rep.outputs[j->rep.noutputs++] = "panel.png";
+        t[nt].file = "panel.png";
+        memcpy(t[nt].maps, panel, sizeof panel);
+        t[nt].nmaps = 4;
+        t[nt++].px = o->preview_px / 2 < 16 ? 16 : o->preview_px / 2;
+    }
+    progress_update(j->pg, 0.8, "writing the outputs");
+    lwt_status st[2 * LWT_BAND_COUNT + 2];
+    j->log->last[0] = 0;
+    const int threads = lwt__surf_threads(o->spec.threads);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int k = 0; k < nt; k++)
+        st[k] = write_task(j, &t[k]);
+    for (int k = 0; k < nt; k++) {
+        if (st[k] != LWT_OK) /* the line logged last: one of the failures, whole (filter_log_fn) */
+            return lib_fail(j, st[k], j->rep.input, err, errlen);
+        j->rep.outputs[j->rep.noutputs++] = t[k].file;
     }
     return 0;
 }

@@ -12,5 +12,5 @@ lwt_status lwt_write_file_atomic(lwt_context *ctx, const char *path, const void 
         lwt__tmp_abort(fd, tmp);
         return lwt__file_fail(ctx, LWT_ERR_IO, path, "write failed");
     }
-    return lwt__tmp_commit(ctx, fd, tmp, path);
+    return lwt__tmp_commit_sync(ctx, fd, tmp, path, 0);
 }

@@ -180,8 +180,13 @@ void lwt__tmp_abort(int fd, const char *tmp)
 
 lwt_status lwt__tmp_commit(lwt_context *ctx, int fd, const char *tmp, const char *path)
 {
+    return lwt__tmp_commit_sync(ctx, fd, tmp, path, 1);
+}
+
+lwt_status lwt__tmp_commit_sync(lwt_context *ctx, int fd, const char *tmp, const char *path, int durable)
+{
     if (fd >= 0) {
-        if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+        if (durable && fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
             int e = errno;
             lwt__tmp_abort(fd, tmp);
             return lwt__file_fail(ctx, LWT_ERR_IO, path, "write failed: %s", strerror(e));

@@ -44,6 +44,12 @@ lwt_status lwt__read_whole_file(lwt_context *ctx, const char *path, unsigned cha
 int lwt__tmp_create(lwt_context *ctx, const char *path, char *tmp, size_t tmplen);
 /** fsync + close fd and rename tmp to path; on any failure unlink tmp (logged). */
 lwt_status lwt__tmp_commit(lwt_context *ctx, int fd, const char *tmp, const char *path);
+/** The same, with the fsync only when durable (see lwt__surface_write_x3p_sync). */
+lwt_status lwt__tmp_commit_sync(lwt_context *ctx, int fd, const char *tmp, const char *path, int durable);
+/** lwt_surface_write_x3p (durable = 1) or, with durable = 0, without the fsync before the rename:
+ *  for files written into a folder that appears as a whole later (the CLI's output folders),
+ *  whose durability, if any, is the folder's business. */
+lwt_status lwt__surface_write_x3p_sync(lwt_context *ctx, const char *path, const lwt_surface *s, int durable);
 /** close fd (if >= 0) and unlink tmp. */
 void lwt__tmp_abort(int fd, const char *tmp);
 /** Write all bytes to fd. 0 ok, -1 error (errno set). */

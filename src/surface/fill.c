@@ -9,8 +9,15 @@ typedef struct grid {
     double *z;
     unsigned char *known; /* 1 = measured (or averaged from measured points): fixed */
     size_t *holes;        /* indices of the points to fill, in row order */
+    unsigned char *nb;    /* per hole: which neighbours exist (NB_* bits) */
     size_t nholes;
 } grid;
+
+/* The neighbours a hole has inside its grid, found once when the holes are listed: relax()
+ * used to derive them from p % nx and p / nx on every sweep, and those two 64-bit divisions
+ * were the fill's largest cost (perf: 4096^2 with 1 % invalid points, up to 400 sweeps on the
+ * coarse grids). */
+enum { NB_W = 1, NB_E = 2, NB_N = 4, NB_S = 8 };
 
 #define MAX_GRIDS 80
 
@@ -20,6 +27,7 @@ static void grid_free(grid *g, int owns_z)
         free(g->z);
     free(g->known);
     free(g->holes);
+    free(g->nb);
 }
 
 static int list_holes(grid *g)
@@ -29,12 +37,17 @@ static int list_holes(grid *g)
         k += !g->known[i];
     g->nholes = k;
     g->holes = malloc((k ? k : 1) * sizeof *g->holes);
-    if (!g->holes)
+    g->nb = malloc(k ? k : 1);
+    if (!g->holes || !g->nb)
         return -1;
     k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!g->known[i])
-            g->holes[k++] = i;
+    for (size_t j = 0; j < g->ny; j++)
+        for (size_t i = 0; i < g->nx; i++)
+            if (!g->known[j * g->nx + i]) {
+                g->holes[k] = j * g->nx + i;
+                g->nb[k++] = (unsigned char)((i > 0 ? NB_W : 0) | (i + 1 < g->nx ? NB_E : 0) | (j > 0 ? NB_N : 0) |
+                                             (j + 1 < g->ny ? NB_S : 0));
+            }
     return 0;
 }
 
@@ -49,11 +62,23 @@ static int coarsen(const grid *f, grid *c)
     c->z = malloc(n * sizeof *c->z);
     c->known = malloc(n);
     c->holes = NULL;
+    c->nb = NULL;
     if (!c->z || !c->known)
         return -1;
     for (int lenient = 0; lenient < 2 && strict == 0; lenient++)
         for (size_t J = 0; J < c->ny; J++)
             for (size_t I = 0; I < c->nx; I++) {
+                const size_t f0 = 2 * J * f->nx + 2 * I;
+                if (2 * J + 1 < f->ny && 2 * I + 1 < f->nx &&
+                    (f->known[f0] & f->known[f0 + 1] & f->known[f0 + f->nx] & f->known[f0 + f->nx + 1])) {
+                    /* a whole block of measured points (nearly all of them when holes are few):
+                       the general loop's sums in its order, without its bounds and count logic */
+                    const double *z0 = f->z + f0, *z1 = z0 + f->nx;
+                    c->z[J * c->nx + I] = ((((0.0 + z0[0]) + z0[1]) + z1[0]) + z1[1]) / 4;
+                    c->known[J * c->nx + I] = 1;
+                    strict++;
+                    continue;
+                }
                 double s = 0;
                 int cnt = 0, all = 0;
                 for (size_t j = 2 * J; j < 2 * J + 2 && j < f->ny; j++)
@@ -96,20 +121,23 @@ static void prolong(grid *f, const grid *c)
 static double relax(grid *g, int sweeps)
 {
     double change = 0;
-    const size_t nx = g->nx, ny = g->ny;
+    const size_t nx = g->nx;
     for (int s = 0; s < sweeps; s++) {
         change = 0;
         for (size_t h = 0; h < g->nholes; h++) {
-            size_t p = g->holes[h], i = p % nx, j = p / nx;
+            const size_t p = g->holes[h];
+            const unsigned m = g->nb[h];
             double sum = 0;
             int cnt = 0;
-            if (i > 0) { sum += g->z[p - 1]; cnt++; }
-            if (i + 1 < nx) { sum += g->z[p + 1]; cnt++; }
-            if (j > 0) { sum += g->z[p - nx]; cnt++; }
-            if (j + 1 < ny) { sum += g->z[p + nx]; cnt++; }
+            if (m & NB_W) { sum += g->z[p - 1]; cnt++; }
+            if (m & NB_E) { sum += g->z[p + 1]; cnt++; }
+            if (m & NB_N) { sum += g->z[p - nx]; cnt++; }
+            if (m & NB_S) { sum += g->z[p + nx]; cnt++; }
             if (!cnt)
                 continue;
-            double v = sum / cnt, d = fabs(v - g->z[p]);
+            /* an interior hole (4 neighbours): the same value as sum / 4, without the division's
+               latency in the sweep's dependency chain */
+            double v = cnt == 4 ? sum * 0.25 : sum / cnt, d = fabs(v - g->z[p]);
             if (d > change)
                 change = d;
             g->z[p] = v;

@@ -383,6 +383,79 @@ static void test_roundtrips(void)
     lwt_surface_free(&a);
 }
 
+/* An X3P bigger than the writer's pieces: several 64 KiB conversion chunks, the first invalid
+ * point in a later chunk (valid.bin made late), libzip's 8 KiB reads, more than the sink's
+ * 1 MiB buffer, a stored data.bin read straight into the heights; non-finite values of every
+ * kind written as the one NaN; the files lwt filter writes without fsync alike. */
+static void test_x3p_pieces(void)
+{
+    const size_t nx = 401, ny = 400, n = nx * ny; /* 1.28 MB of heights, n odd per row */
+    const size_t bad[4] = {100000, 100001, 150001, n - 1};
+    char p1[600], p2[600], err[1024];
+    lwt_surface a, b;
+    tpath(p1, sizeof p1, "pieces.x3p");
+    tpath(p2, sizeof p2, "pieces_nosync.x3p");
+    make_surface(&a, nx, ny, 1e-6, 1e-6, 0);
+    uint64_t payload = 0x7ff8000000001234ULL, negnan = 0xfff8000000000000ULL;
+    a.z[bad[0]] = INFINITY;
+    a.z[bad[1]] = -INFINITY;
+    memcpy(&a.z[bad[2]], &payload, 8);
+    memcpy(&a.z[bad[3]], &negnan, 8);
+    CHECK(WX3P(p1, &a, err) == 0, "write pieces.x3p: %s", err);
+    CHECK((test_log_reset(&tlog), logged(lwt__surface_write_x3p_sync(tctx, p2, &a, 0), err)) == 0,
+          "write without fsync: %s", err);
+    for (int f = 0; f < 2; f++) {
+        const char *p = f ? p2 : p1;
+        CHECK(RD(p, &b, err) == 0, "read %s: %s", p, err); /* the reader checks both MD5s */
+        if (b.z) {
+            for (int k = 0; k < 4; k++)
+                a.z[bad[k]] = NAN;
+            same_surface(&a, &b, 0, "x3p in pieces");
+        }
+        lwt_surface_free(&b);
+        int zerr;
+        zip_t *za = zip_open(p, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
+        CHECK(za != NULL, "%s: libzip cannot open it", p);
+        if (!za)
+            continue;
+        zip_stat_t st;
+        zip_int64_t id = zip_name_locate(za, "bindata/data.bin", 0), iv = zip_name_locate(za, "bindata/valid.bin", 0);
+        CHECK(id >= 0 && iv >= 0, "%s: data.bin and valid.bin", p);
+        CHECK(id >= 0 && zip_stat_index(za, (zip_uint64_t)id, 0, &st) == 0 && st.comp_method == ZIP_CM_STORE &&
+                  st.size == 8 * n,
+              "%s: data.bin stored, 8 bytes a point", p);
+        unsigned char *d = malloc(8 * n), *v = malloc(n / 8 + 1);
+        zip_file_t *zd = id >= 0 ? zip_fopen_index(za, (zip_uint64_t)id, 0) : NULL;
+        zip_file_t *zv = iv >= 0 ? zip_fopen_index(za, (zip_uint64_t)iv, 0) : NULL;
+        CHECK(zd && zv && zip_fread(zd, d, 8 * n) == (zip_int64_t)(8 * n) &&
+                  zip_fread(zv, v, n / 8 + 1) == (zip_int64_t)((n + 7) / 8),
+              "%s: read data.bin and valid.bin (CRC checked at their end)", p);
+        if (zd)
+            CHECK(zip_fclose(zd) == 0, "%s: data.bin CRC", p);
+        if (zv)
+            zip_fclose(zv);
+        size_t wrong_bits = 0, wrong_nan = 0;
+        const double canon = NAN;
+        for (size_t i = 0; i < n; i++) {
+            int invalid = i == bad[0] || i == bad[1] || i == bad[2] || i == bad[3];
+            wrong_bits += (size_t)(((v[i >> 3] >> (i & 7)) & 1) == invalid);
+            unsigned char le[8];
+            uint64_t u;
+            memcpy(&u, &canon, 8);
+            for (int k = 0; k < 8; k++)
+                le[k] = (unsigned char)(u >> (8 * k));
+            wrong_nan += (size_t)(invalid && memcmp(d + 8 * i, le, 8) != 0);
+        }
+        CHECK(wrong_bits == 0, "%s: %zu wrong bits in valid.bin", p, wrong_bits);
+        CHECK(wrong_nan == 0, "%s: %zu invalid points not stored as the one NaN", p, wrong_nan);
+        free(d);
+        free(v);
+        zip_discard(za);
+    }
+    lwt_surface_free(&a);
+    no_temp_files_left();
+}
+
 static void test_inline_and_axes(void)
 {
     char p[600], err[1024];
@@ -1135,6 +1208,7 @@ int main(int argc, char **argv)
 
     if (!shared_only) {
         test_roundtrips();
+        test_x3p_pieces();
         test_inline_and_axes();
         test_binary_absolute_subfolder();
         test_npy();
