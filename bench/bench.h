@@ -13,6 +13,7 @@ typedef struct bench_opts {
     char lbb_threads[128], lbb_cols[128], lifting[64]; /* experimental kernel knobs */
     int levels, reps, f64, ndim, fuse_levels;
     int cpu_simd; /* lwt_cpu_simd of the CPU passes (--cpu-simd) */
+    int cpu_passes; /* 1: the CPU's separable passes, not the fused level (--cpu-passes) */
     lwt_algorithm algorithm;
     size_t filter_n;   /* --filter N: the surface filter and the splitter (bench_filter.c) */
     int stream;        /* 1: --stream (bench_stream.c), 2: --resident (bench_spread.c) */

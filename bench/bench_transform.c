@@ -149,7 +149,7 @@ int bench_transform(lwt_context *ctx, const bench_opts *o)
     }
     char dev[256];
     bench_device_name(dev, sizeof dev);
-    printf("lwt bench on %s, %s, %d-D%s, algorithm %s%s%s, median of %d runs (" BENCH_CLOCK "), ratio = time / "
+    printf("lwt bench on %s, %s, %d-D%s, algorithm %s%s%s%s, median of %d runs (" BENCH_CLOCK "), ratio = time / "
            BENCH_FLOOR " time; thr/cols: LBB threads per block and ring width (0: the planner's); lift: lifting "
            "variant\n",
            dev, o->f64 ? "float64" : "float32", o->ndim, o->ndim == 1 ? " (N rows of N)" : "",
@@ -162,7 +162,7 @@ int bench_transform(lwt_context *ctx, const bench_opts *o)
            : o->cpu_simd == LWT_SIMD_AVX2   ? ", AVX2 CPU passes"
            : o->cpu_simd == LWT_SIMD_AVX512 ? ", AVX-512 CPU passes"
                                             : "",
-           o->reps);
+           o->cpu_passes ? ", CPU separable passes" : "", o->reps);
     bench_table_header(cols, NCOLS);
     int rc = BENCH_EXIT_OK;
     for (int si = 0; si < ns; si++)
@@ -175,6 +175,7 @@ int bench_transform(lwt_context *ctx, const bench_opts *o)
                     k.lifting = lifts[tci % nli];
                     k.fuse_levels = o->fuse_levels;
                     k.cpu_simd = (lwt_cpu_simd)o->cpu_simd;
+                    k.cpu_passes = o->cpu_passes;
                     const int r = one_case(ctx, o, wv[wi], mv[mi], strtoull(sv[si], NULL, 10), &k);
                     if (r)
                         rc = r;

@@ -70,6 +70,10 @@ typedef struct lwt_plan_tuning {
     /* The CPU passes' instruction set (LWT_SIMD_AUTO: the widest available); a plan made with
        one this CPU or build lacks fails with LWT_ERR_UNSUPPORTED. */
     lwt_cpu_simd cpu_simd;
+    /* The CPU's 2-D levels (and the planes of 3-D ones): 0 = the planner's choice (one fused
+       sweep per level where the algorithm leaves the choice to the library: AUTO, LIFTING,
+       CONVOLUTION); 1 = the separable passes, one per axis. Both give the same bits. */
+    int cpu_passes;
 } lwt_plan_tuning;
 
 /** The planner's choices everywhere (all zero). */

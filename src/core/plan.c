@@ -129,6 +129,8 @@ static lwt_status check_tuning(lwt_context *ctx, const lwt_plan_tuning *t)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "fuse_levels must be 0 or 1 (got %d)", t->fuse_levels);
     if ((int)t->cpu_simd < LWT_SIMD_AUTO || (int)t->cpu_simd > LWT_SIMD_AVX512)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "unknown CPU instruction set %d", (int)t->cpu_simd);
+    if (t->cpu_passes != 0 && t->cpu_passes != 1)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "cpu_passes must be 0 or 1 (got %d)", t->cpu_passes);
     return LWT_OK;
 }
 

@@ -100,8 +100,7 @@ static int fused_step(const lwt_plan *p, const lwt_backend_ops *ops, const void 
                       lwt_level_step *st)
 {
     const int planes = p->ndim == 3;
-    const char *kn = p->ndim >= 2 && !p->direct && ops->level_kernel ? ops->level_kernel(q, p, j, inverse, planes)
-                                                                   : NULL;
+    const char *kn = p->ndim >= 2 && ops->level_kernel ? ops->level_kernel(q, p, j, inverse, planes) : NULL;
     if (!kn)
         return 0;
     if (!planes) {

@@ -6,6 +6,7 @@
 #include "core/backend.h"
 #include "core/context.h"
 #include "core/plan.h"
+#include "cpu/cpu_level.h"
 #include "cpu/cpu_slide.h"
 
 static lwt_status cpu_run_pass(void *bctx, const lwt_pass *p)
@@ -42,19 +43,68 @@ static lwt_status cpu_zero_blocks(void *bctx, size_t es, void *dst, const size_t
     return LWT_OK;
 }
 
+/* The fused level (cpu_level.h) where the plan lets the backend choose (LWT_ALGO_AUTO, LIFTING,
+   CONVOLUTION): the separable passes read and write a level twice, the fused level once, with
+   the same bits. A plan asking for the row-column passes (RC, RC_STEPS, or the tuning's
+   cpu_passes) gets them, and one asking for LWT_ALGO_LIFTING_LBB the sliding window
+   (cpu_slide.c). */
+static int cpu_fuses(const lwt_plan *p)
+{
+    if (p->tune.cpu_passes)
+        return 0;
+    switch ((int)p->desc.algorithm) {
+    case LWT_ALGO_AUTO:
+    case LWT_ALGO_LIFTING:
+    case LWT_ALGO_CONVOLUTION: return p->ndim == 2 || p->ndim == 3;
+    default: return 0;
+    }
+}
+
 static lwt_status cpu_fused2d(void *bctx, int level, int inverse, const void *const in[4], const size_t in_stride[4],
                               void *const out[4], const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
                               const size_t out_bstride[4])
 {
-    (void)nbatch; /* 1: the CPU takes no planes (cpu_level_kernel) */
-    (void)in_bstride;
-    (void)out_bstride;
-    return lwt_cpu_slide2d(bctx, level, inverse, in, in_stride, out, out_stride);
+    const lwt_plan *p = bctx;
+    if (!cpu_fuses(p)) /* the sliding window: one plane a call (cpu_level_kernel) */
+        return lwt_cpu_slide2d(p, level, inverse, in, in_stride, out, out_stride);
+    /* the plane's two axes: the last two of the plan's */
+    const size_t *n = p->sizes[level - 1], *nc = p->sizes[level];
+    const int a0 = p->ndim - 2, a1 = p->ndim - 1;
+    const lwt_scheme *s = &p->wavelet.scheme;
+    lwt_cpu_level lv;
+    memset(&lv, 0, sizeof lv);
+    if (inverse) {
+        lwt_line_prog_inverse(&lv.prog[0], s, p->direct, p->fb.length, p->desc.mode, (long)nc[a0], (long)n[a0]);
+        lwt_line_prog_inverse(&lv.prog[1], s, p->direct, p->fb.length, p->desc.mode, (long)nc[a1], (long)n[a1]);
+    } else {
+        lwt_line_prog_forward(&lv.prog[0], s, p->direct, p->fb.length, p->desc.mode, (long)n[a0]);
+        lwt_line_prog_forward(&lv.prog[1], s, p->direct, p->fb.length, p->desc.mode, (long)n[a1]);
+    }
+    lv.scheme = s;
+    lv.fb = &p->fb;
+    lv.dtype = p->desc.dtype;
+    lv.threads = p->ctx ? p->ctx->threads : 0;
+    lv.simd = p->simd;
+    lv.in = in;
+    lv.in_stride = in_stride;
+    lv.in_bstride = in_bstride;
+    lv.out = out;
+    lv.out_stride = out_stride;
+    lv.out_bstride = out_bstride;
+    lv.nbatch = nbatch;
+    lwt_status st = lwt_cpu_run_level(&lv);
+    if (st)
+        return lwt_fail(p->ctx, st, "cannot allocate the fused level's rows (level %d)", level);
+    return LWT_OK;
 }
 
 static const char *cpu_level_kernel(const void *q, const lwt_plan *p, int level, int inverse, int planes)
 {
     (void)q;
+    (void)level;
+    (void)inverse;
+    if (cpu_fuses(p))
+        return p->direct ? "fused level, filter bank" : "fused level, lifting";
     return !planes && lwt_cpu_slide_has(p, level, inverse) ? "sliding-window level" : NULL;
 }
 

@@ -2,13 +2,17 @@
    a plan resolved when it was made (cpu_pass_entry.h has the why). */
 #include "core/backend.h"
 #include "core/fail.h"
+#include "cpu/cpu_level.h"
 
 lwt_status lwt_cpu_run_pass_portable(const lwt_pass *p);
+lwt_status lwt_cpu_run_level_portable(const lwt_cpu_level *lv);
 #ifdef LWT_CPU_AVX2
 lwt_status lwt_cpu_run_pass_avx2(const lwt_pass *p);
+lwt_status lwt_cpu_run_level_avx2(const lwt_cpu_level *lv);
 #endif
 #ifdef LWT_CPU_AVX512
 lwt_status lwt_cpu_run_pass_avx512(const lwt_pass *p);
+lwt_status lwt_cpu_run_level_avx512(const lwt_cpu_level *lv);
 #endif
 
 int lwt_cpu_simd_available(lwt_cpu_simd simd)
@@ -62,5 +66,18 @@ lwt_status lwt_cpu_run_pass(const lwt_pass *p)
     case LWT_SIMD_AVX2: return lwt_cpu_run_pass_avx2(p);
 #endif
     default: return lwt_cpu_run_pass_portable(p);
+    }
+}
+
+lwt_status lwt_cpu_run_level(const lwt_cpu_level *lv)
+{
+    switch (lv->simd) {
+#ifdef LWT_CPU_AVX512
+    case LWT_SIMD_AVX512: return lwt_cpu_run_level_avx512(lv);
+#endif
+#ifdef LWT_CPU_AVX2
+    case LWT_SIMD_AVX2: return lwt_cpu_run_level_avx2(lv);
+#endif
+    default: return lwt_cpu_run_level_portable(lv);
     }
 }

@@ -637,7 +637,7 @@ static const char *cuda_level_kernel(const void *q, const lwt_plan *p, int level
     (void)q;
     const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
     const int idx = 2 * (level - 1) + (inverse ? 1 : 0);
-    if (!st->slide || !st->slide[idx])
+    if (p->direct || !st->slide || !st->slide[idx])
         return NULL;
     if (st->slide_regs[idx] >= 0)
         return regs_improved(p) ? "sliding window, register kernel, improved lifting"

@@ -106,21 +106,28 @@ static void decisions(lwt_context *ctx)
     expect(plan(ctx, cdf97, 2, s2, 4, LWT_MODE_PERIODIZATION, LWT_F64, LWT_ALGO_LIFTING_LBB, 1), "2-D LBB",
            LWT_LEVEL_FUSED2D, "axes 0,1: sliding-window level (cpu)", 4, "forward level 4 axes 0,1: sliding-window "
            "level (cpu) -> bands to the packed array, cA to the packed array\n", 1);
-    /* the same shape with the default algorithm: separable lifting passes, maps on the last axis */
+    /* the same shape with the default algorithm: the CPU's fused level (one sweep a level) */
     expect(plan(ctx, cdf97, 2, s2, 4, LWT_MODE_PERIODIZATION, LWT_F64, LWT_ALGO_AUTO, 1), "2-D AUTO",
+           LWT_LEVEL_FUSED2D, "axes 0,1: fused level, lifting (cpu)", 4, "axes 1,0: fused level, lifting (cpu)", 4);
+    /* asking for the row-column passes: separable lifting passes, maps on the last axis */
+    expect(plan(ctx, cdf97, 2, s2, 4, LWT_MODE_PERIODIZATION, LWT_F64, LWT_ALGO_LIFTING_RC, 1), "2-D RC",
            LWT_LEVEL_PASSES_MAP, "lifting pass (cpu)", 16, "through a map", 8);
-    /* no lifting (dmey has no scheme; cdf97 with the convolution algorithm): filter-bank passes */
+    /* no lifting (dmey has no scheme; cdf97 with the convolution algorithm): the fused level on
+       the filter bank */
     expect(plan(ctx, dmey, 2, s2, 1, LWT_MODE_SYMMETRIC, LWT_F64, LWT_ALGO_CONVOLUTION, 1), "dmey 2-D",
-           LWT_LEVEL_PASSES_MAP, "filter-bank pass (cpu)", 4, "sliding", 0);
+           LWT_LEVEL_FUSED2D, "fused level, filter bank (cpu)", 2, "sliding", 0);
     expect(plan(ctx, cdf97, 2, s2, 2, LWT_MODE_SYMMETRIC, LWT_F64, LWT_ALGO_CONVOLUTION, 1), "cdf97 convolution",
-           LWT_LEVEL_PASSES_MAP, "filter-bank pass (cpu)", 8, "sliding", 0);
+           LWT_LEVEL_FUSED2D, "fused level, filter bank (cpu)", 4, "sliding", 0);
+    /* 3-D with the default algorithm: the pass along axis 0, then the fused level on the planes */
+    expect(plan(ctx, cdf97, 3, s3, 2, LWT_MODE_REFLECT, LWT_F64, LWT_ALGO_AUTO, 1), "3-D AUTO", LWT_LEVEL_PLANES,
+           "fused level, lifting on the planes (cpu)", 4, "lifting pass (cpu)", 4);
     /* 1-D, even when LBB is asked for: one pass per level, bands through the map */
     expect(plan(ctx, db2, 1, s1, 5, LWT_MODE_SMOOTH, LWT_F32, LWT_ALGO_LIFTING_LBB, 1), "1-D", LWT_LEVEL_PASSES_MAP,
            "axis 0: lifting pass (cpu)", 10, " level ", 10);
     /* a batch of 1-D signals: rows */
     expect(plan(ctx, db2, 1, s1, 3, LWT_MODE_PERIODIC, LWT_F64, LWT_ALGO_AUTO, 4), "1-D batch", LWT_LEVEL_ROWS,
            "over the 4 signals as rows", 6, " level ", 6);
-    /* 3-D on the CPU: the planes are the GPU's; passes, the last through a map */
+    /* 3-D on the CPU asking for the sliding window: it has no planes; passes, the last through a map */
     expect(plan(ctx, cdf97, 3, s3, 2, LWT_MODE_REFLECT, LWT_F64, LWT_ALGO_LIFTING_LBB, 1), "3-D",
            LWT_LEVEL_PASSES_MAP, "lifting pass (cpu)", 12, "through a map", 4);
 

@@ -121,6 +121,7 @@ class PlanTuning(C.Structure):  # lwt_experimental.h
         ("lifting", C.c_int),
         ("fuse_levels", C.c_int),
         ("cpu_simd", C.c_int),  # lwt_cpu_simd
+        ("cpu_passes", C.c_int),
     ]
 
 

@@ -371,13 +371,23 @@ def test_puk():
 
 
 def test_explain():
-    """lwt_plan_explain through the binding: the header line, then one line per pass of each level."""
+    """lwt_plan_explain through the binding: the header line, then one line per level (the CPU's
+    fused level by default) or per pass of each level (a plan asking for the row-column passes)."""
     ctx = lw.Context()
     with lw.Plan(ctx, "db4", (40, 30), 2, "symmetric", np.float64, backend=lw.LWT_BACKEND_CPU) as p:
         text = lw.plan_explain(p.h)
         lines = text.splitlines()
         chk.check(lines[0].startswith("plan: db4, 2-D, 2 levels, symmetric, float64, cpu backend"),
                   "lwt_plan_explain header: %r" % lines[:1])
+        for j in (1, 2):
+            for d, axes in (("forward", "0,1"), ("inverse", "1,0")):
+                chk.check(any(ln.startswith("%s level %d axes %s: fused level, lifting (cpu)" % (d, j, axes))
+                              for ln in lines),
+                          "lwt_plan_explain: no fused %s level %d:\n%s" % (d, j, text))
+    with lw.Plan(ctx, "db4", (40, 30), 2, "symmetric", np.float64, backend=lw.LWT_BACKEND_CPU,
+                 algorithm=lw.LWT_ALGO_LIFTING_RC) as p:
+        text = lw.plan_explain(p.h)
+        lines = text.splitlines()
         for j in (1, 2):
             for d, axes in (("forward", (0, 1)), ("inverse", (1, 0))):
                 for k in axes:

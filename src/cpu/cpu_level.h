@@ -1,0 +1,30 @@
+/*
+ * A whole 2-D level on the CPU in one sweep (cpu_level_tmpl.h): the plan's fused2d step for
+ * every 2-D plan and for the planes of a 3-D one. Bit for bit the two separable passes.
+ */
+#ifndef LWT_CPU_LEVEL_H
+#define LWT_CPU_LEVEL_H
+
+#include "core/backend.h"
+
+typedef struct lwt_cpu_level {
+    lwt_line_prog prog[2];     /* down the columns (axis 0 of the plane), along the rows */
+    const lwt_scheme *scheme;
+    const lwt_filter_bank *fb;
+    lwt_dtype dtype;
+    int threads;               /* 0: all */
+    lwt_cpu_simd simd;         /* resolved */
+    /* lwt_backend_ops.fused2d's arguments: forward, in[0] the level's input and out[b] band b
+       (bit 0: axis 0 a detail axis, bit 1: axis 1); inverse, the other way round. Strides in
+       elements; plane z of the batch at + z * bstride. */
+    const void *const *in;
+    const size_t *in_stride, *in_bstride;
+    void *const *out;
+    const size_t *out_stride, *out_bstride;
+    size_t nbatch;
+} lwt_cpu_level;
+
+/* on the instruction set lv->simd names (cpu_simd.c) */
+lwt_status lwt_cpu_run_level(const lwt_cpu_level *lv);
+
+#endif

@@ -1,0 +1,249 @@
+/*
+ * A whole 2-D level in one sweep (part of cpu_pass_tmpl.h; cpu_level.h): the column pipeline
+ * (cpu_col_tmpl.h) runs on whole rows, and every row it finishes goes straight through the
+ * line kernel (cpu_line_tmpl.h) to the bands (forward); the inverse makes each coefficient
+ * row the pipeline loads with the line kernel from the band rows. The rows between the axes
+ * are rounded to REAL as the separable passes store them, so the bits are theirs; the level
+ * reads its input once and writes its bands once, where the passes read and write it twice.
+ * Threads take shares of the output rows of a plane, each starting its pipeline a halo of
+ * rows early (those rows are computed twice, never stored twice).
+ */
+
+typedef struct FN(level_ctx) {
+    const lwt_cpu_level *lv;
+    const lwt_line_prog *p1;
+    const REAL *in[4];   /* this plane's */
+    REAL *out[4];
+    REAL *row;           /* one row between the axes */
+    WREAL *line_work;
+} FN(level_ctx);
+
+static void FN(line_forward)(const FN(line_io) *io, const lwt_cpu_level *lv, const lwt_line_prog *p, WREAL *work)
+{
+    if (p->direct)
+        FN(line_forward_direct)(io, p, lv->fb, work);
+    else
+        FN(line_forward_lifting)(io, p, lv->scheme, work);
+}
+
+static void FN(line_inverse)(const FN(line_io) *io, const lwt_cpu_level *lv, const lwt_line_prog *p, WREAL *work)
+{
+    if (p->direct)
+        FN(line_inverse_direct)(io, p, lv->fb, work);
+    else
+        FN(line_inverse_lifting)(io, p, lv->scheme, work);
+}
+
+/* forward: coefficient row k of column band b, then its row transform into bands b, b | 2 */
+static void FN(level_store)(const FN(col) *c, int b, long k, WREAL scale, const WREAL *restrict v)
+{
+    const FN(level_ctx) *x = c->level;
+    REAL *restrict row = x->row;
+    for (long l = 0; l < c->nl; l++)
+        row[l] = (REAL)(scale * v[l]);
+    FN(line_io) io;
+    io.in = row;
+    io.in2 = NULL;
+    io.out = x->out[b] + (size_t)k * x->lv->out_stride[b];
+    io.out2 = x->out[b | 2] + (size_t)k * x->lv->out_stride[b | 2];
+    FN(line_forward)(&io, x->lv, x->p1, x->line_work);
+}
+
+/* inverse: coefficient row k of column band b, made from bands b and b | 2 by the row transform */
+static void FN(level_load)(const FN(col) *c, int b, long k, WREAL scale, WREAL *restrict dst)
+{
+    const FN(level_ctx) *x = c->level;
+    long pos;
+    if (!lwt_cpu_coeff_run(c->p, k, &pos)) {
+        for (long l = 0; l < c->nl; l++)
+            dst[l] = (WREAL)0 / scale;
+        return;
+    }
+    FN(line_io) io;
+    io.in = x->in[b] + (size_t)pos * x->lv->in_stride[b];
+    io.in2 = x->in[b | 2] + (size_t)pos * x->lv->in_stride[b | 2];
+    io.out = x->row;
+    io.out2 = NULL;
+    FN(line_inverse)(&io, x->lv, x->p1, x->line_work);
+    const REAL *restrict row = x->row;
+    for (long l = 0; l < c->nl; l++)
+        dst[l] = (WREAL)row[l] / scale;
+}
+
+#define FN_LEVEL_MIN_SHARE 32 /* output rows a thread's share has at least: its halo is recomputed */
+
+static lwt_status FN(run_level)(const lwt_cpu_level *lv)
+{
+    const lwt_line_prog *p0 = &lv->prog[0], *p1 = &lv->prog[1];
+    const int inverse = p0->inverse;
+    const long n1 = inverse ? p1->out_hi - p1->out_lo : p1->n; /* the plane's full rows */
+    const long rows_out = p0->out_hi - p0->out_lo;
+    lwt_cpu_pipe pp = {{0}, 0, 1, 0};
+    const long ring_rows = FN(col_ring_rows)(p0, lv->scheme, lv->fb, &pp);
+    int nthreads = lv->threads > 0 ? lv->threads : omp_get_max_threads_or_1();
+    const long rows_in = inverse ? 2 * p0->nc : p0->n;
+    const size_t samples = lv->nbatch * (size_t)rows_in * (size_t)n1, by_work = samples / PASS_GRAIN;
+    if ((size_t)nthreads > by_work)
+        nthreads = by_work ? (int)by_work : 1;
+    long shares = 1;
+    if ((size_t)nthreads > lv->nbatch)
+        shares = (long)(((size_t)nthreads + lv->nbatch - 1) / lv->nbatch);
+    if (shares > rows_out / FN_LEVEL_MIN_SHARE)
+        shares = rows_out / FN_LEVEL_MIN_SHARE > 0 ? rows_out / FN_LEVEL_MIN_SHARE : 1;
+    const size_t units = lv->nbatch * (size_t)shares;
+    if ((size_t)nthreads > units)
+        nthreads = (int)units;
+    const size_t ring_elems = 2 * (size_t)ring_rows * (size_t)n1;
+    const size_t acc_elems = p0->direct ? 2 * (size_t)n1 : 0;
+    const size_t line_elems = FN(line_work)(p1);
+    int failed = 0;
+
+#pragma omp parallel num_threads(nthreads) reduction(| : failed)
+    {
+        WREAL *work = malloc((ring_elems + acc_elems + line_elems) * sizeof(WREAL));
+        REAL *row = malloc((size_t)n1 * sizeof(REAL));
+        if (!work || !row)
+            failed = 1;
+        const long nu = (long)units;
+#pragma omp for schedule(static)
+        for (long ui = 0; ui < nu; ui++) {
+            if (!work || !row)
+                continue;
+            const size_t z = (size_t)ui / (size_t)shares;
+            const long share = ui % shares;
+            FN(level_ctx) x;
+            x.lv = lv;
+            x.p1 = p1;
+            for (int b = 0; b < 4; b++) {
+                x.in[b] = lv->in[b] ? (const REAL *)lv->in[b] + z * lv->in_bstride[b] : NULL;
+                x.out[b] = lv->out[b] ? (REAL *)lv->out[b] + z * lv->out_bstride[b] : NULL;
+            }
+            x.row = row;
+            x.line_work = work + ring_elems + acc_elems;
+            FN(col) c;
+            memset(&c, 0, sizeof c);
+            c.p = p0;
+            c.nl = n1;
+            c.level = &x;
+            if (inverse) {
+                c.load = FN(level_load);
+                c.store = FN(strip_store);
+                c.out = x.out[0];
+                c.stride = lv->out_stride[0];
+            } else {
+                c.load = FN(strip_load);
+                c.store = FN(level_store);
+                c.in = x.in[0];
+                c.stride = lv->in_stride[0];
+            }
+            const long lo = p0->out_lo + rows_out * share / shares, hi = p0->out_lo + rows_out * (share + 1) / shares;
+            if (p0->direct)
+                FN(col_direct)(&c, lv->fb, ring_rows, work, work + ring_elems, work + ring_elems + n1, lo, hi);
+            else
+                FN(col_lifting)(&c, lv->scheme, &pp, work, lo, hi);
+        }
+        free(work);
+        free(row);
+    }
+    return failed ? LWT_ERR_OUT_OF_MEMORY : LWT_OK;
+}
+
+/* ---- a pass: the line kernel along the contiguous axis, strips of columns otherwise ---- */
+
+#define FN_STRIP_LANES ((long)(STRIP_BYTES / sizeof(REAL)))
+
+static lwt_status FN(run_pass)(const lwt_pass *ps)
+{
+    const lwt_line_prog *p = ps->prog;
+    const size_t inner = ps->inner, outer = ps->outer;
+    const size_t n_in = (size_t)lwt_prog_in_extent(p), n_out = (size_t)lwt_prog_out_extent(p);
+    const size_t band_in = (size_t)lwt_prog_in_band(p), band_out = (size_t)(p->out_hi - p->out_lo);
+    const long S = FN_STRIP_LANES;
+    const int strips = inner > 1;
+    const size_t per_outer = strips ? (inner + (size_t)S - 1) / (size_t)S : 1;
+    const size_t nunits = strips ? outer * per_outer : outer;
+    lwt_cpu_pipe pp = {{0}, 0, 1, 0};
+    long ring_rows = 1;
+    size_t welems;
+    if (strips) {
+        ring_rows = FN(col_ring_rows)(p, ps->scheme, ps->fb, &pp);
+        welems = 2 * (size_t)ring_rows * (size_t)S + 2 * (size_t)S;
+    } else {
+        welems = FN(line_work)(p);
+    }
+    int failed = 0;
+    int nthreads = ps->threads > 0 ? ps->threads : omp_get_max_threads_or_1();
+    if ((size_t)nthreads > nunits)
+        nthreads = nunits ? (int)nunits : 1;
+    /* at least PASS_GRAIN samples a thread: waking a team costs more than a small pass (a 7 x 9
+       wavedec2 through the Python package took 3.9 ms on all threads of a busy 2-core machine,
+       0.11 ms on one). The bits do not depend on the thread count. */
+    const size_t samples = outer * inner * n_in, by_work = samples / PASS_GRAIN;
+    if ((size_t)nthreads > by_work)
+        nthreads = by_work ? (int)by_work : 1;
+
+#pragma omp parallel num_threads(nthreads) reduction(| : failed)
+    {
+        WREAL *work = malloc(welems * sizeof(WREAL));
+        if (!work)
+            failed = 1;
+        const long nu = (long)nunits;
+#pragma omp for schedule(static)
+        for (long ui = 0; ui < nu; ui++) {
+            if (!work)
+                continue;
+            if (strips) {
+                const size_t o = (size_t)ui / per_outer, c0 = ((size_t)ui % per_outer) * (size_t)S;
+                FN(col) c;
+                memset(&c, 0, sizeof c);
+                c.p = p;
+                c.load = FN(strip_load);
+                c.store = FN(strip_store);
+                c.stride = inner;
+                c.nl = (long)(inner - c0 < (size_t)S ? inner - c0 : (size_t)S);
+                c.in = (const REAL *)ps->in + o * n_in * inner + c0;
+                c.out = (REAL *)ps->out + o * n_out * inner + c0;
+                c.in2 = c.in + band_in * inner;
+                c.out2 = c.out + band_out * inner;
+                WREAL *ring = work + 2 * S;
+                if (p->direct)
+                    FN(col_direct)(&c, ps->fb, ring_rows, ring, work, work + S, p->out_lo, p->out_hi);
+                else
+                    FN(col_lifting)(&c, ps->scheme, &pp, ring, p->out_lo, p->out_hi);
+                continue;
+            }
+            const size_t o = (size_t)ui;
+            FN(line_io) io;
+            io.in = (const REAL *)ps->in + o * n_in;
+            io.out = (REAL *)ps->out + o * n_out;
+            io.in2 = io.in + band_in;
+            io.out2 = io.out + band_out;
+            if (ps->map) { /* bands in their places (last axis) */
+                int rg;
+                size_t a = lwt_dest_map_line(ps->map, o, 0, &rg), d = lwt_dest_map_line(ps->map, o, 1, &rg);
+                if (p->inverse) {
+                    io.in = (const REAL *)ps->map->dst[rg][0] + a;
+                    io.in2 = (const REAL *)ps->map->dst[rg][1] + d;
+                } else {
+                    io.out = (REAL *)ps->map->dst[rg][0] + a;
+                    io.out2 = (REAL *)ps->map->dst[rg][1] + d;
+                }
+            }
+            if (p->direct) {
+                if (p->inverse)
+                    FN(line_inverse_direct)(&io, p, ps->fb, work);
+                else
+                    FN(line_forward_direct)(&io, p, ps->fb, work);
+            } else {
+                if (p->inverse)
+                    FN(line_inverse_lifting)(&io, p, ps->scheme, work);
+                else
+                    FN(line_forward_lifting)(&io, p, ps->scheme, work);
+            }
+        }
+        free(work);
+    }
+    return failed ? LWT_ERR_OUT_OF_MEMORY : LWT_OK;
+}
+
+#undef FN_STRIP_LANES
