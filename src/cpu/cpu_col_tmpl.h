@@ -23,7 +23,8 @@ struct FN(col) {
     const lwt_line_prog *p;
     long nl;              /* lanes: the length of every row */
     /* forward: extended sample row idx (b unused); inverse: coefficient row idx of band b
-       (0: cA, 1: cD, the boundary rule not yet applied), divided by scale */
+       (0: cA, 1: cD, the boundary rule not yet applied) times scale (the reciprocal of the
+       band's) */
     void (*load)(const FN(col) *c, int b, long idx, WREAL scale, WREAL *dst);
     /* forward: coefficient row idx of band b = scale * v; inverse: sample row idx = v (b 0,
        scale 1) */
@@ -44,7 +45,7 @@ static void FN(col_lifting)(const FN(col) *c, const lwt_scheme *s, const lwt_cpu
     const lwt_line_prog *p = c->p;
     const int inverse = p->inverse, a = s->ach, d = 1 - s->ach;
     const long nl = c->nl, mask = pp->ring - 1;
-    const WREAL ka = (WREAL)s->ka, kd = (WREAL)s->kd;
+    const WREAL ka = (WREAL)s->ka, kd = (WREAL)s->kd, rka = (WREAL)(1.0 / s->ka), rkd = (WREAL)(1.0 / s->kd);
     if (!FN(clip)(p, &lo, &hi))
         return;
     /* the channel indices the outputs leave from */
@@ -72,7 +73,7 @@ static void FN(col_lifting)(const FN(col) *c, const lwt_scheme *s, const lwt_cpu
                 continue;
             if (inverse) {
                 const int b = ch == a ? 0 : 1;
-                c->load(c, b, tick - (b ? s->sd : s->sa), b ? kd : ka, ROW(ch, tick));
+                c->load(c, b, tick - (b ? s->sd : s->sa), b ? rkd : rka, ROW(ch, tick));
             } else {
                 c->load(c, 0, 2 * tick + ch + p->delta, 1, ROW(ch, tick));
             }
@@ -212,12 +213,12 @@ static void FN(strip_load)(const FN(col) *c, int b, long idx, WREAL scale, WREAL
         FN(strip_prefetch)(c, base, idx + FN_PREFETCH_TICKS, p->nc);
         if (!lwt_cpu_coeff_run(p, idx, &pos)) {
             for (long l = 0; l < nl; l++)
-                dst[l] = (WREAL)0 / scale;
+                dst[l] = (WREAL)0 * scale;
             return;
         }
         const REAL *restrict s = base + (size_t)pos * c->stride;
         for (long l = 0; l < nl; l++)
-            dst[l] = (WREAL)s[l] / scale;
+            dst[l] = (WREAL)s[l] * scale;
         return;
     }
     FN(strip_prefetch)(c, c->in, idx + FN_PREFETCH_TICKS, p->n);

@@ -56,7 +56,7 @@ static void FN(level_load)(const FN(col) *c, int b, long k, WREAL scale, WREAL *
     long pos;
     if (!lwt_cpu_coeff_run(c->p, k, &pos)) {
         for (long l = 0; l < c->nl; l++)
-            dst[l] = (WREAL)0 / scale;
+            dst[l] = (WREAL)0 * scale;
         return;
     }
     FN(line_io) io;
@@ -67,7 +67,7 @@ static void FN(level_load)(const FN(col) *c, int b, long k, WREAL scale, WREAL *
     FN(line_inverse)(&io, x->lv, x->p1, x->line_work);
     const REAL *restrict row = x->row;
     for (long l = 0; l < c->nl; l++)
-        dst[l] = (WREAL)row[l] / scale;
+        dst[l] = (WREAL)row[l] * scale;
 }
 
 #define FN_LEVEL_MIN_SHARE 32 /* output rows a thread's share has at least: its halo is recomputed */

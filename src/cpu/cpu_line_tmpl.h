@@ -34,14 +34,15 @@ static void FN(load_samples)(const lwt_line_prog *p, const REAL *x, long n0, lon
     }
 }
 
-/* dst[j] = coefficient k0 + j of the band at c, divided by scale, j < cnt */
-static void FN(load_coeffs)(const lwt_line_prog *p, const REAL *c, long k0, long cnt, WREAL scale, WREAL *dst)
+/* dst[j] = coefficient k0 + j of the band at c times rscale (the reciprocal of the band's scale),
+   j < cnt */
+static void FN(load_coeffs)(const lwt_line_prog *p, const REAL *c, long k0, long cnt, WREAL rscale, WREAL *dst)
 {
     long j = 0;
     while (j < cnt) {
         long pos, run = lwt_cpu_coeff_run(p, k0 + j, &pos);
         if (!run) {
-            dst[j++] = (WREAL)0 / scale;
+            dst[j++] = (WREAL)0 * rscale;
             continue;
         }
         if (run > cnt - j)
@@ -49,7 +50,7 @@ static void FN(load_coeffs)(const lwt_line_prog *p, const REAL *c, long k0, long
         const REAL *s = c + pos;
         WREAL *d = dst + j;
         for (long i = 0; i < run; i++)
-            d[i] = (WREAL)s[i] / scale;
+            d[i] = (WREAL)s[i] * rscale;
         j += run;
     }
 }
@@ -162,8 +163,8 @@ static void FN(line_inverse_lifting)(const FN(line_io) *io, const lwt_line_prog 
 {
     WREAL *ch[2] = {work, work + (p->ch[0].hi - p->ch[0].lo)};
     const int a = s->ach, d = 1 - s->ach;
-    FN(load_coeffs)(p, io->in, p->ch[a].lo - s->sa, p->ch[a].hi - p->ch[a].lo, (WREAL)s->ka, ch[a]);
-    FN(load_coeffs)(p, io->in2, p->ch[d].lo - s->sd, p->ch[d].hi - p->ch[d].lo, (WREAL)s->kd, ch[d]);
+    FN(load_coeffs)(p, io->in, p->ch[a].lo - s->sa, p->ch[a].hi - p->ch[a].lo, (WREAL)(1.0 / s->ka), ch[a]);
+    FN(load_coeffs)(p, io->in2, p->ch[d].lo - s->sd, p->ch[d].hi - p->ch[d].lo, (WREAL)(1.0 / s->kd), ch[d]);
     FN(line_steps)(p, s, ch, 1);
     /* x[m] = channel (m - delta) mod 2 at index (m - delta) div 2: pairs (even, odd) */
     const WREAL *c0 = ch[0] - p->ch[0].lo, *c1 = ch[1] - p->ch[1].lo;

@@ -6,7 +6,9 @@
  * Three kernels, one arithmetic. Every element gets the same operations in the same order
  * whichever kernel, thread or instruction set computes it, so the bits never depend on them:
  *   - loads: the sample as it is, or sum_k w_k x[i_k] from 0 for an extended one; a
- *     coefficient (0 outside the band) divided by the band's scale (inverse);
+ *     coefficient (0 outside the band) times the reciprocal of the band's scale (inverse;
+ *     a multiplication, not a division: vdivpd cost the inverse 25-30% over the forward,
+ *     docs/PERFORMANCE.md; the GPU's exact kernels do the same, for the same bits);
  *   - a lifting step: acc = 0, acc += tap_i * source[m + off + i] for i = 0.., then
  *     target[m] += acc (forward) or -= acc (inverse);
  *   - a filter-bank output: acc = 0, acc += tap_j * sample for j = 0..;

@@ -34,8 +34,8 @@ __device__ __forceinline__ double lwt_line_in(const lwt_line_prog &p, const lwt_
     if (!p.inverse)
         return lwt_dev_load_ext<REAL, double>(x, st, p.mode, p.n, 2 * m + cc + p.delta, p.win);
     if (cc == s.ach)
-        return lwt_dev_load_coeff<REAL, double>(x, st, p, m - s.sa) / s.ka;
-    return lwt_dev_load_coeff<REAL, double>(x + bin * st, st, p, m - s.sd) / s.kd;
+        return lwt_dev_load_coeff<REAL, double>(x, st, p, m - s.sa) * (1.0 / s.ka);
+    return lwt_dev_load_coeff<REAL, double>(x + bin * st, st, p, m - s.sd) * (1.0 / s.kd);
 }
 
 /* the lifting step of scheme index si at target index m of line t */

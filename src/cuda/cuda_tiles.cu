@@ -30,7 +30,7 @@ namespace {
  * outstanding load per thread cannot cover the memory latency. */
 template <typename REAL, typename WREAL, int W>
 __device__ __forceinline__ void load_rows(WREAL *dst, const REAL *src, size_t gstride, int len, int r0, int rstep,
-                                          WREAL div)
+                                          WREAL mul)
 {
     const size_t gstep = gstride * (size_t)rstep;
     const REAL *g = src + gstride * (size_t)r0;
@@ -42,11 +42,11 @@ __device__ __forceinline__ void load_rows(WREAL *dst, const REAL *src, size_t gs
             v[u] = g[gstep * u];
 #pragma unroll
         for (int u = 0; u < TILE_UNROLL; u++)
-            dst[(r + u * rstep) * W] = (WREAL)v[u] / div;
+            dst[(r + u * rstep) * W] = (WREAL)v[u] * mul;
         g += gstep * TILE_UNROLL;
     }
     for (; r < len; r += rstep, g += gstep)
-        dst[r * W] = (WREAL)*g / div;
+        dst[r * W] = (WREAL)*g * mul;
 }
 
 template <typename REAL, typename WREAL, bool INVERSE, int W>
@@ -141,7 +141,8 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
         for (int band = 0; band < 2; band++) {
             const int c = band ? d : a;
             const long off = band ? s.sd : s.sa;
-            const WREAL sc = (WREAL)(band ? s.kd : s.ka); /* divided, as on the CPU */
+            /* times the reciprocal of the band's scale, as on the CPU (cpu_pass_tmpl.h) */
+            const WREAL sc = (WREAL)(1.0 / (band ? s.kd : s.ka));
             if (interior) {
                 load_rows<REAL, WREAL, W>(ch[c] + lane, xb[band] + lane + (size_t)(lo[c] - off + (band ? wsd : wsa)) * inner,
                                           inner, len[c], r0, rstep, sc);
@@ -149,7 +150,7 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
                 for (int r = r0; r < len[c]; r += rstep) {
                     WREAL v = lane < lanes ? lwt_dev_load_coeff<REAL, WREAL>(xb[band] + lane, inner, tp, lo[c] + r - off)
                                            : (WREAL)0;
-                    ch[c][r * W + lane] = v / sc;
+                    ch[c][r * W + lane] = v * sc;
                 }
             }
         }
