@@ -14,9 +14,13 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "lwt.h"
+#ifdef LWT_PY_CUDA
+#include "lwt_cuda.h" /* GPU arrays: the device-pointer entry points */
+#endif
 
 static lwt_context *g_ctx; /* one per process: lives as long as the module */
 
@@ -257,11 +261,11 @@ static void plan_capsule_free(PyObject *cap)
 static PyObject *py_plan(PyObject *self, PyObject *args)
 {
     PyObject *wcap, *shape;
-    int levels, dtype, backend, algorithm;
+    int levels, dtype, backend, algorithm, device = 0;
     const char *mode_name;
     Py_ssize_t batch;
-    if (!PyArg_ParseTuple(args, "O!O!isinii", &PyCapsule_Type, &wcap, &PyTuple_Type, &shape, &levels, &mode_name,
-                          &dtype, &batch, &backend, &algorithm))
+    if (!PyArg_ParseTuple(args, "O!O!isinii|i", &PyCapsule_Type, &wcap, &PyTuple_Type, &shape, &levels, &mode_name,
+                          &dtype, &batch, &backend, &algorithm, &device))
         return NULL;
     lwt_wavelet *w = PyCapsule_GetPointer(wcap, WAVELET_CAPSULE);
     if (!w)
@@ -289,6 +293,7 @@ static PyObject *py_plan(PyObject *self, PyObject *args)
     d.dtype = dtype ? LWT_F64 : LWT_F32;
     d.batch = (size_t)batch;
     d.backend = (lwt_backend)backend;
+    d.device = device;
     d.algorithm = (lwt_algorithm)algorithm;
     plan_holder *h = PyMem_Calloc(1, sizeof *h);
     if (!h)
@@ -387,6 +392,54 @@ static PyObject *execute(PyObject *args, int forward)
 static PyObject *py_forward(PyObject *self, PyObject *args) { return execute(args, 1); }
 static PyObject *py_inverse(PyObject *self, PyObject *args) { return execute(args, 0); }
 
+#ifdef LWT_PY_CUDA
+/* GPU arrays (_gpu.py): device pointers and the caller's stream as integers, from
+ * __cuda_array_interface__ and the array library's current stream. Asynchronous on that
+ * stream, like lwt_forward_device itself; the caller keeps the buffers alive (the array
+ * library's allocator is stream-ordered). The sizes were checked by _gpu.py against the plan. */
+static PyObject *execute_device(PyObject *args, int forward)
+{
+    PyObject *cap;
+    unsigned long long in, out, ws, stream;
+    if (!PyArg_ParseTuple(args, "O!KKKK", &PyCapsule_Type, &cap, &in, &out, &ws, &stream))
+        return NULL;
+    plan_holder *h = PyCapsule_GetPointer(cap, PLAN_CAPSULE);
+    if (!h)
+        return NULL;
+    if (h->info.backend != LWT_BACKEND_CUDA)
+        return PyErr_Format(PyExc_ValueError, "a device-pointer call needs a CUDA plan");
+    lwt_status s;
+    forget_last_message();
+    Py_BEGIN_ALLOW_THREADS
+    const void *src = (const void *)(uintptr_t)in;
+    void *dst = (void *)(uintptr_t)out, *work = (void *)(uintptr_t)ws;
+    cudaStream_t st = (cudaStream_t)(uintptr_t)stream;
+    s = forward ? lwt_forward_device(h->plan, src, dst, work, st) : lwt_inverse_device(h->plan, src, dst, work, st);
+    Py_END_ALLOW_THREADS
+    if (s != LWT_OK)
+        return raise_status(s, forward ? "lwt_forward_device" : "lwt_inverse_device");
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_forward_device(PyObject *self, PyObject *args) { return execute_device(args, 1); }
+static PyObject *py_inverse_device(PyObject *self, PyObject *args) { return execute_device(args, 0); }
+
+static PyObject *py_device_workspace_size(PyObject *self, PyObject *args)
+{
+    PyObject *cap;
+    if (!PyArg_ParseTuple(args, "O!", &PyCapsule_Type, &cap))
+        return NULL;
+    plan_holder *h = PyCapsule_GetPointer(cap, PLAN_CAPSULE);
+    if (!h)
+        return NULL;
+    size_t bytes = 0;
+    lwt_status s = lwt_plan_device_workspace_size(h->plan, &bytes);
+    if (s != LWT_OK)
+        return raise_status(s, "lwt_plan_device_workspace_size");
+    return PyLong_FromSize_t(bytes);
+}
+#endif
+
 static PyMethodDef core_methods[] = {
     {"wavelet", py_wavelet, METH_VARARGS, "wavelet(name) -> (handle, info dict)"},
     {"wavelet_from_puk", py_wavelet_from_puk, METH_VARARGS,
@@ -395,9 +448,16 @@ static PyMethodDef core_methods[] = {
     {"max_level", py_max_level, METH_VARARGS, "max_level(n, filter_length): PyWavelets' dwt_max_level"},
     {"set_threads", py_set_threads, METH_VARARGS, "set_threads(n): CPU threads of every plan; 0 = all"},
     {"device_count", py_device_count, METH_NOARGS, "CUDA devices usable by this build"},
-    {"plan", py_plan, METH_VARARGS, "plan(wavelet, shape, levels, mode, f64, batch, backend) -> (handle, info)"},
+    {"plan", py_plan, METH_VARARGS,
+     "plan(wavelet, shape, levels, mode, f64, batch, backend, algorithm[, device]) -> (handle, info)"},
     {"band", py_band, METH_VARARGS, "band(plan, level, mask) -> (offset, shape) in the packed array"},
     {"forward", py_forward, METH_VARARGS, "forward(plan, signal, packed)"},
+#ifdef LWT_PY_CUDA
+    {"forward_device", py_forward_device, METH_VARARGS, "forward_device(plan, in_ptr, out_ptr, workspace_ptr, stream)"},
+    {"inverse_device", py_inverse_device, METH_VARARGS, "inverse_device(plan, in_ptr, out_ptr, workspace_ptr, stream)"},
+    {"device_workspace_size", py_device_workspace_size, METH_VARARGS,
+     "device_workspace_size(plan): bytes of device workspace a device-pointer call takes"},
+#endif
     {"inverse", py_inverse, METH_VARARGS, "inverse(plan, packed, signal)"},
     {NULL, NULL, 0, NULL},
 };

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.exceptions import AxisError
 
 from ._dtypes import as_transform_array, common_pair_dtype
+from ._gpu import as_array
 from ._modes import mode_name
 from ._transform import MAX_PLAN_AXES, dwt_axis, idwt_axis, idwtn_planned, wavedecn_planned
 from ._wavelets import wavelets_per_axis
@@ -100,7 +101,7 @@ def fix_coeffs(coeffs):
                          f"{invalid_keys}.")
     if len({len(k) for k in coeffs}) > 1:
         raise ValueError("All detail coefficient names must have equal length.")
-    return {k: np.asarray(v) for k, v in coeffs.items()}
+    return {k: as_array(v) for k, v in coeffs.items()}
 
 
 def idwtn(coeffs, wavelet, mode="symmetric", axes=None):

@@ -8,9 +8,10 @@ import warnings
 import numpy as np
 from numpy.exceptions import AxisError
 
-from . import _core
+from . import _core, _gpu
 from ._dtypes import as_transform_array
 from ._dwt import dwt, idwt
+from ._gpu import as_array, is_gpu_array
 from ._multidim import dwt2, dwtn, fix_coeffs, idwt2, idwtn, modes_per_axis, one_plan_fits
 from ._transform import MAX_PLAN_LEVELS, wavedecn_planned, waverecn_planned
 from ._wavelets import as_wavelet, wavelets_per_axis
@@ -34,7 +35,10 @@ def _planned(data, wavelet, mode, axes, level):
     """wavedecn's list from one plan, or None where one plan cannot compute it."""
     wavelets = wavelets_per_axis(wavelet, axes)
     modes = modes_per_axis(mode, axes)
-    if not (one_plan_fits(axes, wavelets, modes) and 1 <= level <= MAX_PLAN_LEVELS):
+    fits = one_plan_fits(axes, wavelets, modes) and level <= MAX_PLAN_LEVELS
+    if is_gpu_array(data) and level >= 1:  # level 0: [data], as PyWavelets
+        return _gpu.wavedecn(data, wavelets[0], modes[0], axes, level, fits)
+    if not (fits and level >= 1):
         return None
     data = np.asarray(data)
     if data.dtype == np.dtype("object"):
@@ -59,21 +63,28 @@ def _level_by_level(data, level, step):
 
 def _inverse_planned(a, ds, wavelet, mode, axes):
     """waverecn's result from one plan (waverecn_planned), or None where one plan cannot
-    compute it or the arguments need PyWavelets' level-by-level checks."""
-    a = np.asarray(a)
+    compute it or the arguments need PyWavelets' level-by-level checks (GPU arrays: the one
+    plan or an error, _gpu.py)."""
+    gpu = is_gpu_array(a)
+    a = as_array(a)
     if a.ndim == 0 or not all(-a.ndim <= ax < a.ndim for ax in axes):
+        if gpu:
+            raise AxisError("Axis greater than coefficient dimensions")
         return None
     axes = tuple(ax % a.ndim for ax in axes)
     wavelets = wavelets_per_axis(wavelet, axes)
     modes = modes_per_axis(mode, axes)
-    if not one_plan_fits(axes, wavelets, modes):
+    fits = one_plan_fits(axes, wavelets, modes)
+    if gpu:
+        return _gpu.waverecn(a, ds, wavelets[0], modes[0], axes, fits)
+    if not fits:
         return None
     return waverecn_planned(a, ds, wavelets[0], modes[0], axes)
 
 
 def wavedec(data, wavelet, mode="symmetric", level=None, axis=-1):
     """Multi-level 1-D DWT along one axis: [cA_n, cD_n, ..., cD_1]."""
-    data = np.asarray(data)
+    data = as_array(data)
     wavelet = as_wavelet(wavelet)
     try:
         axes_shape = data.shape[axis]
@@ -96,11 +107,11 @@ def waverec(coeffs, wavelet, mode="symmetric", axis=-1):
         return coeffs[0]
     a, ds = coeffs[0], coeffs[1:]
     for d in ds:
-        if d is not None and not isinstance(d, np.ndarray):
+        if d is not None and not (isinstance(d, np.ndarray) or is_gpu_array(d)):
             raise ValueError(f"Unexpected detail coefficient type: {type(d)}. Detail coefficients must be "
                              "arrays as returned by wavedec. If you are using pywt.array_to_coeffs or "
                              "pywt.unravel_coeffs, please specify output_format='wavedec'")
-    if a is not None and all(d is not None for d in ds):
+    if a is not None and (all(d is not None for d in ds) or is_gpu_array(a)):
         rec = _inverse_planned(a, [{"d": d} for d in ds], wavelet, mode, (axis,))
         if rec is not None:
             return rec
@@ -119,7 +130,7 @@ def waverec(coeffs, wavelet, mode="symmetric", axis=-1):
 
 def wavedec2(data, wavelet, mode="symmetric", level=None, axes=(-2, -1)):
     """Multi-level 2-D DWT: [cA_n, (cH_n, cV_n, cD_n), ..., (cH_1, cV_1, cD_1)]."""
-    data = np.asarray(data)
+    data = as_array(data)
     if data.ndim < 2:
         raise ValueError("Expected input data to have at least 2 dimensions.")
     axes = tuple(axes)
@@ -149,15 +160,15 @@ def waverec2(coeffs, wavelet, mode="symmetric", axes=(-2, -1)):
         raise ValueError("Coefficient list too short (minimum 1 array required).")
     if len(coeffs) == 1:
         return coeffs[0]
-    a, ds = np.asarray(coeffs[0]), coeffs[1:]
+    a, ds = as_array(coeffs[0]), coeffs[1:]
     for d in ds:
         if not isinstance(d, (list, tuple)) or len(d) != 3:
             raise ValueError(f"Unexpected detail coefficient type: {type(d)}. Detail coefficients must be a "
                              "3-tuple of arrays as returned by wavedec2. If you are using pywt.array_to_coeffs "
                              "or pywt.unravel_coeffs, please specify output_format='wavedec2'")
-    if all(c is not None for d in ds for c in d):
-        rec = _inverse_planned(a, [dict(zip(("da", "ad", "dd"), map(np.asarray, d))) for d in ds], wavelet, mode,
-                               tuple(axes))
+    if all(c is not None for d in ds for c in d) or is_gpu_array(a):
+        bands = [dict(zip(("da", "ad", "dd"), (None if c is None else as_array(c) for c in d))) for d in ds]
+        rec = _inverse_planned(a, bands, wavelet, mode, tuple(axes))
         if rec is not None:
             return rec
     for d in ds:
@@ -191,7 +202,7 @@ def _prep_axes_wavedecn(shape, axes):
 
 def wavedecn(data, wavelet, mode="symmetric", level=None, axes=None):
     """Multi-level n-D DWT: [cA_n, {details n}, ..., {details 1}]."""
-    data = np.asarray(data)
+    data = as_array(data)
     axes, axes_shapes, ndim_transform = _prep_axes_wavedecn(data.shape, axes)
     if ndim_transform == 0:
         raise ValueError("zero-size array to reduction operation minimum which has no identity")
@@ -235,7 +246,7 @@ def waverecn(coeffs, wavelet, mode="symmetric", axes=None):
         raise ValueError("At least one coefficient must contain a valid value.")
     coeff_ndims = []
     if a is not None:
-        a = np.asarray(a)
+        a = as_array(a)
         coeff_ndims.append(a.ndim)
     for d in ds:
         coeff_ndims += [v.ndim for v in d.values()]

@@ -49,9 +49,9 @@ class Plan:
     """A liblwt plan and its band layout (offsets and shapes in the packed array)."""
     __slots__ = ("handle", "shape", "levels", "packed_shape", "batch", "dtype", "_bands")
 
-    def __init__(self, wavelet, shape, levels, mode, dtype, batch):
+    def __init__(self, wavelet, shape, levels, mode, dtype, batch, backend, device):
         self.handle, info = _core.plan(wavelet._handle, tuple(shape), levels, mode, int(dtype == np.float64),
-                                       batch, _BACKENDS[_backend], _algorithm(mode, dtype))
+                                       batch, _BACKENDS[backend], _algorithm(mode, dtype), device)
         self.shape, self.levels = info["shape"], info["levels"]
         self.packed_shape, self.batch, self.dtype = info["packed_shape"], batch, dtype
         self._bands = {}
@@ -77,16 +77,20 @@ def _algorithm(mode, dtype):
     return _ALGO_CONVOLUTION if mode == "smooth" and dtype == np.float64 else _ALGO_AUTO
 
 
-def get_plan(wavelet, shape, levels, mode, dtype, batch):
+def get_plan(wavelet, shape, levels, mode, dtype, batch, device=None):
+    """The cached plan; device: None for NumPy arrays (the set_backend choice), else the CUDA
+    device of a GPU array (_gpu.py), whose plan runs there."""
+    backend = _backend if device is None else "cuda"
+    device = 0 if device is None else device
     # the wavelet by its liblwt handle: a user wavelet may share a built-in one's name, and a
     # cached plan keeps its handle alive, so the handle cannot be another's while cached
-    key = (wavelet._handle, tuple(shape), levels, mode, dtype.char, batch, _backend)
+    key = (wavelet._handle, tuple(shape), levels, mode, dtype.char, batch, backend, device)
     with _lock:
         plan = _cache.get(key)
         if plan is not None:
             _cache.move_to_end(key)
             return plan
-    plan = Plan(wavelet, shape, levels, mode, dtype, batch)  # outside the lock: may take a while
+    plan = Plan(wavelet, shape, levels, mode, dtype, batch, backend, device)  # outside the lock: may take a while
     with _lock:
         _cache[key] = plan
         while len(_cache) > _CACHE_SIZE:
