@@ -21,6 +21,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import _core
+from ._modes import Modes
 from ._plans import _ALGORITHMS, _BACKENDS
 
 try:
@@ -145,8 +146,9 @@ def _io():
 
 
 def _file_error(e, path):
-    """liblwt says LWT_ERR_IO for every file it cannot open: give the OSError its errno where the
-    file system says why (missing, a directory), keeping the library's message."""
+    """liblwt says LWT_ERR_IO for a file it cannot open, and reads a directory as an empty file
+    (LWT_ERR_FORMAT): give the exception the errno the file system says (missing, a directory),
+    keeping the library's message."""
     p = os.fspath(path)
     if not os.path.lexists(p):
         return FileNotFoundError(errno.ENOENT, str(e), p)
@@ -161,14 +163,16 @@ def read(path):
     format is chosen by the file's magic bytes, then its extension (lwt_surface_read).
 
     Returns a Surface with z (ny, nx) float64 in metres, NaN at non-measured points (whatever
-    the file's convention: NaN, +inf, valid.bin, BAD, ...), dx, dy in metres and the metadata.
+    the file's convention: NaN, +inf, valid.bin, BAD, ...), dx, dy in metres and the metadata
+    (source_format, z_resolution, date, instrument, creator, comment) as stored. z is the
+    library's own block (no copy), writable.
     Raises FileNotFoundError, IsADirectoryError or OSError when the file cannot be read,
     ValueError when its content is not a valid areal surface (corrupt, truncated, bad checksum,
     a profile or point cloud, every point invalid), with liblwt's message."""
     io = _io()
     try:
         d = io.read(os.fsencode(path))
-    except OSError as e:
+    except (OSError, ValueError) as e:
         raise _file_error(e, path) from None
     z = np.frombuffer(d.pop("z"), dtype=np.float64).reshape(d.pop("ny"), d.pop("nx"))
     return Surface(z, **d)
@@ -181,7 +185,9 @@ def write(path, surface, dx=None, dy=None, *, format=None):
     format: None chooses by the extension (.x3p: X3P; .sdf: binary SDF), or "x3p", "sdf"
     (binary), "sdf-ascii". X3P stores float64 heights (bit-exact round trip) with valid.bin
     for invalid points and MD5 checksums; SDF stores float64 heights with Zscale 1 (binary: at
-    most 65535 points per axis). The write is atomic: the target is replaced only on success,
+    most 65535 points per axis). Of the metadata, X3P keeps date (when ISO 8601), instrument
+    (as manufacturer) and comment, and names lwt as its creator; SDF keeps date, z_resolution,
+    instrument and comment. The write is atomic: the target is replaced only on success,
     and a failure leaves neither it nor a temporary file. Raises ValueError for bad arguments
     (no spacing, unknown extension), OSError when the file cannot be written."""
     io = _io()
@@ -254,7 +260,7 @@ def filter(surface_or_z, dx=None, dy=None, *, levels=None, roughness_levels=None
     d = _SPEC_DEFAULT
     dtype = "float64" if dtype is None and d["f64"] else "float32" if dtype is None else np.dtype(dtype).name
     spec = (d["wavelet"] if wavelet is None else str(wavelet),
-            d["mode"] if mode is None else str(mode),
+            d["mode"] if mode is None else _choice("mode", mode, {m: m for m in Modes.modes}),
             int(_choice("dtype", dtype, {"float64": 1, "float32": 0})),
             d["backend"] if backend is None else _choice("backend", backend, _BACKENDS),
             d["algorithm"] if algorithm is None else _choice("algorithm", algorithm, _ALGORITHMS),
