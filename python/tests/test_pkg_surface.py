@@ -7,6 +7,7 @@ import math
 import os
 import shutil
 import tempfile
+import threading
 
 import numpy as np
 
@@ -185,7 +186,7 @@ def against_cli():
     if not CLI or not os.path.exists(CLI):
         print("  (LWT_BIN not set or missing: no CLI comparison)")
         return
-    nx, ny, dx, dy = 200, 144, 0.8 * UM, 0.8 * UM
+    nx, ny, dx, dy = 200, 144, 0.8 * UM, 1.1 * UM  # anisotropic: a dx/dy mix-up shows
     path = os.path.join(tmp, "cli_case.x3p")
     ls.write(path, synthetic(nx, ny, dx, dy), dx, dy)
     out = os.path.join(tmp, "cli_out")
@@ -311,10 +312,50 @@ def bad_input():
     raises(lambda: ls.parameters(np.array([["a"]]), UM), TypeError, ["real"], "string heights")
 
 
+def npy_files():
+    """A .npy holds heights and no spacing: read as stored (float32 widened), dx = dy = 0, and
+    the calls that need a spacing say so."""
+    z = synthetic(30, 20, UM, UM).astype(np.float32)
+    path = os.path.join(tmp, "heights.npy")
+    np.save(path, z)
+    s = ls.read(path)
+    chk.check(same_bits(s.z, z.astype(np.float64)) and (s.dx, s.dy, s.source_format) == (0, 0, "npy"),
+              ".npy: %r" % s)
+    raises(lambda: ls.filter(s), ValueError, ["spacing", "dx="], "filter of a .npy surface")
+    raises(lambda: ls.parameters(s), ValueError, ["spacing"], "parameters of a .npy surface")
+    chk.check(ls.parameters(s, UM)["Sq"] == ls.parameters(s.z, UM, UM)["Sq"], "dx given for a .npy surface")
+
+
+def threads():
+    """Reading and filtering release the GIL; four threads at once get the bits of one."""
+    path = os.path.join(tmp, "threads.x3p")
+    ls.write(path, synthetic(256, 192, UM, UM), UM, UM)
+
+    def job():
+        s = ls.read(path)
+        r = ls.filter(s, levels=4, wavelet="db2")
+        return [s.z] + list(r.bands.values()), r.parameters
+
+    ref = job()
+    got = [None] * 4
+
+    def run(i):
+        got[i] = job()
+
+    ts = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for i, g in enumerate(got):
+        chk.check(g is not None and all(same_bits(a, b) for a, b in zip(g[0], ref[0])) and g[1] == ref[1],
+                  "thread %d: other bits than one thread alone" % i)
+
+
 def without_io_module():
     """Where lwt._surface_io is missing, read and write say why; the rest still works."""
     saved = ls._surface_io, ls._IO_MISSING
-    ls._surface_io, ls._IO_MISSING = None, ImportError("libzip.so.4: cannot open shared object file")
+    ls._surface_io, ls._IO_MISSING = None, "lwt._surface_io cannot be loaded: libzip.so.4: cannot open"
     try:
         raises(lambda: ls.read("x.x3p"), ImportError, ["libzip", "liblwt_surface"], "read without _surface_io")
         raises(lambda: ls.write("x.x3p", np.ones((2, 2)), UM), ImportError, ["libzip"], "write without _surface_io")
@@ -329,6 +370,8 @@ chk.run("parameters of a plane", plane_parameters)
 chk.run("filter: bands add up, NaN kept, defaults", filter_bands)
 chk.run("filter against lwt filter", against_cli)
 chk.run("shared real files against the CLI", shared_files)
+chk.run(".npy files (no spacing)", npy_files)
+chk.run("four threads", threads)
 chk.run("bad input", bad_input)
 chk.run("without lwt._surface_io", without_io_module)
 shutil.rmtree(tmp, ignore_errors=True)

@@ -14,6 +14,7 @@ one profile along x (the file's fast axis), the C order liblwt holds. docs/PYTHO
 "Surfaces", has the details and what differs from the CLI.
 """
 import errno
+import importlib.util
 import math
 import os
 from collections import namedtuple
@@ -28,7 +29,11 @@ try:
     from . import _surface_io
     _IO_MISSING = None
 except ImportError as e:  # not built (no libzip/expat/libcrypto/libpng at build time) or not loadable
-    _surface_io, _IO_MISSING = None, e
+    _surface_io = None
+    if importlib.util.find_spec(__package__ + "._surface_io") is None:
+        _IO_MISSING = "this build of lwt has no lwt._surface_io"
+    else:  # e.g. a wheel built with libzip.so.4, on a machine without it
+        _IO_MISSING = "lwt._surface_io cannot be loaded: %s" % e
 
 __all__ = ["Surface", "FilterResult", "Plane", "read", "write", "filter", "parameters", "plane_fit",
            "remove_plane", "PARAMETER_NAMES", "BAND_NAMES"]
@@ -47,12 +52,15 @@ Plane = namedtuple("Plane", "z0 sx sy")
 Plane.__doc__ = "z(x, y) ~ z0 + sx * x + sy * y (z0 in metres at ix = iy = 0; slopes dimensionless)"
 
 
+_METADATA = ("source_format", "z_resolution", "date", "instrument", "creator", "comment")
+
+
 class Surface:
     """A height map: z (ny, nx) float64 in metres, NaN where the point was not measured;
     spacing dx (along a row) and dy (between rows) in metres, 0 when unknown (.npy files);
     and the metadata of liblwt's lwt_surface, as stored in the file."""
 
-    __slots__ = ("z", "dx", "dy", "source_format", "z_resolution", "date", "instrument", "creator", "comment")
+    __slots__ = ("z", "dx", "dy") + _METADATA
 
     def __init__(self, z, dx=0.0, dy=None, *, source_format="", z_resolution=0.0, date="", instrument="",
                  creator="", comment=""):
@@ -119,11 +127,15 @@ def _heights(z):
 
 
 def _grid(surface_or_z, dx, dy, what):
-    """(z, dx, dy) from a Surface (dx, dy given override its own) or from an array and dx, dy."""
+    """(z, dx, dy) from a Surface or from an array and dx, dy (dy not given: dx, as the CLI's
+    --spacing DX). A dx or dy given overrides the Surface's; a Surface without spacing (.npy)
+    takes dy = dx too."""
     if isinstance(surface_or_z, Surface):
-        z = surface_or_z.z
-        dx = surface_or_z.dx if dx is None else dx
-        dy = surface_or_z.dy if dy is None else dy
+        s = surface_or_z
+        z = s.z
+        if dy is None:
+            dy = s.dy if s.dy > 0 or dx is None else dx
+        dx = s.dx if dx is None else dx
     else:
         z = _heights(surface_or_z)
         if dx is None:
@@ -138,10 +150,9 @@ def _grid(surface_or_z, dx, dy, what):
 
 def _io():
     if _surface_io is None:
-        raise ImportError("lwt.surface.read and write need lwt._surface_io, which this build of lwt lacks or "
-                          "cannot load (%s); liblwt_surface is built only where libzip, expat, libcrypto and "
-                          "libpng are found (scripts/install-deps.sh). filter() and parameters() work without it."
-                          % _IO_MISSING)
+        raise ImportError("lwt.surface.read and write need the surface files of liblwt_surface, and %s (it is "
+                          "built where libzip, expat, libcrypto and libpng are found: scripts/install-deps.sh); "
+                          "filter() and parameters() work without it" % _IO_MISSING)
     return _surface_io
 
 
@@ -200,7 +211,7 @@ def write(path, surface, dx=None, dy=None, *, format=None):
     elif dx is not None or dy is not None:
         raise TypeError("dx and dy come from the Surface; give an array to write with another spacing")
     s = surface
-    meta = (s.source_format, s.z_resolution, s.date, s.instrument, s.creator, s.comment)
+    meta = tuple(getattr(s, k) for k in _METADATA)  # _surface_io.write takes them in this order
     io.write(os.fsencode(path), s.z, s.nx, s.ny, s.dx, s.dy, meta, _WRITE_FORMATS[format])
 
 
@@ -258,7 +269,13 @@ def filter(surface_or_z, dx=None, dy=None, *, levels=None, roughness_levels=None
     wrong kind."""
     z, dx, dy = _grid(surface_or_z, dx, dy, "filter")
     d = _SPEC_DEFAULT
-    dtype = "float64" if dtype is None and d["f64"] else "float32" if dtype is None else np.dtype(dtype).name
+    if dtype is None:
+        dtype = "float64" if d["f64"] else "float32"
+    else:
+        try:
+            dtype = np.dtype(dtype).name
+        except TypeError:
+            raise ValueError("dtype must be float64 or float32, not %r" % (dtype,)) from None
     spec = (d["wavelet"] if wavelet is None else str(wavelet),
             d["mode"] if mode is None else _choice("mode", mode, {m: m for m in Modes.modes}),
             int(_choice("dtype", dtype, {"float64": 1, "float32": 0})),
@@ -330,4 +347,4 @@ def remove_plane(surface_or_z, dx=None, dy=None, plane=None, *, threads=0):
     if not isinstance(surface_or_z, Surface):
         return levelled
     s = surface_or_z
-    return Surface(levelled, dx, dy, **{k: getattr(s, k) for k in Surface.__slots__[3:]})
+    return Surface(levelled, dx, dy, **{k: getattr(s, k) for k in _METADATA})
