@@ -161,7 +161,8 @@ def filter_bands():
     # With the plane removed the bands add up to the levelled input, whose parameters are "input".
     r = ls.filter(z, dx, dy, plane=True, levels=4)
     levelled = ls.remove_plane(z, dx, dy, r.plane)
-    chk.check(r.plane == ls.plane_fit(z, dx, dy), "filter's plane %r, plane_fit's %r" % (r.plane, ls.plane_fit(z, dx, dy)))
+    fit = ls.plane_fit(z, dx, dy)
+    chk.check(r.plane == fit, "filter's plane %r, plane_fit's %r" % (r.plane, fit))
     chk.error_within(np.max(np.abs(sum(r.bands.values())[valid] - levelled[valid])) / rng_z, 1e-12,
                      "bands sum to the levelled input", "bands")
     chk.check(r.parameters["input"] == ls.parameters(levelled, dx, dy), "input parameters are the levelled input's")

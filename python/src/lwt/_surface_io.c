@@ -123,7 +123,8 @@ static PyMethodDef io_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef io_module = {PyModuleDef_HEAD_INIT, "lwt._surface_io", NULL, -1, io_methods, NULL, NULL, NULL, NULL};
+static struct PyModuleDef io_module = {PyModuleDef_HEAD_INIT, "lwt._surface_io", NULL, -1, io_methods,
+                                       NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__surface_io(void)
 {

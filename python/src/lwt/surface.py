@@ -44,7 +44,7 @@ PARAMETER_NAMES = _core.ISO_PARAM_NAMES
 BAND_NAMES = _core.BAND_NAMES
 _IS_HEIGHT = dict(zip(_core.ISO_PARAM_NAMES, _core.ISO_PARAM_IS_HEIGHT))
 _SPEC_DEFAULT = _core.filter_spec_default()
-_NAME_OF = {"backend": {v: k for k, v in _BACKENDS.items()}, "algorithm": {v: k for k, v in _ALGORITHMS.items()}}
+_BACKEND_NAME = {v: k for k, v in _BACKENDS.items()}
 # Write formats of _surface_io.write: None chooses by extension (lwt_surface_write).
 _WRITE_FORMATS = {None: 0, "x3p": 1, "sdf": 2, "sdf-ascii": 3}
 
@@ -212,7 +212,8 @@ def write(path, surface, dx=None, dy=None, *, format=None):
         raise TypeError("dx and dy come from the Surface; give an array to write with another spacing")
     s = surface
     meta = tuple(getattr(s, k) for k in _METADATA)  # _surface_io.write takes them in this order
-    io.write(os.fsencode(path), s.z, s.nx, s.ny, s.dx, s.dy, meta, _WRITE_FORMATS[format])
+    z = _heights(s.z)  # a Surface's z may have been replaced by any array
+    io.write(os.fsencode(path), z, z.shape[1], z.shape[0], s.dx, s.dy, meta, _WRITE_FORMATS[format])
 
 
 def _choice(name, value, names):
@@ -308,7 +309,7 @@ def filter(surface_or_z, dx=None, dy=None, *, levels=None, roughness_levels=None
     r.parameters.update((name, _parameters(band, dx, dy, threads)) for name, band in r.bands.items())
     r.split = out["split"]
     r.n_filled, r.wavelet, r.path, r.max_level = out["n_filled"], out["wavelet"], out["path"], out["max_level"]
-    r.backend = _NAME_OF["backend"][out["backend"]]
+    r.backend = _BACKEND_NAME[out["backend"]]
     r.times_ms = {"fill": out["ms_fill"], "transform": out["ms_transform"], "total": out["ms_total"]}
     return r
 
