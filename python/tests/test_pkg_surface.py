@@ -302,6 +302,8 @@ def bad_input():
     raises(lambda: ls.filter(synthetic(300, 300, UM, UM), UM, roughness_levels=(1, 2), waviness_levels=(4, 6)),
            ValueError, ["waviness"], "waviness not after roughness")
     raises(lambda: ls.filter(z, UM, roughness_levels=(3, 2)), ValueError, ["roughness_levels"], "levels reversed")
+    raises(lambda: ls.filter(synthetic(300, 300, UM, UM), UM, roughness_levels=(1, 2), lambda_c=20 * UM), ValueError,
+           ["not both"], "roughness levels and a cutoff")
     raises(lambda: ls.filter(z, UM, dtype="int8"), ValueError, ["dtype"], "dtype")
     raises(lambda: ls.filter(z, UM, backend="tpu"), ValueError, ["backend"], "backend")
     raises(lambda: ls.filter(z, UM, lambda_c=-1), ValueError, ["lambda_c"], "negative cutoff")

@@ -287,8 +287,6 @@ def filter(surface_or_z, dx=None, dy=None, *, levels=None, roughness_levels=None
             d["chunk_rows"] if chunk_rows is None else int(chunk_rows))
     if levels is not None and (isinstance(levels, bool) or int(levels) != levels or levels < 1):
         raise ValueError("levels must be a positive integer, got %r" % (levels,))
-    if roughness_levels is not None and lambda_s is not None:
-        raise ValueError("give the roughness band as roughness_levels or as lambda_s/lambda_c, not both")
     request = ((0 if levels is None else int(levels),) + _levels("roughness_levels", roughness_levels)
                + _levels("waviness_levels", waviness_levels)
                + (_wavelength("lambda_s", lambda_s), _wavelength("lambda_c", lambda_c)))
