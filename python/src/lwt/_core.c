@@ -1,62 +1,32 @@
 /*
- * lwt._core: the Python binding of liblwt's plan API (include/lwt.h), a plain C extension.
+ * lwt._core: the Python binding of liblwt (include/lwt.h and the array half of
+ * include/lwt_surface.h), a plain C extension.
  *
- * Compiled against lwt.h, so the structs it fills (lwt_plan_desc, lwt_plan_info, lwt_band)
- * are the library's own and cannot drift the way a hand-written ctypes mirror can. It
- * exposes only what the Python layer (lwt/_plans.py) needs: wavelets by name with their
- * filter banks, plans with their band layout, and forward/inverse on buffers, run with
- * the GIL released. Everything PyWavelets-shaped (argument checks, axes, coefficient
- * lists) lives in Python.
+ * Compiled against the library's headers, so the structs it fills (lwt_plan_desc,
+ * lwt_plan_info, lwt_band, lwt_filter_spec, lwt_iso_params) are the library's own and cannot
+ * drift the way a hand-written ctypes mirror can. It exposes only what the Python layer
+ * needs: wavelets by name with their filter banks, plans with their band layout,
+ * forward/inverse on buffers, and the surface filter, plane and ISO 25178-2 parameters on
+ * height maps (lwt/surface.py), each run with the GIL released. Everything PyWavelets- or
+ * notebook-shaped (argument checks, axes, coefficient lists, keyword arguments) lives in
+ * Python. The surface files are liblwt_surface's, bound by lwt._surface_io (_surface_io.c).
  *
- * Failures raise lwt.LwtError (a ValueError for bad requests, MemoryError for out of
- * memory, RuntimeError otherwise) with the message liblwt logged for that call: the log
- * callback keeps the last message of each thread in thread-local storage.
+ * Failures raise ValueError for bad requests, MemoryError for out of memory,
+ * NotImplementedError for what the build cannot do, RuntimeError otherwise, with the message
+ * liblwt logged for that call (_binding.c keeps the last message of each thread).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_binding.h"
+
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "lwt.h"
+#include "lwt_surface.h"
 #ifdef LWT_PY_CUDA
 #include "lwt_cuda.h" /* GPU arrays: the device-pointer entry points */
 #endif
 
 static lwt_context *g_ctx; /* one per process: lives as long as the module */
-
-static _Thread_local char t_last_message[512];
-
-static void log_to_thread(void *user, lwt_log_level level, const char *message)
-{
-    (void)user;
-    if (level >= LWT_LOG_WARNING) {
-        strncpy(t_last_message, message, sizeof t_last_message - 1);
-        t_last_message[sizeof t_last_message - 1] = '\0';
-    }
-}
-
-/* Before each liblwt call: a warning an earlier call logged must not be reported as the
- * reason of this one's failure. */
-static void forget_last_message(void) { t_last_message[0] = '\0'; }
-
-/* Raise for a failed liblwt call: the exception type follows the status so that bad
- * requests are ValueErrors, as in PyWavelets. */
-static PyObject *raise_status(lwt_status s, const char *what)
-{
-    PyObject *type = PyExc_RuntimeError;
-    if (s == LWT_ERR_INVALID_ARGUMENT || s == LWT_ERR_UNKNOWN_WAVELET || s == LWT_ERR_UNKNOWN_MODE)
-        type = PyExc_ValueError;
-    else if (s == LWT_ERR_OUT_OF_MEMORY)
-        type = PyExc_MemoryError;
-    else if (s == LWT_ERR_UNSUPPORTED || s == LWT_ERR_BACKEND_UNAVAILABLE)
-        type = PyExc_NotImplementedError;
-    if (t_last_message[0])
-        PyErr_Format(type, "%s: %s (%s)", what, lwt_status_string(s), t_last_message);
-    else
-        PyErr_Format(type, "%s: %s", what, lwt_status_string(s));
-    t_last_message[0] = '\0';
-    return NULL;
-}
 
 /* ------------------------------------------------------------------ wavelets */
 
@@ -100,7 +70,7 @@ static PyObject *size_tuple(const size_t *sizes, int n) { return tuple_of(n, siz
 static PyObject *wavelet_result(lwt_status s, lwt_wavelet *w, const char *what)
 {
     if (s != LWT_OK)
-        return raise_status(s, what);
+        return lwt_py_raise(s, what);
     PyObject *cap = PyCapsule_New(w, WAVELET_CAPSULE, wavelet_capsule_free);
     if (!cap) {
         lwt_wavelet_destroy(w);
@@ -111,7 +81,7 @@ static PyObject *wavelet_result(lwt_status s, lwt_wavelet *w, const char *what)
     if ((s = lwt_wavelet_get_info(w, &wi)) != LWT_OK ||
         (s = lwt_wavelet_filters(w, &f[0], &f[1], &f[2], &f[3])) != LWT_OK) {
         Py_DECREF(cap);
-        return raise_status(s, "lwt_wavelet_get_info");
+        return lwt_py_raise(s, "lwt_wavelet_get_info");
     }
     PyObject *info = Py_BuildValue(
         "{s:s,s:s,s:i,s:i,s:i,s:N,s:N,s:d,s:d,s:N,s:N,s:N,s:N}", "name", wi.name, "family", wi.family,
@@ -134,7 +104,7 @@ static PyObject *py_wavelet(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "s", &name))
         return NULL;
     lwt_wavelet *w = NULL;
-    forget_last_message();
+    lwt_py_forget();
     lwt_status s = lwt_wavelet_create(g_ctx, name, &w);
     return wavelet_result(s, w, "lwt_wavelet_create");
 }
@@ -192,7 +162,7 @@ static PyObject *py_wavelet_from_puk(PyObject *self, PyObject *args)
             goto done;
     lwt_puk_scheme scheme = {name, ops[0], (int)nsteps, ops + 1, ops + 1 + nsteps, K};
     lwt_wavelet *w = NULL;
-    forget_last_message();
+    lwt_py_forget();
     lwt_status s = lwt_wavelet_from_puk(g_ctx, &scheme, &w);
     result = wavelet_result(s, w, "lwt_wavelet_from_puk");
 done:
@@ -226,7 +196,7 @@ static PyObject *py_set_threads(PyObject *self, PyObject *args)
         return NULL;
     lwt_status s = lwt_context_set_threads(g_ctx, threads);
     if (s != LWT_OK)
-        return raise_status(s, "lwt_context_set_threads");
+        return lwt_py_raise(s, "lwt_context_set_threads");
     Py_RETURN_NONE;
 }
 
@@ -278,7 +248,7 @@ static PyObject *py_plan(PyObject *self, PyObject *args)
     lwt_plan_desc d = lwt_plan_desc_default();
     lwt_status s = lwt_mode_from_name(mode_name, &d.mode);
     if (s != LWT_OK)
-        return raise_status(s, "lwt_mode_from_name");
+        return lwt_py_raise(s, "lwt_mode_from_name");
     d.wavelet = w;
     d.ndim = (int)ndim;
     for (Py_ssize_t i = 0; i < ndim; i++) {
@@ -298,13 +268,13 @@ static PyObject *py_plan(PyObject *self, PyObject *args)
     plan_holder *h = PyMem_Calloc(1, sizeof *h);
     if (!h)
         return PyErr_NoMemory();
-    forget_last_message();
+    lwt_py_forget();
     Py_BEGIN_ALLOW_THREADS
     s = lwt_plan_create(g_ctx, &d, &h->plan);
     Py_END_ALLOW_THREADS
     if (s != LWT_OK) {
         PyMem_Free(h);
-        return raise_status(s, "lwt_plan_create");
+        return lwt_py_raise(s, "lwt_plan_create");
     }
     lwt_plan_get_info(h->plan, &h->info);
     h->itemsize = dtype ? sizeof(double) : sizeof(float);
@@ -345,7 +315,7 @@ static PyObject *py_band(PyObject *self, PyObject *args)
     lwt_band b;
     lwt_status s = lwt_plan_band(h->plan, level, mask, &b);
     if (s != LWT_OK)
-        return raise_status(s, "lwt_plan_band");
+        return lwt_py_raise(s, "lwt_plan_band");
     return Py_BuildValue("NN", size_tuple(b.offset, h->info.ndim), size_tuple(b.shape, h->info.ndim));
 }
 
@@ -375,12 +345,12 @@ static PyObject *execute(PyObject *args, int forward)
                      src.len, dst.len, in_count * h->batch * h->itemsize, out_count * h->batch * h->itemsize);
     } else {
         lwt_status s;
-        forget_last_message();
+        lwt_py_forget();
         Py_BEGIN_ALLOW_THREADS
         s = forward ? lwt_forward(h->plan, src.buf, dst.buf, NULL) : lwt_inverse(h->plan, src.buf, dst.buf, NULL);
         Py_END_ALLOW_THREADS
         if (s != LWT_OK)
-            raise_status(s, forward ? "lwt_forward" : "lwt_inverse");
+            lwt_py_raise(s, forward ? "lwt_forward" : "lwt_inverse");
         else
             result = Py_NewRef(Py_None);
     }
@@ -409,7 +379,7 @@ static PyObject *execute_device(PyObject *args, int forward)
     if (h->info.backend != LWT_BACKEND_CUDA)
         return PyErr_Format(PyExc_ValueError, "a device-pointer call needs a CUDA plan");
     lwt_status s;
-    forget_last_message();
+    lwt_py_forget();
     Py_BEGIN_ALLOW_THREADS
     const void *src = (const void *)(uintptr_t)in;
     void *dst = (void *)(uintptr_t)out, *work = (void *)(uintptr_t)ws;
@@ -417,7 +387,7 @@ static PyObject *execute_device(PyObject *args, int forward)
     s = forward ? lwt_forward_device(h->plan, src, dst, work, st) : lwt_inverse_device(h->plan, src, dst, work, st);
     Py_END_ALLOW_THREADS
     if (s != LWT_OK)
-        return raise_status(s, forward ? "lwt_forward_device" : "lwt_inverse_device");
+        return lwt_py_raise(s, forward ? "lwt_forward_device" : "lwt_inverse_device");
     Py_RETURN_NONE;
 }
 
@@ -435,10 +405,203 @@ static PyObject *py_device_workspace_size(PyObject *self, PyObject *args)
     size_t bytes = 0;
     lwt_status s = lwt_plan_device_workspace_size(h->plan, &bytes);
     if (s != LWT_OK)
-        return raise_status(s, "lwt_plan_device_workspace_size");
+        return lwt_py_raise(s, "lwt_plan_device_workspace_size");
     return PyLong_FromSize_t(bytes);
 }
 #endif
+
+/* ------------------------------------------------------------------- surfaces */
+
+/* A C-contiguous float64 buffer of exactly nx * ny heights (liblwt trusts its pointers). */
+static int get_heights(PyObject *obj, Py_ssize_t nx, Py_ssize_t ny, int writable, Py_buffer *view)
+{
+    if (nx < 1 || ny < 1) {
+        PyErr_Format(PyExc_ValueError, "a height map needs at least 1 x 1 points, got %zd x %zd", nx, ny);
+        return -1;
+    }
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0)
+        return -1;
+    if (view->itemsize != sizeof(double) || strcmp(view->format, "d") ||
+        view->len != nx * ny * (Py_ssize_t)sizeof(double)) {
+        PyErr_Format(PyExc_ValueError, "heights must be %zd x %zd float64 values (got %zd bytes of '%s')", ny, nx,
+                     view->len, view->format);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *pair_tuple(const double v[2]) { return Py_BuildValue("(dd)", v[0], v[1]); }
+
+/* filter_spec_default() -> dict of lwt_filter_spec_default()'s fields (enums as ints; wavelet
+ * None: the library's default) */
+static PyObject *py_filter_spec_default(PyObject *self, PyObject *noargs)
+{
+    lwt_filter_spec d = lwt_filter_spec_default();
+    return Py_BuildValue("{s:z,s:s,s:i,s:i,s:i,s:O,s:i,s:n}", "wavelet", d.wavelet, "mode", lwt_mode_name(d.mode),
+                         "f64", d.dtype == LWT_F64, "backend", (int)d.backend, "algorithm", (int)d.algorithm, "plane",
+                         d.plane ? Py_True : Py_False, "threads", d.threads, "chunk_rows", (Py_ssize_t)d.chunk_rows);
+}
+
+/* filter(z, nx, ny, dx, dy, (wavelet|None, mode, f64, backend, algorithm, plane, threads,
+ * chunk_rows), (levels, rough_lo, rough_hi, wavy_lo, wavy_hi, lambda_s, lambda_c)) -> dict:
+ * lwt_bands_resolve, then lwt_filter_run, as `lwt filter` calls them (cli/filter_job.c).
+ * The bands are the library's own blocks (no copy); absent bands are None. */
+static PyObject *py_filter(PyObject *self, PyObject *args)
+{
+    PyObject *zobj;
+    Py_ssize_t nx, ny, chunk_rows;
+    double dx, dy;
+    const char *wavelet, *mode_name;
+    int f64, backend, algorithm, plane, threads;
+    lwt_band_request req = {0};
+    if (!PyArg_ParseTuple(args, "Onndd(zsiiiiin)(iiiiidd)", &zobj, &nx, &ny, &dx, &dy, &wavelet, &mode_name, &f64,
+                          &backend, &algorithm, &plane, &threads, &chunk_rows, &req.levels, &req.rough_lo,
+                          &req.rough_hi, &req.wavy_lo, &req.wavy_hi, &req.lambda_s, &req.lambda_c))
+        return NULL;
+    if (chunk_rows < 0)
+        return PyErr_Format(PyExc_ValueError, "chunk_rows must be >= 0, got %zd", chunk_rows);
+    lwt_filter_spec spec = lwt_filter_spec_default();
+    lwt_status s = lwt_mode_from_name(mode_name, &spec.mode);
+    if (s != LWT_OK)
+        return lwt_py_raise(s, "lwt_mode_from_name");
+    spec.wavelet = wavelet;
+    spec.dtype = f64 ? LWT_F64 : LWT_F32;
+    spec.backend = (lwt_backend)backend;
+    spec.algorithm = (lwt_algorithm)algorithm;
+    spec.plane = plane;
+    spec.threads = threads;
+    spec.chunk_rows = (size_t)chunk_rows;
+    Py_buffer z;
+    if (get_heights(zobj, nx, ny, 0, &z) < 0)
+        return NULL;
+    lwt_filter_result r;
+    memset(&r, 0, sizeof r);
+    const char *failed = NULL;
+    lwt_py_forget();
+    Py_BEGIN_ALLOW_THREADS
+    s = lwt_bands_resolve(g_ctx, &req, (size_t)nx, (size_t)ny, dx, dy, &spec.split);
+    if (s != LWT_OK)
+        failed = "lwt_bands_resolve";
+    else if ((s = lwt_filter_run(g_ctx, &spec, z.buf, (size_t)nx, (size_t)ny, dx, dy, &r)) != LWT_OK)
+        failed = "lwt_filter_run";
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&z);
+    if (failed)
+        return lwt_py_raise(s, failed);
+    /* The bands move into heap blocks one by one: whatever is not yet moved is freed below. */
+    PyObject *bands = PyTuple_New(LWT_BAND_COUNT);
+    for (int b = 0; bands && b < LWT_BAND_COUNT; b++) {
+        PyObject *block = Py_NewRef(Py_None);
+        if (r.band[b]) {
+            Py_DECREF(block);
+            block = lwt_py_heap_block(r.band[b], (size_t)nx * (size_t)ny * sizeof(double));
+            r.band[b] = NULL;
+        }
+        if (!block)
+            Py_CLEAR(bands);
+        else
+            PyTuple_SET_ITEM(bands, b, block);
+    }
+    lwt_filter_result_free(&r);
+    if (!bands)
+        return NULL;
+    const lwt_band_split *sp = &spec.split;
+    return Py_BuildValue(
+        "{s:N,s:(ddd),s:n,s:i,s:s,s:i,s:s,s:d,s:d,s:d,"
+        "s:{s:i,s:i,s:i,s:i,s:i,s:i,s:d,s:N,s:N,s:N}}",
+        "bands", bands, "plane", r.plane.z0, r.plane.sx, r.plane.sy, "n_filled", (Py_ssize_t)r.n_filled, "backend",
+        (int)r.backend, "path", r.path == LWT_PATH_LIFTING ? "lifting" : "convolution", "max_level", r.max_level,
+        "wavelet", r.wavelet, "ms_fill", r.ms_fill, "ms_transform", r.ms_transform, "ms_total", r.ms_total, "split",
+        "levels", sp->levels, "noise_hi", sp->noise_hi, "rough_lo", sp->rough_lo, "rough_hi", sp->rough_hi,
+        "wavy_lo", sp->wavy_lo, "wavy_hi", sp->wavy_hi, "spacing", sp->spacing, "lambda_s", pair_tuple(sp->lambda_s),
+        "lambda_c", pair_tuple(sp->lambda_c), "lambda_f", pair_tuple(sp->lambda_f));
+}
+
+/* The arguments the height-map calls share: (z, nx, ny, dx, dy, threads) and, with plane, a
+ * (z0, sx, sy) after them; z is held as a checked buffer until grid_release. */
+typedef struct grid_args {
+    Py_buffer z;
+    Py_ssize_t nx, ny;
+    double dx, dy;
+    int threads;
+} grid_args;
+
+static int grid_parse(PyObject *args, int writable, grid_args *g, lwt_plane *plane)
+{
+    PyObject *zobj;
+    int ok = plane ? PyArg_ParseTuple(args, "Onnddi(ddd)", &zobj, &g->nx, &g->ny, &g->dx, &g->dy, &g->threads,
+                                      &plane->z0, &plane->sx, &plane->sy)
+                   : PyArg_ParseTuple(args, "Onnddi", &zobj, &g->nx, &g->ny, &g->dx, &g->dy, &g->threads);
+    return ok ? get_heights(zobj, g->nx, g->ny, writable, &g->z) : -1;
+}
+
+static PyObject *iso_value_item(const void *params, int k)
+{
+    return PyFloat_FromDouble(lwt_iso_param_value(params, k));
+}
+
+/* parameters(z, nx, ny, dx, dy, threads) -> (values in lwt_iso_param_name's order, n_valid, n_cells) */
+static PyObject *py_parameters(PyObject *self, PyObject *args)
+{
+    grid_args g;
+    if (grid_parse(args, 0, &g, NULL) < 0)
+        return NULL;
+    /* lwt_iso_params_compute takes the spacing as given (its precondition): a zero spacing
+     * would give infinite slopes rather than an error. */
+    if (!(g.dx > 0) || !(g.dy > 0) || !isfinite(g.dx) || !isfinite(g.dy)) {
+        PyBuffer_Release(&g.z);
+        return PyErr_Format(PyExc_ValueError, "the parameters need the spacing: dx and dy must be positive "
+                            "(have %g, %g metres)", g.dx, g.dy);
+    }
+    lwt_iso_params p;
+    lwt_status s;
+    lwt_py_forget();
+    Py_BEGIN_ALLOW_THREADS
+    s = lwt_iso_params_compute(g_ctx, g.z.buf, (size_t)g.nx, (size_t)g.ny, g.dx, g.dy, g.threads, &p);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&g.z);
+    if (s != LWT_OK)
+        return lwt_py_raise(s, "lwt_iso_params_compute");
+    return Py_BuildValue("Nnn", tuple_of(LWT_ISO_PARAM_COUNT, iso_value_item, &p), (Py_ssize_t)p.n_valid,
+                         (Py_ssize_t)p.n_cells);
+}
+
+/* plane_fit(z, nx, ny, dx, dy, threads) -> (z0, sx, sy) */
+static PyObject *py_plane_fit(PyObject *self, PyObject *args)
+{
+    grid_args g;
+    if (grid_parse(args, 0, &g, NULL) < 0)
+        return NULL;
+    lwt_plane p;
+    lwt_status s;
+    lwt_py_forget();
+    Py_BEGIN_ALLOW_THREADS
+    s = lwt_plane_fit(g_ctx, g.z.buf, (size_t)g.nx, (size_t)g.ny, g.dx, g.dy, g.threads, &p);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&g.z);
+    if (s != LWT_OK)
+        return lwt_py_raise(s, "lwt_plane_fit");
+    return Py_BuildValue("(ddd)", p.z0, p.sx, p.sy);
+}
+
+/* plane_subtract(z, nx, ny, dx, dy, threads, (z0, sx, sy)): z -= plane in place */
+static PyObject *py_plane_subtract(PyObject *self, PyObject *args)
+{
+    grid_args g;
+    lwt_plane p;
+    if (grid_parse(args, 1, &g, &p) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    lwt_plane_subtract(g.z.buf, (size_t)g.nx, (size_t)g.ny, g.dx, g.dy, &p, g.threads);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&g.z);
+    Py_RETURN_NONE;
+}
+
+static PyObject *iso_name_item(const void *unused, int k) { return PyUnicode_FromString(lwt_iso_param_name(k)); }
+static PyObject *iso_height_item(const void *unused, int k) { return PyBool_FromLong(lwt_iso_param_is_height(k)); }
+static PyObject *band_name_item(const void *unused, int b) { return PyUnicode_FromString(lwt_filter_band_name(b)); }
 
 static PyMethodDef core_methods[] = {
     {"wavelet", py_wavelet, METH_VARARGS, "wavelet(name) -> (handle, info dict)"},
@@ -459,22 +622,36 @@ static PyMethodDef core_methods[] = {
      "device_workspace_size(plan): bytes of device workspace a device-pointer call takes"},
 #endif
     {"inverse", py_inverse, METH_VARARGS, "inverse(plan, packed, signal)"},
+    {"filter_spec_default", py_filter_spec_default, METH_NOARGS, "lwt_filter_spec_default() as a dict"},
+    {"filter", py_filter, METH_VARARGS,
+     "filter(z, nx, ny, dx, dy, spec, request) -> dict: lwt_bands_resolve and lwt_filter_run"},
+    {"parameters", py_parameters, METH_VARARGS,
+     "parameters(z, nx, ny, dx, dy, threads) -> (ISO 25178-2 values, n_valid, n_cells)"},
+    {"plane_fit", py_plane_fit, METH_VARARGS, "plane_fit(z, nx, ny, dx, dy, threads) -> (z0, sx, sy)"},
+    {"plane_subtract", py_plane_subtract, METH_VARARGS, "plane_subtract(z, nx, ny, dx, dy, threads, plane)"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef core_module = {PyModuleDef_HEAD_INIT, "lwt._core", NULL, -1, core_methods, NULL, NULL, NULL, NULL};
 
+/* PyModule_AddObjectRef for a new reference (PyModule_Add is Python 3.13's). */
+static int add_owned(PyObject *m, const char *name, PyObject *value)
+{
+    int rc = value ? PyModule_AddObjectRef(m, name, value) : -1;
+    Py_XDECREF(value);
+    return rc;
+}
+
 PyMODINIT_FUNC PyInit__core(void)
 {
-    if (!g_ctx) {
-        lwt_status s = lwt_context_create(&g_ctx);
-        if (s != LWT_OK)
-            return raise_status(s, "lwt_context_create");
-        lwt_context_set_log(g_ctx, log_to_thread, NULL);
-    }
+    if (lwt_py_module_init(&g_ctx) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&core_module);
     if (m && (PyModule_AddStringConstant(m, "version", lwt_version_string()) < 0 ||
-              PyModule_AddIntConstant(m, "MAX_NDIM", LWT_MAX_NDIM) < 0)) {
+              PyModule_AddIntConstant(m, "MAX_NDIM", LWT_MAX_NDIM) < 0 ||
+              add_owned(m, "ISO_PARAM_NAMES", tuple_of(LWT_ISO_PARAM_COUNT, iso_name_item, NULL)) < 0 ||
+              add_owned(m, "ISO_PARAM_IS_HEIGHT", tuple_of(LWT_ISO_PARAM_COUNT, iso_height_item, NULL)) < 0 ||
+              add_owned(m, "BAND_NAMES", tuple_of(LWT_BAND_COUNT, band_name_item, NULL)) < 0)) {
         Py_DECREF(m);
         return NULL;
     }

@@ -65,7 +65,9 @@ class Plan:
         return got
 
 
-_ALGO_AUTO, _ALGO_CONVOLUTION = 0, 2  # lwt_algorithm
+# lwt_algorithm by the CLI's --algorithm names (cli/common.c)
+_ALGORITHMS = {"auto": 0, "lifting": 1, "convolution": 2, "rc": 3, "lbb": 4}
+_ALGO_AUTO, _ALGO_CONVOLUTION = _ALGORITHMS["auto"], _ALGORITHMS["convolution"]
 
 
 def _algorithm(mode, dtype):
