@@ -82,6 +82,7 @@ def compare(lib, name, dtype, stream_ctx):
         x = rng.standard_normal(shape).astype(dtype)
         case = f"{lib} {cname} {np.dtype(dtype).name}{' side stream' if stream_ctx else ''}"
         ref = fwd(x)
+        ref_rec = inv(ref)  # one sample longer than x along odd axes, as in PyWavelets
         xg = to_gpu(lib, x)
         keep = to_host(lib, xg).copy()
         if stream_ctx:
@@ -108,9 +109,12 @@ def compare(lib, name, dtype, stream_ctx):
                 chk.error_within(float(np.max(np.abs(h - a))) / scale, bound(dtype), case, key=f"{lib} forward")
         if chk.check(is_lib_array(lib, rec), f"{case}: the inverse came back as {type(rec)}"):
             r = to_host(lib, rec)
-            if chk.check(r.shape == x.shape, f"{case}: inverse shape {r.shape}, input {x.shape}"):
-                chk.error_within(float(np.max(np.abs(r - x))) / float(np.max(np.abs(x))), 10 * bound(dtype), case,
-                                 key=f"{lib} inverse")
+            if chk.check(r.shape == ref_rec.shape, f"{case}: inverse shape {r.shape}, NumPy path {ref_rec.shape}"):
+                chk.error_within(float(np.max(np.abs(r - ref_rec))) / float(np.max(np.abs(x))), 10 * bound(dtype),
+                                 case, key=f"{lib} inverse")
+                crop = r[tuple(slice(n) for n in x.shape)]
+                chk.error_within(float(np.max(np.abs(crop - x))) / float(np.max(np.abs(x))), 10 * bound(dtype),
+                                 case, key=f"{lib} reconstruction")
         chk.check(np.array_equal(to_host(lib, xg), keep), f"{case}: the input changed")
 
 
