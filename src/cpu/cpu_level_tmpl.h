@@ -3,8 +3,11 @@
  * (cpu_col_tmpl.h) runs on whole rows, and every row it finishes goes straight through the
  * line kernel (cpu_line_tmpl.h) to the bands (forward); the inverse makes each coefficient
  * row the pipeline loads with the line kernel from the band rows. The rows between the axes
- * are rounded to REAL as the separable passes store them, so the bits are theirs; the level
- * reads its input once and writes its bands once, where the passes read and write it twice.
+ * are rounded to REAL as the separable passes store them, so the bits are theirs, but never
+ * stored: the line kernel reads the pipeline's rows and writes its rows in the arithmetic type
+ * (FN(line_io).win, .wout), one buffer fewer between L1 and L2 (inverse 3-6% faster on one
+ * thread, forward within the noise; docs/PERFORMANCE.md). The level reads its
+ * input once and writes its bands once, where the passes read and write it twice.
  * Threads take shares of the output rows of a plane, each starting its pipeline a halo of
  * rows early (those rows are computed twice, never stored twice).
  */
@@ -14,7 +17,6 @@ typedef struct FN(level_ctx) {
     const lwt_line_prog *p1;
     const REAL *in[4];   /* this plane's */
     REAL *out[4];
-    REAL *row;           /* one row between the axes */
     WREAL *line_work;
 } FN(level_ctx);
 
@@ -38,12 +40,9 @@ static void FN(line_inverse)(const FN(line_io) *io, const lwt_cpu_level *lv, con
 static void FN(level_store)(const FN(col) *c, int b, long k, WREAL scale, const WREAL *restrict v)
 {
     const FN(level_ctx) *x = c->level;
-    REAL *restrict row = x->row;
-    for (long l = 0; l < c->nl; l++)
-        row[l] = (REAL)(scale * v[l]);
-    FN(line_io) io;
-    io.in = row;
-    io.in2 = NULL;
+    FN(line_io) io = {0};
+    io.win = v;
+    io.wscale = scale;
     io.out = x->out[b] + (size_t)k * x->lv->out_stride[b];
     io.out2 = x->out[b | 2] + (size_t)k * x->lv->out_stride[b | 2];
     FN(line_forward)(&io, x->lv, x->p1, x->line_work);
@@ -59,15 +58,12 @@ static void FN(level_load)(const FN(col) *c, int b, long k, WREAL scale, WREAL *
             dst[l] = (WREAL)0 * scale;
         return;
     }
-    FN(line_io) io;
+    FN(line_io) io = {0};
     io.in = x->in[b] + (size_t)pos * x->lv->in_stride[b];
     io.in2 = x->in[b | 2] + (size_t)pos * x->lv->in_stride[b | 2];
-    io.out = x->row;
-    io.out2 = NULL;
+    io.wout = dst;
+    io.wscale = scale;
     FN(line_inverse)(&io, x->lv, x->p1, x->line_work);
-    const REAL *restrict row = x->row;
-    for (long l = 0; l < c->nl; l++)
-        dst[l] = (WREAL)row[l] * scale;
 }
 
 #define FN_LEVEL_MIN_SHARE 32 /* output rows a thread's share has at least: its halo is recomputed */
@@ -101,13 +97,12 @@ static lwt_status FN(run_level)(const lwt_cpu_level *lv)
 #pragma omp parallel num_threads(nthreads) reduction(| : failed)
     {
         WREAL *work = malloc((ring_elems + acc_elems + line_elems) * sizeof(WREAL));
-        REAL *row = malloc((size_t)n1 * sizeof(REAL));
-        if (!work || !row)
+        if (!work)
             failed = 1;
         const long nu = (long)units;
 #pragma omp for schedule(static)
         for (long ui = 0; ui < nu; ui++) {
-            if (!work || !row)
+            if (!work)
                 continue;
             const size_t z = (size_t)ui / (size_t)shares;
             const long share = ui % shares;
@@ -118,7 +113,6 @@ static lwt_status FN(run_level)(const lwt_cpu_level *lv)
                 x.in[b] = lv->in[b] ? (const REAL *)lv->in[b] + z * lv->in_bstride[b] : NULL;
                 x.out[b] = lv->out[b] ? (REAL *)lv->out[b] + z * lv->out_bstride[b] : NULL;
             }
-            x.row = row;
             x.line_work = work + ring_elems + acc_elems;
             FN(col) c;
             memset(&c, 0, sizeof c);
@@ -143,7 +137,6 @@ static lwt_status FN(run_level)(const lwt_cpu_level *lv)
                 FN(col_lifting)(&c, lv->scheme, &pp, work, lo, hi);
         }
         free(work);
-        free(row);
     }
     return failed ? LWT_ERR_OUT_OF_MEMORY : LWT_OK;
 }
@@ -213,7 +206,7 @@ static lwt_status FN(run_pass)(const lwt_pass *ps)
                 continue;
             }
             const size_t o = (size_t)ui;
-            FN(line_io) io;
+            FN(line_io) io = {0};
             io.in = (const REAL *)ps->in + o * n_in;
             io.out = (REAL *)ps->out + o * n_out;
             io.in2 = io.in + band_in;

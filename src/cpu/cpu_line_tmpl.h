@@ -6,8 +6,27 @@
  * same functions on the rows it makes.
  */
 
-/* dst[j] = extended sample n0 + 2 j of the line at x (stride 1), j < cnt */
-static void FN(load_samples)(const lwt_line_prog *p, const REAL *x, long n0, long cnt, WREAL *dst)
+/* where one line's input and output are */
+typedef struct FN(line_io) {
+    const REAL *in, *in2;  /* input; inverse: cA and cD */
+    REAL *out, *out2;      /* output; forward: cA and cD */
+    /* a fused level's row in the arithmetic type instead of in (forward) or out (inverse):
+       its sample i is (REAL)(wscale * win[i]) (forward) and wout[i] = (WREAL)sample * wscale
+       (inverse), the values the row would have been stored as and loaded from */
+    const WREAL *win;
+    WREAL *wout;
+    WREAL wscale;
+} FN(line_io);
+
+/* sample i of the forward line's input */
+static inline __attribute__((always_inline)) WREAL FN(line_sample)(const FN(line_io) *io, int wide, size_t i)
+{
+    return wide ? (WREAL)(REAL)(io->wscale * io->win[i]) : (WREAL)io->in[i];
+}
+
+/* dst[j] = extended sample n0 + 2 j of the line (stride 1), j < cnt */
+static inline __attribute__((always_inline)) void FN(load_samples_from)(const lwt_line_prog *p, const FN(line_io) *io,
+                                                                         int wide, long n0, long cnt, WREAL *dst)
 {
     long j = 0;
     while (j < cnt) {
@@ -17,10 +36,9 @@ static void FN(load_samples)(const lwt_line_prog *p, const REAL *x, long n0, lon
             long k = (run + 1) / 2;
             if (k > cnt - j)
                 k = cnt - j;
-            const REAL *s = x + pos;
             WREAL *d = dst + j;
             for (long i = 0; i < k; i++)
-                d[i] = s[2 * i];
+                d[i] = FN(line_sample)(io, wide, (size_t)(pos + 2 * i));
             j += k;
             continue;
         }
@@ -29,9 +47,17 @@ static void FN(load_samples)(const lwt_line_prog *p, const REAL *x, long n0, lon
         const int nt = lwt_cpu_sample_src(p, n, at, w);
         WREAL v = 0;
         for (int t = 0; t < nt; t++)
-            v += (WREAL)w[t] * x[at[t]];
+            v += (WREAL)w[t] * FN(line_sample)(io, wide, at[t]);
         dst[j++] = v;
     }
+}
+
+static void FN(load_samples)(const lwt_line_prog *p, const FN(line_io) *io, long n0, long cnt, WREAL *dst)
+{
+    if (io->win)
+        FN(load_samples_from)(p, io, 1, n0, cnt, dst);
+    else
+        FN(load_samples_from)(p, io, 0, n0, cnt, dst);
 }
 
 /* dst[j] = coefficient k0 + j of the band at c times rscale (the reciprocal of the band's scale),
@@ -136,17 +162,11 @@ static void FN(line_steps)(const lwt_line_prog *p, const lwt_scheme *s, WREAL *c
     }
 }
 
-/* where one line's input and output bands are */
-typedef struct FN(line_io) {
-    const REAL *in, *in2;  /* input; inverse: cA and cD */
-    REAL *out, *out2;      /* output; forward: cA and cD */
-} FN(line_io);
-
 static void FN(line_forward_lifting)(const FN(line_io) *io, const lwt_line_prog *p, const lwt_scheme *s, WREAL *work)
 {
     WREAL *ch[2] = {work, work + (p->ch[0].hi - p->ch[0].lo)};
     for (int c = 0; c < 2; c++)
-        FN(load_samples)(p, io->in, 2 * p->ch[c].lo + c + p->delta, p->ch[c].hi - p->ch[c].lo, ch[c]);
+        FN(load_samples)(p, io, 2 * p->ch[c].lo + c + p->delta, p->ch[c].hi - p->ch[c].lo, ch[c]);
     FN(line_steps)(p, s, ch, 0);
     const WREAL ka = (WREAL)s->ka, kd = (WREAL)s->kd;
     const int a = s->ach, d = 1 - s->ach;
@@ -159,6 +179,32 @@ static void FN(line_forward_lifting)(const FN(line_io) *io, const lwt_line_prog 
         od[k] = (REAL)(kd * pd[k]);
 }
 
+/* the inverse line's output: x[m] = channel (m - delta) mod 2 at index (m - delta) div 2, as
+   REAL, or in the arithmetic type for a fused level (wide) */
+static inline __attribute__((always_inline)) void FN(interleave)(const lwt_line_prog *p, const FN(line_io) *io,
+                                                                  int wide, WREAL *ch[2])
+{
+    const WREAL *c0 = ch[0] - p->ch[0].lo, *c1 = ch[1] - p->ch[1].lo;
+    REAL *o = wide ? NULL : io->out - p->out_lo;
+    WREAL *wo = wide ? io->wout - p->out_lo : NULL;
+    const WREAL sc = io->wscale;
+#define FN_PUT(m, v) (wide ? (void)(wo[m] = (WREAL)(REAL)(v) * sc) : (void)(o[m] = (REAL)(v)))
+    long m = p->out_lo;
+    if (m < p->out_hi && lwt_mod(m - p->delta, 2)) {
+        FN_PUT(m, c1[lwt_floor_div(m - p->delta, 2)]);
+        m++;
+    }
+    const long i0 = lwt_floor_div(m - p->delta, 2), npair = (p->out_hi - m) / 2;
+#pragma GCC ivdep
+    for (long i = 0; i < npair; i++) {
+        FN_PUT(m + 2 * i, c0[i0 + i]);
+        FN_PUT(m + 2 * i + 1, c1[i0 + i]);
+    }
+    if (m + 2 * npair < p->out_hi)
+        FN_PUT(p->out_hi - 1, c0[i0 + npair]);
+#undef FN_PUT
+}
+
 static void FN(line_inverse_lifting)(const FN(line_io) *io, const lwt_line_prog *p, const lwt_scheme *s, WREAL *work)
 {
     WREAL *ch[2] = {work, work + (p->ch[0].hi - p->ch[0].lo)};
@@ -167,22 +213,10 @@ static void FN(line_inverse_lifting)(const FN(line_io) *io, const lwt_line_prog 
     FN(load_coeffs)(p, io->in2, p->ch[d].lo - s->sd, p->ch[d].hi - p->ch[d].lo, (WREAL)(1.0 / s->kd), ch[d]);
     FN(line_steps)(p, s, ch, 1);
     /* x[m] = channel (m - delta) mod 2 at index (m - delta) div 2: pairs (even, odd) */
-    const WREAL *c0 = ch[0] - p->ch[0].lo, *c1 = ch[1] - p->ch[1].lo;
-    REAL *o = io->out - p->out_lo;
-    long m = p->out_lo;
-    if (m < p->out_hi && lwt_mod(m - p->delta, 2)) {
-        o[m] = (REAL)c1[lwt_floor_div(m - p->delta, 2)];
-        m++;
-    }
-    const long i0 = lwt_floor_div(m - p->delta, 2), npair = (p->out_hi - m) / 2;
-    REAL *op = o + m;
-#pragma GCC ivdep
-    for (long i = 0; i < npair; i++) {
-        op[2 * i] = (REAL)c0[i0 + i];
-        op[2 * i + 1] = (REAL)c1[i0 + i];
-    }
-    if (m + 2 * npair < p->out_hi)
-        o[p->out_hi - 1] = (REAL)c0[i0 + npair];
+    if (io->wout)
+        FN(interleave)(p, io, 1, ch);
+    else
+        FN(interleave)(p, io, 0, ch);
 }
 
 static void FN(line_forward_direct)(const FN(line_io) *io, const lwt_line_prog *p, const lwt_filter_bank *fb,
@@ -192,8 +226,8 @@ static void FN(line_forward_direct)(const FN(line_io) *io, const lwt_line_prog *
        samples are contiguous along k */
     const long len = p->span.hi - p->span.lo, half = (len + 1) / 2;
     WREAL *yp[2] = {work, work + half};
-    FN(load_samples)(p, io->in, p->span.lo + p->delta, half, yp[0]);
-    FN(load_samples)(p, io->in, p->span.lo + 1 + p->delta, len / 2, yp[1]);
+    FN(load_samples)(p, io, p->span.lo + p->delta, half, yp[0]);
+    FN(load_samples)(p, io, p->span.lo + 1 + p->delta, len / 2, yp[1]);
     const int F = fb->length;
     const long nk = p->out_hi - p->out_lo;
     REAL *oa = io->out, *od = io->out2;
@@ -238,7 +272,7 @@ static void FN(line_inverse_direct)(const FN(line_io) *io, const lwt_line_prog *
     for (int e = 0; e < 2; e++) {
         const long i0 = lwt_floor_div(p->out_lo - p->sigma - e + 1, 2);
         const long i1 = lwt_floor_div(p->out_hi - 1 - p->sigma - e, 2) + 1;
-        REAL *o = io->out + (e + p->sigma - p->out_lo);
+        const long at = e + p->sigma - p->out_lo;
         for (long i = i0; i < i1; i += FN_LINE_BLOCK) {
             const int nl = i1 - i < FN_LINE_BLOCK ? (int)(i1 - i) : FN_LINE_BLOCK;
             WREAL acc[FN_LINE_BLOCK];
@@ -254,8 +288,12 @@ static void FN(line_inverse_direct)(const FN(line_io) *io, const lwt_line_prog *
                     for (int l = 0; l < nl; l++)
                         acc[l] += rl * pa[l] + rh * pd[l];
             }
-            for (int l = 0; l < nl; l++)
-                o[2 * (i + l)] = (REAL)acc[l];
+            if (io->wout)
+                for (int l = 0; l < nl; l++)
+                    io->wout[at + 2 * (i + l)] = (WREAL)(REAL)acc[l] * io->wscale;
+            else
+                for (int l = 0; l < nl; l++)
+                    io->out[at + 2 * (i + l)] = (REAL)acc[l];
         }
     }
 }
