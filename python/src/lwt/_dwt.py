@@ -6,7 +6,9 @@ from numpy.exceptions import AxisError
 
 from . import _core
 from ._dtypes import as_transform_array, common_pair_dtype
+from ._gpu import any_gpu_array, is_gpu_array
 from ._modes import mode_name
+from ._multidim import dwtn, idwtn
 from ._transform import coeff_len, dwt_axis, idwt_axis
 from ._wavelets import Wavelet, as_wavelet, wavelist
 
@@ -52,6 +54,9 @@ def _axis_of(axis, ndim, what):
 
 def dwt(data, wavelet, mode="symmetric", axis=-1):
     """Single-level DWT along one axis: (cA, cD)."""
+    if is_gpu_array(data):
+        bands = dwtn(data, wavelet, mode, (_axis_of(axis, data.ndim, "data"),))
+        return bands["a"], bands["d"]
     data = as_transform_array(data)
     return dwt_axis(data, as_wavelet(wavelet), mode_name(mode), _axis_of(axis, data.ndim, "data"))
 
@@ -60,6 +65,9 @@ def idwt(cA, cD, wavelet, mode="symmetric", axis=-1):
     """Single-level inverse DWT along one axis; cA or cD may be None (zeros)."""
     if cA is None and cD is None:
         raise ValueError("At least one coefficient parameter must be specified.")
+    if any_gpu_array((cA, cD)):
+        given = cA if cA is not None else cD
+        return idwtn({"a": cA, "d": cD}, wavelet, mode, (_axis_of(axis, given.ndim, "coefficient"),))
     if cA is not None:
         cA = as_transform_array(cA)
     if cD is not None:

@@ -5,11 +5,13 @@ workspace and the results on the device (its allocator is stream-ordered, so the
 as long as the work queued on the stream needs them), and liblwt only queues kernels.
 
 What a GPU array gets: the multi-level transforms (wavedec, wavedec2, wavedecn and their
-inverses) over up to three distinct axes with one wavelet and one mode, float32 and float64
-(integer and bool input is cast to float64, float16 to float32, as PyWavelets does). The
-inverse takes exactly the bands a forward of its output shape makes (PyWavelets' cropping of
-approximations one sample longer is NumPy-only). Anything else raises TypeError or ValueError
-naming what is not supported, rather than copying to the host behind the caller's back."""
+inverses) and the single-level ones (dwt, dwt2, dwtn and their inverses, where a missing band is
+zeros on the device, as PyWavelets takes it) over up to three distinct axes with one wavelet and
+one mode, float32 and float64 (integer and bool input is cast to float64, float16 to float32, as
+PyWavelets does). The multi-level inverse takes exactly the bands a forward of its output shape
+makes (PyWavelets' cropping of approximations one sample longer is NumPy-only). Anything else
+raises TypeError or ValueError naming what is not supported, rather than copying to the host
+behind the caller's back."""
 import math
 
 import numpy as np
@@ -18,13 +20,23 @@ from . import _core
 from ._plans import get_plan
 from ._transform import band_keys, check_lengths
 
-__all__ = ["is_gpu_array"]
+__all__ = ["is_gpu_array", "any_gpu_array"]
 
 
 def is_gpu_array(x):
     """Whether x is a CUDA array (it exposes __cuda_array_interface__: CuPy, PyTorch CUDA
     tensors, Numba device arrays)."""
     return hasattr(x, "__cuda_array_interface__")
+
+
+def any_gpu_array(arrays):
+    """Whether one of arrays (None allowed) is a GPU array; a mix of GPU and host arrays is a
+    TypeError (it would need a copy one way or the other)."""
+    given = [a for a in arrays if a is not None]
+    gpu = [is_gpu_array(a) for a in given]
+    if any(gpu) and not all(gpu):
+        raise TypeError("GPU and host arrays mixed in one call: move them to one side first")
+    return any(gpu)
 
 
 def as_array(x):
@@ -219,3 +231,25 @@ def waverecn(a, ds, wavelet, mode, axes, one_plan):
     if math.prod(outer):
         _run(xp, plan, False, packed, out)
     return xp.contiguous(xp.moveaxis(out, last, axes))
+
+
+def dwtn(x, wavelet, mode, axes, one_plan):
+    """dwtn's dict of bands of GPU array x (one level, axes distinct and in range)."""
+    bands = wavedecn(x, wavelet, mode, axes, 1, one_plan)
+    return {"a" * len(axes): bands[0], **bands[1]}
+
+
+def idwtn(coeffs, wavelet, mode, axes, one_plan):
+    """idwtn on a dict of GPU arrays of one shape over len(axes) axes; a missing band is zeros
+    on the device, as PyWavelets takes a missing or None band."""
+    given = [v for v in coeffs.values() if v is not None]
+    xp = _library(given[0])
+    shape = tuple(given[0].shape)
+    if any(tuple(v.shape) != shape for v in given):
+        raise ValueError("`coeffs` must all be of equal size (or None)")
+    dt = np.result_type(*(xp.np_dtype(v) for v in given))
+    k = len(axes)
+    full = {key: coeffs.get(key) if coeffs.get(key) is not None else xp.zeros(shape, dt) for key, _ in band_keys(k)}
+    approx = "a" * k
+    return waverecn(full[approx], [{key: v for key, v in full.items() if key != approx}], wavelet, mode, axes,
+                    one_plan)

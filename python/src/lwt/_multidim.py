@@ -7,8 +7,9 @@ from itertools import product
 import numpy as np
 from numpy.exceptions import AxisError
 
+from . import _gpu
 from ._dtypes import as_transform_array, common_pair_dtype
-from ._gpu import as_array
+from ._gpu import any_gpu_array, as_array
 from ._modes import mode_name
 from ._transform import MAX_PLAN_AXES, dwt_axis, idwt_axis, idwtn_planned, wavedecn_planned
 from ._wavelets import wavelets_per_axis
@@ -42,7 +43,7 @@ def one_plan_fits(axes, wavelets, modes):
 def dwt2(data, wavelet, mode="symmetric", axes=(-2, -1)):
     """Single-level 2-D DWT: (cA, (cH, cV, cD))."""
     axes = tuple(axes)
-    data = np.asarray(data)
+    data = as_array(data)
     if len(axes) != 2:
         raise ValueError("Expected 2 axes")
     if data.ndim < len(np.unique(axes)):
@@ -62,6 +63,8 @@ def idwt2(coeffs, wavelet, mode="symmetric", axes=(-2, -1)):
 
 def dwtn(data, wavelet, mode="symmetric", axes=None):
     """Single-level n-D DWT: a dict of bands keyed 'a'/'d' per transformed axis."""
+    if _gpu.is_gpu_array(data):
+        return _dwtn_gpu(data, wavelet, mode, axes)
     data = np.asarray(data)
     if data.dtype == np.dtype("object"):
         raise TypeError("Input must be a numeric array-like")
@@ -88,6 +91,29 @@ def dwtn(data, wavelet, mode="symmetric", axes=None):
     return dict(coeffs)
 
 
+def _dwtn_gpu(data, wavelet, mode, axes):
+    if data.ndim < 1:
+        raise ValueError("Input data must be at least 1D")
+    axes = [a + data.ndim if a < 0 else a for a in (range(data.ndim) if axes is None else axes)]
+    if not all(0 <= a < data.ndim for a in axes):
+        raise AxisError("Axis greater than data dimensions")
+    modes = modes_per_axis(mode, axes)
+    wavelets = wavelets_per_axis(wavelet, axes)
+    return _gpu.dwtn(data, wavelets[0], modes[0], tuple(axes), one_plan_fits(axes, wavelets, modes))
+
+
+def _idwtn_gpu(coeffs, wavelet, mode, axes):
+    ndim_transform = max(len(key) for key in coeffs)
+    ndim = ndim_transform if axes is None else next(iter(coeffs.values())).ndim
+    axes = [a + ndim if a < 0 else a for a in (range(ndim_transform) if axes is None else axes)]
+    if not all(0 <= a < ndim for a in axes):
+        raise AxisError("Axis greater than data dimensions")
+    modes = modes_per_axis(mode, axes)
+    wavelets = wavelets_per_axis(wavelet, axes)
+    fits = one_plan_fits(axes, wavelets, modes) and ndim_transform == len(axes)
+    return _gpu.idwtn(coeffs, wavelets[0], modes[0], tuple(axes), fits)
+
+
 def fix_coeffs(coeffs):
     """pywt's _fix_coeffs: no None, only 'a'/'d' keys of one length, arrays."""
     missing_keys = [k for k, v in coeffs.items() if v is None]
@@ -109,6 +135,8 @@ def idwtn(coeffs, wavelet, mode="symmetric", axes=None):
     coeffs = fix_coeffs({k: v for k, v in coeffs.items() if v is not None})
     if not coeffs:
         raise ValueError("`coeffs` must contain at least one non-null wavelet band")
+    if any_gpu_array(coeffs.values()):
+        return _idwtn_gpu(coeffs, wavelet, mode, axes)
     coeffs = {k: as_transform_array(v) for k, v in coeffs.items()}
     ndim_transform = max(len(key) for key in coeffs)
     coeff_shape = next(iter(coeffs.values())).shape
