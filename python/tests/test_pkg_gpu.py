@@ -83,6 +83,10 @@ CASES = [
      lambda c: lwt.idwt2(c, "sym4", "periodic"), (3, 40, 44)),
     ("idwt2 without cH", lambda x: lwt.dwt2(x, "db2", "constant"),
      lambda c: lwt.idwt2((c[0], (None, c[1][1], c[1][2])), "db2", "constant"), (31, 26), False),
+    ("waverec2 without a detail band, level by level", lambda x: lwt.wavedec2(x, "db3", "symmetric", 2),
+     lambda c: lwt.waverec2([c[0], (c[1][0], None, c[1][2]), c[2]], "db3", "symmetric"), (45, 38), False),
+    ("waverec without cD_2, level by level", lambda x: lwt.wavedec(x, "coif1", "periodic", 3),
+     lambda c: lwt.waverec([c[0], c[1], None, c[3]], "coif1", "periodic"), (2, 201), False),
     ("dwtn bior2.2 antisymmetric axes (0, 2)", lambda x: lwt.dwtn(x, "bior2.2", "antisymmetric", axes=(0, 2)),
      lambda c: lwt.idwtn(c, "bior2.2", "antisymmetric", axes=(0, 2)), (20, 3, 18)),
 ]
@@ -143,10 +147,10 @@ def test_lib(lib):
 
 def test_refusals(lib):
     x = to_gpu(lib, rng.standard_normal((32, 32)))
+    h = np.zeros((16, 16))
     for what, call in (("per-axis wavelets", lambda: lwt.wavedec2(x, ["db2", "haar"], level=1)),
-                       ("a missing band", lambda: lwt.waverec2([x[:16, :16], (None, x[:16, :16], x[:16, :16])],
-                                                               "haar")),
                        ("GPU and host arrays mixed", lambda: lwt.idwt(x, np.zeros((32, 32)), "haar")),
+                       ("GPU and host bands mixed", lambda: lwt.waverec2([x[:16, :16], (h, h, h)], "haar")),
                        ("per-axis modes", lambda: lwt.dwtn(x, "haar", ["zero", "symmetric"]))):
         try:
             call()

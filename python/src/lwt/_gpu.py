@@ -8,10 +8,11 @@ What a GPU array gets: the multi-level transforms (wavedec, wavedec2, wavedecn a
 inverses) and the single-level ones (dwt, dwt2, dwtn and their inverses, where a missing band is
 zeros on the device, as PyWavelets takes it) over up to three distinct axes with one wavelet and
 one mode, float32 and float64 (integer and bool input is cast to float64, float16 to float32, as
-PyWavelets does). The multi-level inverse takes exactly the bands a forward of its output shape
-makes (PyWavelets' cropping of approximations one sample longer is NumPy-only). Anything else
-raises TypeError or ValueError naming what is not supported, rather than copying to the host
-behind the caller's back."""
+PyWavelets does). A multi-level inverse runs as one plan when it has every band in the shapes a
+forward of its output shape makes, else level by level through the single-level inverse as
+PyWavelets does (missing bands, longer approximations cropped), still on the device. Anything
+else raises TypeError or ValueError naming what is not supported, rather than copying to the
+host behind the caller's back."""
 import math
 
 import numpy as np
@@ -191,16 +192,17 @@ def wavedecn(x, wavelet, mode, axes, level, one_plan):
 
 
 def waverecn(a, ds, wavelet, mode, axes, one_plan):
-    """The inverse of every level from cA_J and the detail dicts (coarsest first) on GPU arrays,
-    each band exactly the shape a forward of the output shape makes."""
+    """The inverse of every level from cA_J and the detail dicts (coarsest first) on GPU arrays
+    in one plan; None where one plan does not take them (a band missing, or shapes other than
+    a forward of the output shape makes: PyWavelets' cropping), for the caller to go level by
+    level through the single-level inverse, still on the device."""
     _check_cuda_build()
     _one_plan_only(one_plan, "waverecn")
     xp = _library(a)
     k = len(axes)
     keys = band_keys(k)[1:]
     if any(set(d) != {key for key, _ in keys} for d in ds) or any(v is None for d in ds for v in d.values()):
-        raise ValueError("waverecn on GPU arrays needs every detail band of every level (NumPy arrays may "
-                         "leave some out)")
+        return None
     dt = xp.np_dtype(a)
     axes = tuple(ax % a.ndim for ax in axes)
     last = tuple(range(a.ndim - k, a.ndim))
@@ -212,21 +214,15 @@ def waverecn(a, ds, wavelet, mode, axes, one_plan):
                          "same as used for decomposition.")
     outer = tuple(finest.shape[:a.ndim - k])
     plan = get_plan(wavelet, tshape, len(ds), mode, dt, max(math.prod(outer), 1), xp.device_index())
-    packed = xp.zeros(outer + plan.packed_shape, dt)  # zeros: the packed layout's gaps
     lead = (slice(None),) * len(outer)
-
-    def put(level, mask, v):
-        where, moved = lead + plan.band(level, mask), xp.moveaxis(v, axes, last)
-        if tuple(packed[where].shape) != tuple(moved.shape):
-            raise ValueError(f"band shape {tuple(v.shape)} at level {len(ds) - level + 1} is not the "
-                             f"{tuple(packed[where].shape)} a forward of {tshape} makes (PyWavelets' cropping of "
-                             "longer approximations is NumPy-only)")
-        packed[where] = moved  # the array library converts the dtype
-
-    put(0, 0, a)
-    for level, d in enumerate(ds, 1):
-        for key, mask in keys:
-            put(level, mask, d[key])
+    bands = [(0, 0, a)] + [(level, mask, d[key]) for level, d in enumerate(ds, 1) for key, mask in keys]
+    moved = [(lead + plan.band(level, mask), xp.moveaxis(v, axes, last)) for level, mask, v in bands]
+    shape_of = [tuple(len(range(*s.indices(n))) for s, n in zip(w, outer + plan.packed_shape)) for w, _ in moved]
+    if any(want != tuple(v.shape) for want, (_, v) in zip(shape_of, moved)):
+        return None
+    packed = xp.zeros(outer + plan.packed_shape, dt)  # zeros: the packed layout's gaps
+    for where, v in moved:
+        packed[where] = v  # the array library converts the dtype
     out = xp.empty(outer + tshape, dt)
     if math.prod(outer):
         _run(xp, plan, False, packed, out)

@@ -11,7 +11,7 @@ from numpy.exceptions import AxisError
 from . import _core, _gpu
 from ._dtypes import as_transform_array
 from ._dwt import dwt, idwt
-from ._gpu import as_array, is_gpu_array
+from ._gpu import any_gpu_array, as_array, is_gpu_array
 from ._multidim import dwt2, dwtn, fix_coeffs, idwt2, idwtn, modes_per_axis, one_plan_fits
 from ._transform import MAX_PLAN_LEVELS, wavedecn_planned, waverecn_planned
 from ._wavelets import as_wavelet, wavelets_per_axis
@@ -63,8 +63,8 @@ def _level_by_level(data, level, step):
 
 def _inverse_planned(a, ds, wavelet, mode, axes):
     """waverecn's result from one plan (waverecn_planned), or None where one plan cannot
-    compute it or the arguments need PyWavelets' level-by-level checks (GPU arrays: the one
-    plan or an error, _gpu.py)."""
+    compute it or the arguments need PyWavelets' level-by-level checks (GPU arrays too: their
+    level-by-level inverse runs on the device, _gpu.py)."""
     gpu = is_gpu_array(a)
     a = as_array(a)
     if a.ndim == 0 or not all(-a.ndim <= ax < a.ndim for ax in axes):
@@ -76,6 +76,7 @@ def _inverse_planned(a, ds, wavelet, mode, axes):
     modes = modes_per_axis(mode, axes)
     fits = one_plan_fits(axes, wavelets, modes)
     if gpu:
+        any_gpu_array([v for d in ds for v in d.values()] + [a])  # refuses a mix
         return _gpu.waverecn(a, ds, wavelets[0], modes[0], axes, fits)
     if not fits:
         return None
@@ -172,7 +173,7 @@ def waverec2(coeffs, wavelet, mode="symmetric", axes=(-2, -1)):
         if rec is not None:
             return rec
     for d in ds:
-        d = tuple(np.asarray(c) if c is not None else None for c in d)
+        d = tuple(as_array(c) if c is not None else None for c in d)
         d_shapes = [c.shape for c in d if c is not None]
         if d_shapes:
             if any(s != d_shapes[0] for s in d_shapes):
