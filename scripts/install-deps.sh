@@ -14,6 +14,9 @@ done
 if [ "$what" = test ]; then
   have python3 || need_apt+=(python3 python3-pip)
 fi
+# MPI (liblwt_mpi, include/lwt_mpi.h, and its tests on several ranks): Open MPI
+have mpicc || need_apt+=(libopenmpi-dev)
+have mpirun || need_apt+=(openmpi-bin)
 # The Python package (python/) is built where Python's headers are (LWT_BUILD_PYTHON=AUTO).
 if have python3 && ! python3 -c 'import os, sysconfig; assert os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))' 2>/dev/null; then
   need_apt+=(python3-dev)

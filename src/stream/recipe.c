@@ -408,7 +408,7 @@ static void recipe_clear(recipe *r)
 
 void recipe_chunk_range(const level_job *job, long c, long *lo, long *hi)
 {
-    *lo = c * job->per_chunk;
+    *lo = (job->chunk0 + c) * job->per_chunk;
     *hi = *lo + job->per_chunk < job->nout ? *lo + job->per_chunk : job->nout;
 }
 

@@ -128,7 +128,8 @@ typedef struct level_job {
     const double *nan_mask;
     long nout;             /* rows chunks own (forward: level j1 coefficients, inverse: a_{j0-1} rows) */
     long per_chunk;
-    long nchunks;
+    long nchunks;          /* chunks this run computes: chunk0 .. chunk0 + nchunks - 1 of the group */
+    long chunk0;           /* 0, or the first chunk of an MPI rank's share of the group (mpi/) */
 } level_job;
 
 /* building blocks of recipe builders: an arena region of elems (256-byte aligned), and a

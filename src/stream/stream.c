@@ -377,50 +377,66 @@ static double fusion_read_limit(const stream_engine *e, int inverse)
     return inverse ? 1.3 : 2.0;
 }
 
+/* the groups of levels a call runs, in order, as jobs with their host pointers unset; at most
+   p->levels */
+static int groups_of(const stream_engine *e, int inverse, level_job *jobs)
+{
+    const lwt_plan *p = e->plan;
+    const int J = p->levels;
+    const long rows = chunk_rows_for(p, e->desc);
+    recipe tmp;
+    recipe_init(&tmp);
+    int n = 0;
+    for (int j = inverse ? J : 1; inverse ? j >= 1 : j <= J; n++) {
+        const int L = choose_fusion(p, inverse, j, rows, e->tuning->fuse_levels, fusion_read_limit(e, inverse), &tmp);
+        if (inverse) {
+            make_job(p, 1, j - L + 1, j, rows, &jobs[n]);
+            j = jobs[n].j0 - 1;
+        } else {
+            make_job(p, 0, j, j + L - 1, rows, &jobs[n]);
+            j = jobs[n].j1 + 1;
+        }
+    }
+    recipe_free(&tmp);
+    return n;
+}
+
 static lwt_status run_one(stream_engine *e, int inverse, const char *in, char *out, char *scratch)
 {
     const lwt_plan *p = e->plan;
     const size_t es = lwt_plan_elem_size(p);
     const int J = p->levels;
     char *sa[2] = {scratch, scratch ? scratch + scratch_area(p) * es : NULL};
-    long rows = chunk_rows_for(p, e->desc);
     if (J == 0) {
         memcpy(out, in, p->input_count * es);
         return LWT_OK;
     }
     if (!inverse && !p->tight)
         lwt_cpu_ops.zero_blocks(NULL, es, out, p->gap_shape, p->gaps, p->ngaps); /* PyWavelets' zero gaps */
-    recipe tmp;
-    recipe_init(&tmp);
+    level_job jobs[LWT_LEVELS_LIMIT];
+    const int ngroups = groups_of(e, inverse, jobs);
     lwt_status st = LWT_OK;
-    int group = 0;
     const char *prev = NULL; /* the approximation the last group wrote */
-    for (int j = inverse ? J : 1; st == LWT_OK && (inverse ? j >= 1 : j <= J); group++) {
-        const int L = choose_fusion(p, inverse, j, rows, e->tuning->fuse_levels, fusion_read_limit(e, inverse), &tmp);
-        level_job job;
-        char *area = sa[group & 1];
+    for (int g = 0; st == LWT_OK && g < ngroups; g++) {
+        level_job *job = &jobs[g];
+        char *area = sa[g & 1];
         if (inverse) {
-            make_job(p, 1, j - L + 1, j, rows, &job);
-            job.coeffs_in = in;
-            job.src = j == J ? NULL : prev;
-            job.dst = job.j0 == 1 ? out : area;
-            j = job.j0 - 1;
+            job->coeffs_in = in;
+            job->src = job->j1 == J ? NULL : prev;
+            job->dst = job->j0 == 1 ? out : area;
         } else {
-            make_job(p, 0, j, j + L - 1, rows, &job);
-            job.src = j == 1 ? in : prev;
-            job.coeffs_out = out;
-            job.dst = job.j1 == J ? NULL : area;
-            j = job.j1 + 1;
+            job->src = job->j0 == 1 ? in : prev;
+            job->coeffs_out = out;
+            job->dst = job->j1 == J ? NULL : area;
         }
-        prev = job.dst;
+        prev = job->dst;
         e->level_weight = 0;
-        for (int q = job.j0; q <= job.j1; q++)
+        for (int q = job->j0; q <= job->j1; q++)
             e->level_weight += (double)prod_nd(p->sizes[q - 1], p->ndim);
-        lwt_log(p->ctx, LWT_LOG_DEBUG, "stream: levels %d-%d in one pass, %ld chunks of %ld rows", job.j0, job.j1,
-                job.nchunks, job.per_chunk);
-        st = run_level(e, &job);
+        lwt_log(p->ctx, LWT_LOG_DEBUG, "stream: levels %d-%d in one pass, %ld chunks of %ld rows", job->j0, job->j1,
+                job->nchunks, job->per_chunk);
+        st = run_level(e, job);
     }
-    recipe_free(&tmp);
     return st;
 }
 
@@ -473,6 +489,11 @@ struct lwt_streamer {
     lwt_stream_desc desc;     /* the caller's, copied */
     lwt_stream_tuning tuning; /* the caller's, copied */
 };
+
+int stream_groups(const lwt_streamer *s, int inverse, level_job *jobs)
+{
+    return groups_of(&s->e, inverse, jobs);
+}
 
 lwt_status lwt_streamer_create_tuned(const lwt_plan *p, const lwt_stream_desc *d, const lwt_stream_tuning *t,
                                      lwt_streamer **out)

@@ -31,6 +31,10 @@ double stream_now(void);
 
 /* Run one job (a band split: stream/split_job.c) on a streamer's workers. */
 lwt_status stream_run_job(lwt_streamer *s, const level_job *job);
+/* The groups of levels a call of s runs, in order (forward: levels 1 up, inverse: J down), as
+   jobs with their host pointers unset; returns how many (at most the plan's levels). The MPI
+   ranks (mpi/) run each group's chunks in shares. */
+int stream_groups(const lwt_streamer *s, int inverse, level_job *jobs);
 /* Every worker's prepare for runs of jobs shaped like `job` (its buffers unset). */
 lwt_status stream_prepare_job(lwt_streamer *s, const level_job *job);
 

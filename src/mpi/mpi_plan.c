@@ -1,0 +1,712 @@
+/*
+ * A transform over MPI ranks (lwt_mpi.h) on the streamed engine: each group of levels that
+ * lwt_stream would run (stream_groups) is cut into the same chunks, each rank runs a
+ * contiguous share of them on its own streamer, and before a group runs the rows its share
+ * reads beyond what the rank holds arrive from their holders. Every array a group reads or
+ * writes lives on each rank as an anonymous mapping of the whole array's size, reserved but
+ * not committed (MAP_NORESERVE): a rank touches only the pages of its rows and their halos, and
+ * the recipes' host addresses stay those of the whole array, so the engine runs unchanged and
+ * computes every coefficient as lwt_forward does (same bits).
+ *
+ * The messages are planned at creation: every rank builds the recipes of every share of every
+ * group (cheap: they depend on the plan only, not on the data) and derives from them what each
+ * rank reads (gathers) and holds (its input slab, then what its chunks wrote); what rank q sends
+ * rank r before a group is then what q holds of what r reads.
+ */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "core/fail.h"
+#include "core/plan.h"
+#include "lwt_mpi.h"
+#include "mpi/spans.h"
+#include "stream/recipe.h"
+#include "stream/worker.h"
+
+/* what a rank sends each peer and receives from each before a group (normalized spans of one
+   array, in elements) */
+typedef struct xchg {
+    spans *send, *recv;
+} xchg;
+
+typedef struct group {
+    level_job job;  /* host pointers unset */
+    long c0, c1;    /* this rank's chunks */
+    xchg src;       /* forward: its input approximation; inverse: the coarser approximation */
+    xchg coef;      /* inverse: the packed coefficients */
+} group;
+
+typedef struct piece {
+    int level;
+    unsigned mask;
+    size_t row0, row1, row_elems, band_first; /* band_first: its first element in the packed */
+    size_t packed_row;                        /* elements from one band row to the next */
+    size_t runs, run, run_stride;             /* a band row in the packed: runs contiguous runs of
+                                                 run elements, run_stride apart (3-D: its rows) */
+    size_t offset;                            /* in this rank's coefficients */
+} piece;
+
+struct lwt_mpi_plan {
+    lwt_context *ctx;
+    MPI_Comm comm;
+    int rank, size;
+    lwt_plan *plan;
+    lwt_streamer *streamer;
+    size_t es, row_elems;     /* input row: elements along axes 1.. */
+    size_t *slab;             /* size + 1 row boundaries */
+    group *fwd, *inv;
+    int nfwd, ninv;
+    xchg out;                 /* inverse: the signal rows to their slabs */
+    piece *pieces;
+    int npieces;
+    size_t local_coeffs;
+};
+
+/* three distinct addresses for the arrays of a group while the recipes are planned (never
+   dereferenced: the recipes are only read) */
+static const char FAKE[3];
+#define FAKE_SRC (FAKE + 0)
+#define FAKE_COEF (FAKE + 1)
+#define FAKE_DST (FAKE + 2)
+
+/* ---- collective status ---- */
+
+/* the worst status of all ranks (every rank gets the same) */
+static lwt_status agree(const lwt_mpi_plan *mp, MPI_Comm comm, lwt_status st)
+{
+    int mine = (int)st, all = 0;
+    if (MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+        return lwt_fail(mp ? mp->ctx : NULL, LWT_ERR_IO, "MPI_Allreduce failed");
+    return (lwt_status)all;
+}
+
+/* ---- planning ---- */
+
+static void xchg_free(xchg *x, int size)
+{
+    for (int q = 0; x->send && q < size; q++)
+        spans_free(&x->send[q]);
+    for (int q = 0; x->recv && q < size; q++)
+        spans_free(&x->recv[q]);
+    free(x->send);
+    free(x->recv);
+    x->send = x->recv = NULL;
+}
+
+static void spans_free_all(spans *s, int n)
+{
+    for (int q = 0; s && q < n; q++)
+        spans_free(&s[q]);
+    free(s);
+}
+
+/* chunks [c0, c1) of rank q: the share of the group's output rows proportional to q's slab */
+static void share_of(const lwt_mpi_plan *mp, const level_job *job, int q, long *c0, long *c1)
+{
+    const unsigned __int128 n0 = mp->slab[mp->size], nout = (unsigned __int128)job->nout;
+    long c[2];
+    for (int e = 0; e < 2; e++) {
+        const unsigned __int128 rows = ((unsigned __int128)mp->slab[q + e] * nout + n0 - 1) / n0;
+        const long ch = (long)((rows + (unsigned __int128)job->per_chunk - 1) / (unsigned __int128)job->per_chunk);
+        c[e] = ch < job->nchunks ? ch : job->nchunks;
+    }
+    *c0 = c[0];
+    *c1 = c[1];
+}
+
+/* every rank's reads of src and coef and writes of dst and coef in one group */
+typedef struct group_io {
+    spans *read_src, *read_coef, *write_dst, *write_coef;
+} group_io;
+
+static void group_io_free(group_io *g, int size)
+{
+    spans_free_all(g->read_src, size);
+    spans_free_all(g->read_coef, size);
+    spans_free_all(g->write_dst, size);
+    spans_free_all(g->write_coef, size);
+    memset(g, 0, sizeof *g);
+}
+
+static lwt_status plan_group_io(const lwt_mpi_plan *mp, const level_job *tmpl, group_io *g)
+{
+    const int size = mp->size;
+    g->read_src = calloc((size_t)size, sizeof(spans));
+    g->read_coef = calloc((size_t)size, sizeof(spans));
+    g->write_dst = calloc((size_t)size, sizeof(spans));
+    g->write_coef = calloc((size_t)size, sizeof(spans));
+    if (!g->read_src || !g->read_coef || !g->write_dst || !g->write_coef)
+        return lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory while planning");
+    level_job job = *tmpl;
+    job.chunk0 = 0;
+    recipe r;
+    recipe_init(&r);
+    lwt_status st = LWT_OK;
+    for (int q = 0; q < size && !st; q++) {
+        long c0, c1;
+        share_of(mp, tmpl, q, &c0, &c1);
+        for (long c = c0; c < c1 && !st; c++) {
+            if (recipe_build(&job, c, &r)) {
+                st = lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory while planning");
+                break;
+            }
+            for (int i = 0; i < r.gather.n && !st; i++) {
+                const rop *o = &r.gather.v[i];
+                if (o->kind == ROP_COPY && !spans_add_copy(&g->read_src[q], &o->c, 1, FAKE_SRC) &&
+                    !spans_add_copy(&g->read_coef[q], &o->c, 1, FAKE_COEF))
+                    st = lwt_fail(mp->ctx, LWT_ERR_INTERNAL, "lwt_mpi: a chunk reads an array the plan does not know");
+            }
+            for (int i = 0; i < r.scatter.n && !st; i++) {
+                const rop *o = &r.scatter.v[i];
+                if (o->kind == ROP_COPY && !spans_add_copy(&g->write_dst[q], &o->c, 0, FAKE_DST) &&
+                    !spans_add_copy(&g->write_coef[q], &o->c, 0, FAKE_COEF))
+                    st = lwt_fail(mp->ctx, LWT_ERR_INTERNAL, "lwt_mpi: a chunk writes an array the plan does not know");
+            }
+        }
+    }
+    recipe_free(&r);
+    for (int q = 0; q < size; q++) {
+        spans_normalize(&g->read_src[q]);
+        spans_normalize(&g->read_coef[q]);
+        spans_normalize(&g->write_dst[q]);
+        spans_normalize(&g->write_coef[q]);
+        if (g->read_src[q].failed || g->read_coef[q].failed || g->write_dst[q].failed || g->write_coef[q].failed)
+            st = lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory while planning");
+    }
+    return st;
+}
+
+/* what this rank sends and receives so that every rank has what it reads (read[q]) of an
+   array held as hold[q] */
+static lwt_status plan_xchg(const lwt_mpi_plan *mp, const spans *read, const spans *hold, xchg *x)
+{
+    x->send = calloc((size_t)mp->size, sizeof(spans));
+    x->recv = calloc((size_t)mp->size, sizeof(spans));
+    if (!x->send || !x->recv)
+        return lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory while planning");
+    for (int q = 0; q < mp->size; q++) {
+        if (q == mp->rank)
+            continue;
+        spans_intersect(&hold[mp->rank], &read[q], &x->send[q]);
+        spans_intersect(&read[mp->rank], &hold[q], &x->recv[q]);
+        if (x->send[q].failed || x->recv[q].failed)
+            return lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory while planning");
+    }
+    return LWT_OK;
+}
+
+static lwt_status slab_spans(const lwt_mpi_plan *mp, spans **out)
+{
+    spans *s = calloc((size_t)mp->size, sizeof(spans));
+    if (!s)
+        return lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory while planning");
+    for (int q = 0; q < mp->size; q++)
+        spans_add(&s[q], mp->slab[q] * mp->row_elems, mp->slab[q + 1] * mp->row_elems);
+    *out = s;
+    return LWT_OK;
+}
+
+/* add b's spans to a's (rank by rank) */
+static void spans_merge_into(spans *a, const spans *b, int size)
+{
+    for (int q = 0; q < size; q++) {
+        for (size_t i = 0; i < b[q].n; i++)
+            spans_add(&a[q], b[q].v[i].lo, b[q].v[i].hi);
+        spans_normalize(&a[q]);
+    }
+}
+
+static size_t approx_elems(const lwt_plan *p, int j)
+{
+    size_t n = 1;
+    for (int k = 0; k < p->ndim; k++)
+        n *= p->sizes[j][k];
+    return n;
+}
+
+/* The forward's groups: shares, messages, and every rank's coefficients (coef_hold). */
+static lwt_status plan_forward(lwt_mpi_plan *mp, spans *coef_hold)
+{
+    level_job jobs[LWT_LEVELS_LIMIT];
+    mp->nfwd = mp->plan->levels ? stream_groups(mp->streamer, 0, jobs) : 0;
+    mp->fwd = calloc((size_t)(mp->nfwd ? mp->nfwd : 1), sizeof(group));
+    if (!mp->fwd)
+        return lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory while planning");
+    spans *hold = NULL;
+    lwt_status st = slab_spans(mp, &hold);
+    for (int g = 0; g < mp->nfwd && !st; g++) {
+        group *gr = &mp->fwd[g];
+        gr->job = jobs[g];
+        gr->job.src = FAKE_SRC;
+        gr->job.coeffs_out = (char *)FAKE_COEF;
+        gr->job.dst = gr->job.j1 == mp->plan->levels ? NULL : (char *)FAKE_DST;
+        share_of(mp, &gr->job, mp->rank, &gr->c0, &gr->c1);
+        group_io io = {0};
+        st = plan_group_io(mp, &gr->job, &io);
+        if (!st)
+            st = plan_xchg(mp, io.read_src, hold, &gr->src);
+        if (!st) {
+            spans_merge_into(coef_hold, io.write_coef, mp->size);
+            spans_free_all(hold, mp->size);
+            hold = io.write_dst; /* the next group's input */
+            io.write_dst = NULL;
+        }
+        group_io_free(&io, mp->size);
+    }
+    if (!st && mp->nfwd == 0) /* no level: the coefficients are the signal */
+        spans_merge_into(coef_hold, hold, mp->size);
+    spans_free_all(hold, mp->size);
+    return st;
+}
+
+static lwt_status plan_inverse(lwt_mpi_plan *mp, const spans *coef_hold)
+{
+    level_job jobs[LWT_LEVELS_LIMIT];
+    const int J = mp->plan->levels;
+    mp->ninv = J ? stream_groups(mp->streamer, 1, jobs) : 0;
+    mp->inv = calloc((size_t)(mp->ninv ? mp->ninv : 1), sizeof(group));
+    if (!mp->inv)
+        return lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory while planning");
+    spans *hold = NULL; /* of the approximation the last group wrote */
+    lwt_status st = LWT_OK;
+    for (int g = 0; g < mp->ninv && !st; g++) {
+        group *gr = &mp->inv[g];
+        gr->job = jobs[g];
+        gr->job.coeffs_in = FAKE_COEF;
+        gr->job.src = gr->job.j1 == J ? NULL : FAKE_SRC;
+        gr->job.dst = (char *)FAKE_DST;
+        share_of(mp, &gr->job, mp->rank, &gr->c0, &gr->c1);
+        group_io io = {0};
+        st = plan_group_io(mp, &gr->job, &io);
+        if (!st)
+            st = plan_xchg(mp, io.read_coef, coef_hold, &gr->coef);
+        if (!st && hold)
+            st = plan_xchg(mp, io.read_src, hold, &gr->src);
+        if (!st) {
+            spans_free_all(hold, mp->size);
+            hold = io.write_dst;
+            io.write_dst = NULL;
+        }
+        group_io_free(&io, mp->size);
+    }
+    spans *slabs = NULL;
+    if (!st)
+        st = slab_spans(mp, &slabs);
+    if (!st && hold) /* the signal's rows to the ranks whose slabs they are */
+        st = plan_xchg(mp, slabs, hold, &mp->out);
+    spans_free_all(slabs, mp->size);
+    spans_free_all(hold, mp->size);
+    return st;
+}
+
+/* This rank's rows of every band, from the elements it holds of the packed array. */
+static lwt_status plan_pieces(lwt_mpi_plan *mp, const spans *mine)
+{
+    const lwt_plan *p = mp->plan;
+    lwt_plan_info info;
+    LWT_FORWARD(lwt_plan_get_info(p, &info));
+    const int nd = info.ndim, J = info.levels;
+    const int nb = 1 + J * ((1 << nd) - 1);
+    mp->pieces = calloc((size_t)nb, sizeof(piece));
+    if (!mp->pieces)
+        return lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory while planning");
+    size_t stride[LWT_MAX_NDIM]; /* of the packed array, in elements */
+    stride[nd - 1] = 1;
+    for (int k = nd - 2; k >= 0; k--)
+        stride[k] = stride[k + 1] * info.packed_shape[k + 1];
+    size_t offset = 0;
+    for (int level = 0; level <= J; level++)
+        for (unsigned mask = level ? 1 : 0; mask < (level ? 1u << nd : 1u); mask++) {
+            lwt_band b;
+            LWT_FORWARD(lwt_plan_band(p, level, mask, &b));
+            piece *pc = &mp->pieces[mp->npieces++];
+            pc->level = level;
+            pc->mask = mask;
+            pc->row_elems = 1;
+            pc->band_first = 0;
+            for (int k = 0; k < nd; k++)
+                pc->band_first += b.offset[k] * stride[k];
+            for (int k = 1; k < nd; k++)
+                pc->row_elems *= b.shape[k];
+            pc->packed_row = stride[0];
+            pc->runs = nd == 3 ? b.shape[1] : 1;
+            pc->run = nd == 3 ? b.shape[2] : pc->row_elems;
+            pc->run_stride = nd == 3 ? stride[1] : 0;
+            size_t r0 = b.shape[0], r1 = b.shape[0];
+            for (size_t r = 0; r < b.shape[0]; r++)
+                if (spans_has(mine, pc->band_first + r * stride[0])) {
+                    if (r0 == b.shape[0])
+                        r0 = r;
+                    else if (r != r1)
+                        return lwt_fail(mp->ctx, LWT_ERR_INTERNAL, "lwt_mpi: rows of band (%d, %u) not contiguous", level,
+                                        mask);
+                    r1 = r + 1;
+                }
+            if (r0 == b.shape[0])
+                r0 = r1 = 0;
+            pc->row0 = r0;
+            pc->row1 = r1;
+            pc->offset = offset;
+            offset += (r1 - r0) * pc->row_elems;
+        }
+    mp->local_coeffs = offset;
+    return LWT_OK;
+}
+
+static lwt_status read_slabs(lwt_mpi_plan *mp, size_t row0, size_t row1)
+{
+    unsigned long long mine[2] = {row0, row1};
+    unsigned long long *all = malloc(2 * (size_t)mp->size * sizeof *all);
+    mp->slab = malloc(((size_t)mp->size + 1) * sizeof *mp->slab);
+    if (!all || !mp->slab) {
+        free(all);
+        return lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory");
+    }
+    if (MPI_Allgather(mine, 2, MPI_UNSIGNED_LONG_LONG, all, 2, MPI_UNSIGNED_LONG_LONG, mp->comm) != MPI_SUCCESS) {
+        free(all);
+        return lwt_fail(mp->ctx, LWT_ERR_IO, "lwt_mpi: MPI_Allgather failed");
+    }
+    lwt_status st = LWT_OK;
+    for (int q = 0; q < mp->size && !st; q++) {
+        mp->slab[q] = (size_t)all[2 * q];
+        if (all[2 * q] > all[2 * q + 1] || all[2 * q] != (q ? all[2 * q - 1] : 0))
+            st = lwt_fail(mp->ctx, LWT_ERR_INVALID_ARGUMENT,
+                          "lwt_mpi: the slabs do not tile axis 0 in rank order: rank %d has rows [%llu, %llu)", q,
+                          all[2 * q], all[2 * q + 1]);
+    }
+    mp->slab[mp->size] = (size_t)all[2 * mp->size - 1];
+    if (!st && mp->slab[mp->size] != mp->plan->desc.shape[0])
+        st = lwt_fail(mp->ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_mpi: the slabs end at row %zu, the array has %zu",
+                      mp->slab[mp->size], (size_t)mp->plan->desc.shape[0]);
+    free(all);
+    return st;
+}
+
+static lwt_status make_plan(lwt_mpi_plan *mp, const lwt_plan_desc *desc, const lwt_stream_desc *stream, size_t row0,
+                            size_t row1)
+{
+    if (!desc || desc->batch != 1 || desc->backend == LWT_BACKEND_CUDA)
+        return lwt_fail(mp->ctx, LWT_ERR_UNSUPPORTED, "lwt_mpi: this version runs batch-1 plans on CPU ranks");
+    lwt_plan_desc d = *desc;
+    d.backend = LWT_BACKEND_CPU;
+    LWT_FORWARD(lwt_plan_create(mp->ctx, &d, &mp->plan));
+    mp->es = lwt_plan_elem_size(mp->plan);
+    mp->row_elems = 1;
+    for (int k = 1; k < d.ndim; k++)
+        mp->row_elems *= d.shape[k];
+    LWT_FORWARD(read_slabs(mp, row0, row1));
+    lwt_stream_desc sd = stream ? *stream : lwt_stream_desc_default();
+    LWT_FORWARD(lwt_streamer_create(mp->plan, &sd, &mp->streamer));
+    spans *coef_hold = calloc((size_t)mp->size, sizeof(spans));
+    if (!coef_hold)
+        return lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory while planning");
+    lwt_status st = plan_forward(mp, coef_hold);
+    if (!st)
+        st = plan_inverse(mp, coef_hold);
+    if (!st)
+        st = plan_pieces(mp, &coef_hold[mp->rank]);
+    spans_free_all(coef_hold, mp->size);
+    return st;
+}
+
+lwt_status lwt_mpi_plan_create(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
+                               MPI_Comm comm, size_t row0, size_t row1, lwt_mpi_plan **out)
+{
+    if (!out)
+        return LWT_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    lwt_mpi_plan *mp = calloc(1, sizeof *mp);
+    lwt_status st = mp ? LWT_OK : LWT_ERR_OUT_OF_MEMORY;
+    if (mp) {
+        mp->ctx = ctx;
+        mp->comm = comm;
+        MPI_Comm_rank(comm, &mp->rank);
+        MPI_Comm_size(comm, &mp->size);
+        st = make_plan(mp, desc, stream, row0, row1);
+    }
+    st = agree(mp, comm, st);
+    if (st) {
+        lwt_mpi_plan_destroy(mp);
+        return st;
+    }
+    *out = mp;
+    return LWT_OK;
+}
+
+void lwt_mpi_plan_destroy(lwt_mpi_plan *mp)
+{
+    if (!mp)
+        return;
+    for (int g = 0; mp->fwd && g < mp->nfwd; g++)
+        xchg_free(&mp->fwd[g].src, mp->size);
+    for (int g = 0; mp->inv && g < mp->ninv; g++) {
+        xchg_free(&mp->inv[g].src, mp->size);
+        xchg_free(&mp->inv[g].coef, mp->size);
+    }
+    xchg_free(&mp->out, mp->size);
+    free(mp->fwd);
+    free(mp->inv);
+    free(mp->pieces);
+    free(mp->slab);
+    lwt_streamer_destroy(mp->streamer);
+    lwt_plan_destroy(mp->plan);
+    free(mp);
+}
+
+lwt_status lwt_mpi_plan_local(const lwt_mpi_plan *mp, size_t *input_count, size_t *coeff_count)
+{
+    if (!mp)
+        return LWT_ERR_INVALID_ARGUMENT;
+    if (input_count)
+        *input_count = (mp->slab[mp->rank + 1] - mp->slab[mp->rank]) * mp->row_elems;
+    if (coeff_count)
+        *coeff_count = mp->local_coeffs;
+    return LWT_OK;
+}
+
+lwt_status lwt_mpi_band_rows(const lwt_mpi_plan *mp, int level, unsigned band_mask, size_t *row0, size_t *row1,
+                             size_t *offset)
+{
+    if (!mp)
+        return LWT_ERR_INVALID_ARGUMENT;
+    for (int i = 0; i < mp->npieces; i++)
+        if (mp->pieces[i].level == level && mp->pieces[i].mask == band_mask) {
+            if (row0)
+                *row0 = mp->pieces[i].row0;
+            if (row1)
+                *row1 = mp->pieces[i].row1;
+            if (offset)
+                *offset = mp->pieces[i].offset;
+            return LWT_OK;
+        }
+    return lwt_fail(mp->ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_mpi_band_rows: no band (%d, %u) in this plan", level,
+                    band_mask);
+}
+
+/* ---- execution ---- */
+
+/* an array of the whole size, reserved, pages made (zeroed) when first touched */
+static char *reserve(size_t bytes)
+{
+    void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : (char *)p;
+}
+
+static void release(char *p, size_t bytes)
+{
+    if (p)
+        munmap(p, bytes ? bytes : 1);
+}
+
+#define MSG_MAX_BYTES ((size_t)1 << 30) /* one message; MPI counts are ints */
+
+/* the messages of x on array arr (this rank's holdings sent, its reads received); tag: the
+   step, so that steps never match each other's messages */
+static lwt_status exchange(const lwt_mpi_plan *mp, const xchg *x, char *arr, int tag)
+{
+    const int size = mp->size;
+    const size_t es = mp->es;
+    char **buf = calloc(2 * (size_t)size, sizeof(char *));
+    MPI_Request *req = malloc(2 * (size_t)size * sizeof(MPI_Request));
+    lwt_status st = buf && req ? LWT_OK : lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory");
+    int nreq = 0;
+    for (int q = 0; q < size && !st; q++)
+        for (int dir = 0; dir < 2 && !st; dir++) {
+            const spans *s = dir ? &x->send[q] : &x->recv[q];
+            const size_t bytes = spans_count(s) * es;
+            if (!bytes)
+                continue;
+            if (bytes > MSG_MAX_BYTES) {
+                st = lwt_fail(mp->ctx, LWT_ERR_UNSUPPORTED, "lwt_mpi: a message of %zu bytes (at most %zu in this version)",
+                              bytes, MSG_MAX_BYTES);
+                break;
+            }
+            char *b = buf[2 * q + dir] = malloc(bytes);
+            if (!b) {
+                st = lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory for a message of %zu bytes", bytes);
+                break;
+            }
+            if (dir) {
+                size_t at = 0;
+                for (size_t i = 0; i < s->n; i++) {
+                    const size_t n = (s->v[i].hi - s->v[i].lo) * es;
+                    memcpy(b + at, arr + s->v[i].lo * es, n);
+                    at += n;
+                }
+            }
+        }
+    /* every rank has its buffers before any message leaves: a rank that could not make one
+       would otherwise leave its peers waiting */
+    st = agree(mp, mp->comm, st);
+    for (int q = 0; q < size && !st; q++)
+        for (int dir = 0; dir < 2; dir++) {
+            const spans *s = dir ? &x->send[q] : &x->recv[q];
+            const int bytes = (int)(spans_count(s) * es);
+            if (!bytes)
+                continue;
+            const int rc = dir ? MPI_Isend(buf[2 * q + 1], bytes, MPI_BYTE, q, tag, mp->comm, &req[nreq])
+                               : MPI_Irecv(buf[2 * q], bytes, MPI_BYTE, q, tag, mp->comm, &req[nreq]);
+            if (rc != MPI_SUCCESS)
+                st = lwt_fail(mp->ctx, LWT_ERR_IO, "lwt_mpi: posting a message to rank %d failed", q);
+            else
+                nreq++;
+        }
+    if (nreq && MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS && !st)
+        st = lwt_fail(mp->ctx, LWT_ERR_IO, "lwt_mpi: a message failed");
+    for (int q = 0; q < size && !st; q++) {
+        const spans *s = &x->recv[q];
+        size_t at = 0;
+        for (size_t i = 0; i < s->n; i++) {
+            const size_t n = (s->v[i].hi - s->v[i].lo) * es;
+            memcpy(arr + s->v[i].lo * es, buf[2 * q] + at, n);
+            at += n;
+        }
+    }
+    for (int i = 0; buf && i < 2 * size; i++)
+        free(buf[i]);
+    free(buf);
+    free(req);
+    return agree(mp, mp->comm, st);
+}
+
+/* this rank's share of a group; then every rank learns whether all shares ran */
+static lwt_status run_share(const lwt_mpi_plan *mp, const group *g, level_job *job)
+{
+    lwt_status st = LWT_OK;
+    if (g->c1 > g->c0) {
+        job->chunk0 = g->c0;
+        job->nchunks = g->c1 - g->c0;
+        st = stream_run_job(mp->streamer, job);
+    }
+    return agree(mp, mp->comm, st);
+}
+
+/* between this rank's pieces and the packed array: to (1) or from (0) the packed */
+static void move_pieces(const lwt_mpi_plan *mp, char *packed, char *local, int to_packed)
+{
+    const size_t es = mp->es;
+    for (int i = 0; i < mp->npieces; i++) {
+        const piece *pc = &mp->pieces[i];
+        for (size_t r = pc->row0; r < pc->row1; r++)
+            for (size_t k = 0; k < pc->runs; k++) {
+                char *a = packed + (pc->band_first + r * pc->packed_row + k * pc->run_stride) * es;
+                char *b = local + (pc->offset + (r - pc->row0) * pc->row_elems + k * pc->run) * es;
+                if (to_packed)
+                    memcpy(a, b, pc->run * es);
+                else
+                    memcpy(b, a, pc->run * es);
+            }
+    }
+}
+
+static size_t bytes_of(const lwt_mpi_plan *mp, size_t elems)
+{
+    return elems * mp->es;
+}
+
+lwt_status lwt_mpi_forward(const lwt_mpi_plan *mp, const void *local_input, void *local_coeffs)
+{
+    if (!mp)
+        return LWT_ERR_INVALID_ARGUMENT;
+    const lwt_plan *p = mp->plan;
+    const size_t nin = bytes_of(mp, p->input_count), ncoef = bytes_of(mp, p->coeff_count);
+    const size_t mine = bytes_of(mp, (mp->slab[mp->rank + 1] - mp->slab[mp->rank]) * mp->row_elems);
+    lwt_status st = (mine && !local_input) || (mp->local_coeffs && !local_coeffs)
+                        ? lwt_fail(mp->ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_mpi_forward: NULL array")
+                        : LWT_OK;
+    char *in = st ? NULL : reserve(nin), *coef = st ? NULL : reserve(ncoef);
+    if (!st && (!in || !coef))
+        st = lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi_forward: cannot reserve %zu bytes", nin + ncoef);
+    st = agree(mp, mp->comm, st);
+    if (!st && mine)
+        memcpy(in + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems), local_input, mine);
+    if (!st && mp->nfwd == 0) /* no level: the coefficients are the signal, the pieces the slab */
+        memcpy(local_coeffs, local_input, mine);
+    char *src = in;
+    size_t src_bytes = nin;
+    for (int g = 0; g < mp->nfwd && !st; g++) {
+        const group *gr = &mp->fwd[g];
+        level_job job = gr->job;
+        const size_t dst_bytes = job.dst ? bytes_of(mp, approx_elems(p, job.j1)) : 0;
+        char *dst = job.dst ? reserve(dst_bytes) : NULL;
+        st = agree(mp, mp->comm,
+                   job.dst && !dst ? lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi_forward: cannot reserve %zu bytes",
+                                              dst_bytes)
+                                   : LWT_OK);
+        if (!st)
+            st = exchange(mp, &gr->src, src, g);
+        job.src = src;
+        job.coeffs_out = coef;
+        job.dst = dst;
+        if (!st)
+            st = run_share(mp, gr, &job);
+        if (src != in)
+            release(src, src_bytes);
+        src = dst;
+        src_bytes = dst_bytes;
+    }
+    if (src != in)
+        release(src, src_bytes);
+    if (!st && mp->nfwd)
+        move_pieces(mp, coef, local_coeffs, 0);
+    release(in, nin);
+    release(coef, ncoef);
+    return st;
+}
+
+lwt_status lwt_mpi_inverse(const lwt_mpi_plan *mp, const void *local_coeffs, void *local_output)
+{
+    if (!mp)
+        return LWT_ERR_INVALID_ARGUMENT;
+    const lwt_plan *p = mp->plan;
+    const size_t nout = bytes_of(mp, p->input_count), ncoef = bytes_of(mp, p->coeff_count);
+    size_t mine = bytes_of(mp, (mp->slab[mp->rank + 1] - mp->slab[mp->rank]) * mp->row_elems);
+    lwt_status st = (mine && !local_output) || (mp->local_coeffs && !local_coeffs)
+                        ? lwt_fail(mp->ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_mpi_inverse: NULL array")
+                        : LWT_OK;
+    char *out = st ? NULL : reserve(nout), *coef = st ? NULL : reserve(ncoef);
+    if (!st && (!out || !coef))
+        st = lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi_inverse: cannot reserve %zu bytes", nout + ncoef);
+    st = agree(mp, mp->comm, st);
+    if (!st && mp->ninv)
+        move_pieces(mp, coef, (char *)local_coeffs, 1);
+    if (!st && mp->ninv == 0) { /* no level */
+        memcpy(local_output, local_coeffs, mine);
+        mine = 0;
+    }
+    char *src = NULL;
+    size_t src_bytes = 0;
+    const int steps = 2 * mp->ninv;
+    for (int g = 0; g < mp->ninv && !st; g++) {
+        const group *gr = &mp->inv[g];
+        level_job job = gr->job;
+        const size_t dst_bytes = job.j0 == 1 ? 0 : bytes_of(mp, approx_elems(p, job.j0 - 1));
+        char *dst = job.j0 == 1 ? out : reserve(dst_bytes);
+        st = agree(mp, mp->comm,
+                   !dst ? lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi_inverse: cannot reserve %zu bytes", dst_bytes)
+                        : LWT_OK);
+        if (!st)
+            st = exchange(mp, &gr->coef, coef, 2 * g);
+        if (!st && src)
+            st = exchange(mp, &gr->src, src, 2 * g + 1);
+        job.coeffs_in = coef;
+        job.src = job.src ? src : NULL;
+        job.dst = dst;
+        if (!st)
+            st = run_share(mp, gr, &job);
+        release(src, src_bytes);
+        src = dst == out ? NULL : dst;
+        src_bytes = dst_bytes;
+    }
+    release(src, src_bytes);
+    if (!st && mp->ninv)
+        st = exchange(mp, &mp->out, out, steps);
+    if (!st && mine)
+        memcpy(local_output, out + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems), mine);
+    release(out, nout);
+    release(coef, ncoef);
+    return st;
+}

@@ -1,0 +1,242 @@
+/*
+ * test_mpi: a transform spread over the ranks (lwt_mpi.h) gives, on every rank, the bits the
+ * whole array's lwt_forward / lwt_inverse give (CPU backend) for its rows of every band and its
+ * slab of the signal. Run under mpirun with any rank count (ctest: 1, 2, 3 and 5 ranks on two
+ * cores): random wavelets, modes, float32 and float64, 1-D to 3-D, odd shapes, levels up to
+ * the maximum and beyond, uneven slabs (some empty), small chunks so that a share has several
+ * and a halo crosses ranks. Every rank draws the same cases from one seed (LWT_SEED, else a
+ * fresh one, printed by rank 0) and computes the reference itself. Rank 0 prints the summary;
+ * the exit status is 1 on any rank's failure.
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lwt.h"
+#include "lwt_mpi.h"
+
+static int failures;
+static int rank, nranks;
+
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            failures++;                                                                                                \
+            fprintf(stderr, "rank %d FAIL: ", rank);                                                                   \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+        }                                                                                                              \
+    } while (0)
+
+static uint64_t rng;
+
+static uint64_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static long pick(long lo, long hi) /* [lo, hi] */
+{
+    return lo + (long)(next() % (uint64_t)(hi - lo + 1));
+}
+
+static void fill(void *x, size_t n, int f64)
+{
+    for (size_t i = 0; i < n; i++) {
+        const double v = (double)(next() >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+        if (f64)
+            ((double *)x)[i] = v;
+        else
+            ((float *)x)[i] = (float)v;
+    }
+}
+
+/* one case: the whole transform here, the distributed one, compared piece by piece */
+static void run_case(lwt_context *ctx, int ci)
+{
+    static const char *modes[] = {"zero", "constant", "symmetric", "reflect", "periodic",
+                                  "smooth", "antisymmetric", "antireflect", "periodization"};
+    const int nw = lwt_wavelet_catalog_count();
+    const char *wname = lwt_wavelet_catalog_name((int)pick(0, nw - 1));
+    const char *mname = modes[pick(0, 8)];
+    const int ndim = (int)pick(1, 3), f64 = (int)pick(0, 1);
+    lwt_plan_desc d = lwt_plan_desc_default();
+    lwt_wavelet *w = NULL;
+    if (lwt_wavelet_create(ctx, wname, &w) || lwt_mode_from_name(mname, &d.mode)) {
+        CHECK(0, "case %d: wavelet %s or mode %s unknown", ci, wname, mname);
+        return;
+    }
+    d.wavelet = w;
+    d.ndim = ndim;
+    d.dtype = f64 ? LWT_F64 : LWT_F32;
+    d.backend = LWT_BACKEND_CPU;
+    const long lim = ndim == 1 ? 3000 : ndim == 2 ? 90 : 24;
+    for (int k = 0; k < ndim; k++)
+        d.shape[k] = (size_t)pick(1, lim);
+    d.shape[0] = (size_t)pick(nranks, ndim == 1 ? 3000 : 3 * lim); /* the axis the ranks cut */
+    d.levels = 0;
+    lwt_plan *whole = NULL;
+    lwt_plan_info info;
+    /* levels: 0 .. the maximum + 1 */
+    d.levels = LWT_LEVELS_MAX;
+    if (lwt_plan_create(ctx, &d, &whole) || lwt_plan_get_info(whole, &info)) {
+        CHECK(0, "case %d: plan", ci);
+        lwt_wavelet_destroy(w);
+        return;
+    }
+    lwt_plan_destroy(whole);
+    d.levels = (int)pick(0, info.max_level + 1);
+    if (lwt_plan_create(ctx, &d, &whole) || lwt_plan_get_info(whole, &info)) {
+        lwt_wavelet_destroy(w); /* more levels than the mode allows this shape: not a case */
+        lwt_plan_destroy(whole);
+        return;
+    }
+    /* uneven slabs, some empty */
+    size_t *cut = malloc(((size_t)nranks + 1) * sizeof *cut);
+    cut[0] = 0;
+    cut[nranks] = d.shape[0];
+    for (int q = 1; q < nranks; q++)
+        cut[q] = (size_t)pick(0, (long)d.shape[0]);
+    for (int q = 1; q < nranks; q++) /* sorted */
+        for (int r = q + 1; r < nranks; r++)
+            if (cut[r] < cut[q]) {
+                size_t t = cut[q];
+                cut[q] = cut[r];
+                cut[r] = t;
+            }
+    lwt_stream_desc sd = lwt_stream_desc_default();
+    sd.chunk_rows = (size_t)pick(2, 40);
+    const size_t es = f64 ? 8 : 4;
+    void *x = malloc(info.input_count * es), *c = malloc(info.coeff_count * es), *y = malloc(info.input_count * es);
+    fill(x, info.input_count, f64);
+    CHECK(!lwt_forward(whole, x, c, NULL) && !lwt_inverse(whole, c, y, NULL), "case %d: whole-array transform", ci);
+
+    char what[256];
+    snprintf(what, sizeof what, "case %d: %s %s %s %dD %zux%zux%zu levels %d chunk rows %zu", ci, wname, mname,
+             f64 ? "f64" : "f32", ndim, d.shape[0], ndim > 1 ? d.shape[1] : 1, ndim > 2 ? d.shape[2] : 1, d.levels,
+             sd.chunk_rows);
+    lwt_mpi_plan *mp = NULL;
+    lwt_status st = lwt_mpi_plan_create(ctx, &d, &sd, MPI_COMM_WORLD, cut[rank], cut[rank + 1], &mp);
+    CHECK(!st, "%s: lwt_mpi_plan_create: %s", what, lwt_status_string(st));
+    if (!st) {
+        size_t nin = 0, ncoef = 0;
+        lwt_mpi_plan_local(mp, &nin, &ncoef);
+        const size_t row = info.input_count / d.shape[0];
+        CHECK(nin == (cut[rank + 1] - cut[rank]) * row, "%s: %zu local inputs", what, nin);
+        char *lin = malloc(nin * es + 1), *lc = malloc(ncoef * es + 1), *lout = malloc(nin * es + 1);
+        memcpy(lin, (char *)x + cut[rank] * row * es, nin * es);
+        st = lwt_mpi_forward(mp, lin, lc);
+        CHECK(!st, "%s: lwt_mpi_forward: %s", what, lwt_status_string(st));
+        /* every band's rows here are the whole transform's; and all ranks' rows cover each band */
+        size_t packed_stride[3] = {1, 1, 1};
+        for (int k = ndim - 2; k >= 0; k--)
+            packed_stride[k] = packed_stride[k + 1] * info.packed_shape[k + 1];
+        long bad = 0, rows_here = 0, rows_all = 0, rows_want = 0;
+        for (int level = 0; level <= d.levels && !st; level++)
+            for (unsigned mask = level ? 1 : 0; mask < (level ? 1u << ndim : 1u); mask++) {
+                lwt_band b;
+                size_t r0, r1, off;
+                if (lwt_plan_band(whole, level, mask, &b) || lwt_mpi_band_rows(mp, level, mask, &r0, &r1, &off)) {
+                    bad++;
+                    continue;
+                }
+                size_t row_elems = 1;
+                for (int k = 1; k < ndim; k++)
+                    row_elems *= b.shape[k];
+                rows_want += (long)b.shape[0];
+                rows_here += (long)(r1 - r0);
+                for (size_t r = r0; r < r1; r++)
+                    for (size_t i1 = 0; i1 < (ndim > 1 ? b.shape[1] : 1); i1++) {
+                        const size_t n2 = ndim > 2 ? b.shape[2] : 1;
+                        const size_t at = (b.offset[0] + r) * packed_stride[0] +
+                                          (ndim > 1 ? (b.offset[1] + i1) * packed_stride[1] : 0) +
+                                          (ndim > 2 ? b.offset[2] * packed_stride[2] : 0);
+                        const size_t lo = off + (r - r0) * row_elems + i1 * n2;
+                        if (memcmp((char *)c + at * es, lc + lo * es, n2 * es))
+                            bad++;
+                    }
+            }
+        MPI_Allreduce(&rows_here, &rows_all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        CHECK(!bad, "%s: %ld band rows differ from lwt_forward", what, bad);
+        CHECK(st || rows_all == rows_want, "%s: the ranks hold %ld band rows of %ld", what, rows_all, rows_want);
+        if (!st) {
+            st = lwt_mpi_inverse(mp, lc, lout);
+            CHECK(!st, "%s: lwt_mpi_inverse: %s", what, lwt_status_string(st));
+            CHECK(st || !memcmp(lout, (char *)y + cut[rank] * row * es, nin * es),
+                  "%s: the inverse's slab differs from lwt_inverse", what);
+        }
+        free(lin);
+        free(lc);
+        free(lout);
+    }
+    lwt_mpi_plan_destroy(mp);
+    free(x);
+    free(c);
+    free(y);
+    free(cut);
+    lwt_plan_destroy(whole);
+    lwt_wavelet_destroy(w);
+}
+
+/* slabs that do not tile the array fail on every rank, and nothing hangs */
+static void bad_slabs(lwt_context *ctx)
+{
+    lwt_wavelet *w = NULL;
+    lwt_wavelet_create(ctx, "db2", &w);
+    lwt_plan_desc d = lwt_plan_desc_default();
+    d.wavelet = w;
+    d.ndim = 1;
+    d.shape[0] = 100;
+    d.levels = 2;
+    d.backend = LWT_BACKEND_CPU;
+    lwt_mpi_plan *mp = NULL;
+    const size_t r0 = (size_t)rank * 10, r1 = r0 + (rank == nranks - 1 ? 9 : 10); /* a row short */
+    const lwt_status st = lwt_mpi_plan_create(ctx, &d, NULL, MPI_COMM_WORLD, r0, r1, &mp);
+    CHECK(st == LWT_ERR_INVALID_ARGUMENT && !mp, "slabs that do not tile the array: %s", lwt_status_string(st));
+    lwt_mpi_plan_destroy(mp);
+    lwt_wavelet_destroy(w);
+}
+
+static void quiet(void *user, lwt_log_level level, const char *message)
+{
+    (void)user;
+    (void)level;
+    (void)message;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    unsigned long long seed = 0;
+    if (rank == 0) {
+        const char *s = getenv("LWT_SEED");
+        seed = s ? strtoull(s, NULL, 10) : ((unsigned long long)time(NULL) * 2654435761u) % 2147483647u + 1;
+        printf("test_mpi: %d ranks, seed %llu (rerun with LWT_SEED=%llu)\n", nranks, seed, seed);
+        fflush(stdout);
+    }
+    MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    rng = seed * 0x9e3779b97f4a7c15ull + 1;
+    lwt_context *ctx = NULL;
+    lwt_context_create(&ctx);
+    lwt_context_set_log(ctx, quiet, NULL);
+    const char *q = getenv("LWT_QUICK");
+    const int ncases = q && *q && *q != '0' ? 12 : 40;
+    for (int ci = 0; ci < ncases; ci++)
+        run_case(ctx, ci);
+    bad_slabs(ctx);
+    lwt_context_destroy(ctx);
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf(all ? "test_mpi: %d failures\n" : "test_mpi: all checks passed (%d cases)\n", all ? all : ncases);
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
