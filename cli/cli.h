@@ -12,6 +12,7 @@
 
 int cmd_transform(int argc, char **argv, int inverse);
 int cmd_transform_stream(int argc, char **argv, int inverse);
+int cmd_transform_mpi(int argc, char **argv, int inverse); /* builds with MPI only (cmd_mpi.c) */
 int cmd_info(int argc, char **argv);
 int cmd_info_explain(int argc, char **argv); /* lwt info --explain ... */
 int cmd_demo(int argc, char **argv);

@@ -21,8 +21,24 @@ static int wants_stream(int argc, char **argv)
     return 0;
 }
 
+static int wants_mpi(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--mpi"))
+            return 1;
+    return 0;
+}
+
 int cmd_transform(int argc, char **argv, int inverse)
 {
+    if (wants_mpi(argc, argv)) {
+#ifdef LWT_CLI_MPI
+        return cmd_transform_mpi(argc, argv, inverse);
+#else
+        fprintf(stderr, "lwt: --mpi: this lwt was built without MPI (install Open MPI and rebuild; docs/MPI.md)\n");
+        return LWT_EXIT_USAGE;
+#endif
+    }
     if (wants_stream(argc, argv))
         return cmd_transform_stream(argc, argv, inverse);
     const char *name = inverse ? "inverse" : "forward";

@@ -1,0 +1,427 @@
+/*
+ * lwt forward|inverse --mpi: one array spread over the MPI ranks of mpirun (lwt_mpi.h), read
+ * and written with MPI-IO. Each rank reads its slab of rows of the input (forward: a .npy or
+ * --raw array; inverse: its pieces of the packed coefficients), the ranks transform it
+ * together, and each writes its part of the output into a temporary file beside the output
+ * path; rank 0 renames it over the path only after every rank succeeded, and removes it
+ * otherwise: the output appears whole or not at all. Slabs: equal shares of axis 0.
+ * Built only with MPI (CMakeLists.txt: LWT_HAVE_MPI).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "io/npy_header.h"
+#include "lwt_mpi.h"
+
+typedef struct mpi_opts {
+    cli_transform_opts t;
+    int raw;
+    lwt_dtype raw_dtype;
+    size_t shape[LWT_MAX_NDIM];
+    int shape_nd;
+    size_t chunk_rows;
+    int fail_rank; /* test option: this rank fails before it writes (-1: none) */
+    const char *paths[2];
+    int npaths;
+} mpi_opts;
+
+static int rank, nranks;
+
+static int usage(const char *name, const char *msg, const char *arg)
+{
+    if (rank == 0)
+        fprintf(stderr, "lwt %s --mpi: %s%s%s\n", name, msg, arg ? " " : "", arg ? arg : "");
+    return -1;
+}
+
+static int parse(int argc, char **argv, const char *name, mpi_opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const int common = cli_parse_common(argc, argv, &i, &o->t); /* -w, -l, -m, --threads, ... */
+        if (common < 0)
+            return -1;
+        const char *a = common ? "--mpi" : argv[i]; /* a common option: nothing more to do */
+        const int has_value = i + 1 < argc;
+        if (!strcmp(a, "--mpi")) {
+            continue;
+        } else if (!strcmp(a, "--raw") && has_value) {
+            const char *v = argv[++i];
+            o->raw = 1;
+            if (!strcmp(v, "f32") || !strcmp(v, "float32"))
+                o->raw_dtype = LWT_F32;
+            else if (!strcmp(v, "f64") || !strcmp(v, "float64"))
+                o->raw_dtype = LWT_F64;
+            else
+                return usage(name, "--raw needs f32 or f64, not", v);
+        } else if (!strcmp(a, "--shape") && has_value) {
+            if (cli_parse_shape(argv[++i], o->shape, &o->shape_nd))
+                return usage(name, "--shape needs D0[,D1[,D2]] with 1-3 positive integers, not", argv[i]);
+        } else if (!strcmp(a, "--chunk-rows") && has_value) {
+            if (cli_parse_size(argv[++i], &o->chunk_rows) || !o->chunk_rows)
+                return usage(name, "--chunk-rows needs a positive integer, not", argv[i]);
+        } else if (!strcmp(a, "--fail-rank") && has_value) {
+            size_t fr;
+            if (cli_parse_size(argv[++i], &fr) || fr >= (size_t)nranks)
+                return usage(name, "--fail-rank needs a rank of this job, not", argv[i]);
+            o->fail_rank = (int)fr;
+        } else if (a[0] == '-' && a[1]) {
+            return usage(name, "unknown option (or one the MPI path does not take, or a missing value):", a);
+        } else if (o->npaths == 2) {
+            return usage(name, "too many arguments:", a);
+        } else {
+            o->paths[o->npaths++] = a;
+        }
+    }
+    if (o->npaths != 2 || !o->t.wavelet)
+        return usage(name, "needs -w WAVELET, IN and OUT.npy", NULL);
+    if (o->raw && name[0] == 'i')
+        return usage(name, "--raw is for the forward's input (the inverse reads the .npy lwt forward wrote)", NULL);
+    if ((o->raw || name[0] == 'i') && !o->shape_nd)
+        return usage(name, "needs --shape D0[,D1[,D2]] (the shape of the signal)", NULL);
+    return 0;
+}
+
+/* the .npy header of path: dtype, shape and where the data starts; 0, or -1 with err */
+static int npy_header_at(const char *path, npy_header_info *hi, size_t *offset, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return lwt__npy_fail(err, errlen, path, "cannot open");
+    unsigned char pre[12];
+    size_t prelen = 0, hlen = 0;
+    char msg[256];
+    const size_t got = fread(pre, 1, sizeof pre, f);
+    int rc = -1;
+    char *text = NULL;
+    if (lwt__npy_parse_preamble(pre, got, NULL, NULL, NULL, &prelen, &hlen, msg, sizeof msg)) {
+        lwt__npy_fail(err, errlen, path, "%s", msg);
+    } else if (!(text = malloc(hlen + 1)) || fseek(f, (long)prelen, SEEK_SET) || fread(text, 1, hlen, f) != hlen) {
+        lwt__npy_fail(err, errlen, path, "truncated header");
+    } else {
+        text[hlen] = 0;
+        if (lwt__npy_parse_header(text, hlen, hi, msg, sizeof msg))
+            lwt__npy_fail(err, errlen, path, "%s", msg);
+        else if (hi->swap || hi->fortran)
+            lwt__npy_fail(err, errlen, path, "the MPI path reads C-order arrays in this machine's byte order");
+        else
+            rc = 0;
+    }
+    *offset = prelen + hlen;
+    free(text);
+    fclose(f);
+    return rc;
+}
+
+#define IO_PIECE ((size_t)1 << 30) /* bytes of one MPI-IO call: counts are ints */
+
+static int read_at(MPI_File fh, size_t off, void *buf, size_t bytes)
+{
+    for (size_t at = 0; at < bytes; at += IO_PIECE) {
+        const int n = (int)(bytes - at < IO_PIECE ? bytes - at : IO_PIECE);
+        MPI_Status s;
+        int got = 0;
+        if (MPI_File_read_at(fh, (MPI_Offset)(off + at), (char *)buf + at, n, MPI_BYTE, &s) != MPI_SUCCESS ||
+            MPI_Get_count(&s, MPI_BYTE, &got) != MPI_SUCCESS || got != n)
+            return -1;
+    }
+    return 0;
+}
+
+static int write_at(MPI_File fh, size_t off, const void *buf, size_t bytes)
+{
+    for (size_t at = 0; at < bytes; at += IO_PIECE) {
+        const int n = (int)(bytes - at < IO_PIECE ? bytes - at : IO_PIECE);
+        if (MPI_File_write_at(fh, (MPI_Offset)(off + at), (const char *)buf + at, n, MPI_BYTE, MPI_STATUS_IGNORE) !=
+            MPI_SUCCESS)
+            return -1;
+    }
+    return 0;
+}
+
+/* 1 where every rank's ok is 1 */
+static int all_ok(int ok)
+{
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+/* the coefficient pieces of this rank: each band row's runs at their places in the packed
+   array (file offset base); read (write 0) or write (1) */
+typedef struct piece_io {
+    const lwt_plan *whole;
+    const lwt_mpi_plan *mp;
+    size_t es, base;
+} piece_io;
+
+static int move_pieces(const piece_io *io, MPI_File fh, char *local, int write)
+{
+    lwt_plan_info info;
+    lwt_plan_get_info(io->whole, &info);
+    const int nd = info.ndim;
+    size_t stride[LWT_MAX_NDIM];
+    stride[nd - 1] = 1;
+    for (int k = nd - 2; k >= 0; k--)
+        stride[k] = stride[k + 1] * info.packed_shape[k + 1];
+    for (int level = 0; level <= info.levels; level++)
+        for (unsigned mask = level ? 1 : 0; mask < (level ? 1u << nd : 1u); mask++) {
+            lwt_band b;
+            size_t r0, r1, off;
+            if (lwt_plan_band(io->whole, level, mask, &b) || lwt_mpi_band_rows(io->mp, level, mask, &r0, &r1, &off))
+                return -1;
+            const size_t runs = nd == 3 ? b.shape[1] : 1, run = nd == 1 ? 1 : b.shape[nd - 1];
+            for (size_t r = r0; r < r1; r++)
+                for (size_t k = 0; k < runs; k++) {
+                    size_t at = (b.offset[0] + r) * stride[0];
+                    for (int d = 1; d < nd; d++)
+                        at += b.offset[d] * stride[d];
+                    at += k * (nd == 3 ? stride[1] : 0);
+                    char *mem = local + (off + ((r - r0) * runs + k) * run) * io->es;
+                    const size_t pos = io->base + at * io->es;
+                    if (write ? write_at(fh, pos, mem, run * io->es) : read_at(fh, pos, mem, run * io->es))
+                        return -1;
+                }
+        }
+    return 0;
+}
+
+/* a temporary name beside path, the same on every rank (rank 0 makes the file) */
+static int temp_beside(const char *path, char *tmp, size_t len)
+{
+    int ok = 1;
+    if (rank == 0) {
+        ok = snprintf(tmp, len, "%s.tmp-XXXXXX", path) < (int)len;
+        int fd = ok ? mkstemp(tmp) : -1;
+        if (fd < 0) {
+            fprintf(stderr, "lwt: %s: cannot create a temporary file beside it\n", path);
+            ok = 0;
+        } else {
+            close(fd);
+        }
+    }
+    MPI_Bcast(tmp, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD);
+    return all_ok(ok);
+}
+
+/* every rank's slab: equal shares of n rows */
+static void slab_of(size_t n, int q, size_t *r0, size_t *r1)
+{
+    *r0 = n * (size_t)q / (size_t)nranks;
+    *r1 = n * (size_t)(q + 1) / (size_t)nranks;
+}
+
+static int run(mpi_opts *o, int inverse, lwt_context *ctx)
+{
+    lwt_plan_desc pd = lwt_plan_desc_default();
+    char err[600] = "";
+    size_t in_off = 0;
+    int ok = 1;
+    /* the input's header: every rank reads it (the same file, the same answer) */
+    size_t packed_in[LWT_MAX_NDIM] = {0};
+    int packed_nd = 0;
+    if (o->raw) {
+        pd.dtype = o->raw_dtype;
+    } else {
+        npy_header_info hi;
+        ok = npy_header_at(o->paths[0], &hi, &in_off, err, sizeof err) == 0;
+        if (ok && (hi.ndim < 1 || hi.ndim > LWT_MAX_NDIM)) {
+            snprintf(err, sizeof err, "%s: needs a 1-, 2- or 3-dimensional array", o->paths[0]);
+            ok = 0;
+        }
+        if (ok) {
+            pd.dtype = hi.dtype;
+            int *nd = inverse ? &packed_nd : &o->shape_nd;
+            size_t *shape = inverse ? packed_in : o->shape;
+            *nd = hi.ndim;
+            for (int k = 0; k < hi.ndim; k++)
+                shape[k] = hi.shape[k];
+        }
+    }
+    if (!all_ok(ok)) {
+        if (rank == 0)
+            fprintf(stderr, "lwt: %s\n", err);
+        return LWT_EXIT_RUNTIME;
+    }
+    lwt_wavelet *w = NULL;
+    if (lwt_wavelet_create(ctx, o->t.wavelet, &w) != LWT_OK)
+        return LWT_EXIT_USAGE;
+    pd.wavelet = w;
+    pd.ndim = o->shape_nd;
+    for (int k = 0; k < o->shape_nd; k++)
+        pd.shape[k] = o->shape[k];
+    pd.levels = o->t.levels;
+    pd.mode = o->t.mode;
+    pd.backend = LWT_BACKEND_CPU;
+    pd.algorithm = o->t.algorithm;
+    int rc = LWT_EXIT_RUNTIME;
+    lwt_plan *whole = NULL;
+    lwt_mpi_plan *mp = NULL;
+    char *lin = NULL, *lout = NULL;
+    MPI_File fh = MPI_FILE_NULL;
+    char tmp[4096] = "";
+    if (lwt_plan_create(ctx, &pd, &whole) != LWT_OK) /* the same answer on every rank */
+        goto done;
+    lwt_plan_info info;
+    lwt_plan_get_info(whole, &info);
+    if (rank == 0)
+        cli_warn_levels(o->t.levels, info.max_level);
+    if (inverse) {
+        int same = packed_nd == info.ndim;
+        for (int k = 0; same && k < info.ndim; k++)
+            same = packed_in[k] == info.packed_shape[k];
+        if (!same) {
+            if (rank == 0)
+                fprintf(stderr, "lwt: %s: the coefficient array does not have the packed shape that --shape with %d "
+                                "levels of %s needs\n", o->paths[0], info.levels, o->t.wavelet);
+            goto done;
+        }
+    }
+    size_t r0, r1;
+    slab_of(info.shape[0], rank, &r0, &r1);
+    const size_t row = info.input_count / info.shape[0]; /* elements of a row of axis 0 */
+    lwt_stream_desc sd = lwt_stream_desc_default();
+    sd.chunk_rows = o->chunk_rows;
+    sd.workers[0].threads = o->t.threads;
+    if (lwt_mpi_plan_create(ctx, &pd, &sd, MPI_COMM_WORLD, r0, r1, &mp) != LWT_OK)
+        goto done;
+    size_t nin, ncoef;
+    lwt_mpi_plan_local(mp, &nin, &ncoef);
+    const size_t es = pd.dtype == LWT_F64 ? 8 : 4;
+    const size_t n_read = inverse ? ncoef : nin, n_write = inverse ? nin : ncoef;
+    lin = malloc(n_read * es + 1);
+    lout = malloc(n_write * es + 1);
+    ok = lin && lout;
+    if (!ok)
+        fprintf(stderr, "lwt: rank %d: out of memory for %zu elements\n", rank, n_read + n_write);
+    /* read: forward, the slab's rows; inverse, the pieces */
+    if (all_ok(ok)) {
+        ok = MPI_File_open(MPI_COMM_WORLD, o->paths[0], MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) == MPI_SUCCESS;
+        MPI_Offset fsize = 0;
+        if (ok)
+            MPI_File_get_size(fh, &fsize);
+        const size_t need = in_off + (inverse ? info.coeff_count : info.input_count) * es;
+        if (ok && (size_t)fsize < need) {
+            if (rank == 0)
+                fprintf(stderr, "lwt: %s: %lld bytes, the array needs %zu\n", o->paths[0], (long long)fsize, need);
+            ok = 0;
+        } else if (ok) {
+            piece_io io = {whole, mp, es, in_off};
+            ok = inverse ? move_pieces(&io, fh, lin, 0) == 0 : read_at(fh, in_off + r0 * row * es, lin, nin * es) == 0;
+            if (!ok)
+                fprintf(stderr, "lwt: %s: rank %d cannot read its part\n", o->paths[0], rank);
+        } else if (rank == 0) {
+            fprintf(stderr, "lwt: %s: cannot open\n", o->paths[0]);
+        }
+        if (fh != MPI_FILE_NULL)
+            MPI_File_close(&fh);
+    }
+    if (!all_ok(ok))
+        goto done;
+    /* finite input only: the first element that is not, over all ranks */
+    unsigned long long first = ULLONG_MAX, all_first = ULLONG_MAX;
+    for (size_t i = 0; i < n_read && first == ULLONG_MAX; i++) {
+        const double v = es == 8 ? ((const double *)lin)[i] : ((const float *)lin)[i];
+        if (!isfinite(v))
+            first = inverse ? i : r0 * row + i;
+    }
+    MPI_Allreduce(&first, &all_first, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    if (all_first != ULLONG_MAX) {
+        if (first == all_first)
+            fprintf(stderr, "lwt: %s: %s %llu is not finite; lwt transforms finite data\n", o->paths[0],
+                    inverse ? "a coefficient, at" : "element", all_first);
+        goto done;
+    }
+    lwt_status st = inverse ? lwt_mpi_inverse(mp, lin, lout) : lwt_mpi_forward(mp, lin, lout);
+    if (st != LWT_OK)
+        goto done; /* the failing rank's message went through the log */
+    /* write into a temporary file; rename when every rank has written its part */
+    if (!temp_beside(o->paths[1], tmp, sizeof tmp))
+        goto done;
+    const size_t *oshape = inverse ? info.shape : info.packed_shape;
+    unsigned char hdr[NPY_HEADER_BUF];
+    const size_t hlen = lwt__npy_build_header(hdr, sizeof hdr, pd.dtype, info.ndim, oshape);
+    ok = hlen > 0 && MPI_File_open(MPI_COMM_WORLD, tmp, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh) == MPI_SUCCESS;
+    if (all_ok(ok)) {
+        const size_t total = hlen + (inverse ? info.input_count : info.coeff_count) * es;
+        ok = MPI_File_set_size(fh, (MPI_Offset)total) == MPI_SUCCESS; /* the gaps of the packed layout: zeros */
+        if (ok && rank == 0)
+            ok = write_at(fh, 0, hdr, hlen) == 0;
+        if (ok && o->fail_rank == rank) {
+            fprintf(stderr, "lwt: rank %d: failing on purpose (--fail-rank)\n", rank);
+            ok = 0;
+        }
+        if (ok) {
+            piece_io io = {whole, mp, es, hlen};
+            ok = inverse ? write_at(fh, hlen + r0 * row * es, lout, nin * es) == 0
+                         : move_pieces(&io, fh, lout, 1) == 0;
+            if (!ok)
+                fprintf(stderr, "lwt: %s: rank %d cannot write its part\n", o->paths[1], rank);
+        }
+        if (MPI_File_sync(fh) != MPI_SUCCESS)
+            ok = 0;
+    }
+    if (fh != MPI_FILE_NULL)
+        MPI_File_close(&fh);
+    ok = all_ok(ok);
+    if (rank == 0 && ok) {
+        if (rename(tmp, o->paths[1]) != 0) {
+            fprintf(stderr, "lwt: %s: cannot rename the finished output into place\n", o->paths[1]);
+            ok = 0;
+        } else {
+            tmp[0] = 0;
+            lwt__npy_fsync_parent_dir(o->paths[1]);
+        }
+    }
+    if (all_ok(ok))
+        rc = LWT_EXIT_OK;
+done:
+    if (rank == 0 && tmp[0])
+        remove(tmp); /* nothing is left of a failed run */
+    free(lin);
+    free(lout);
+    lwt_mpi_plan_destroy(mp);
+    lwt_plan_destroy(whole);
+    lwt_wavelet_destroy(w);
+    /* every rank leaves with the same status */
+    int worst = rc, all = rc;
+    MPI_Allreduce(&worst, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return all;
+}
+
+int cmd_transform_mpi(int argc, char **argv, int inverse)
+{
+    int inited = 0;
+    MPI_Initialized(&inited);
+    if (!inited && MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, "lwt: MPI_Init failed\n");
+        return LWT_EXIT_RUNTIME;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    mpi_opts o;
+    memset(&o, 0, sizeof o);
+    o.t.levels = LWT_LEVELS_MAX;
+    o.t.mode = LWT_MODE_SYMMETRIC;
+    o.fail_rank = -1;
+    int rc = LWT_EXIT_USAGE;
+    if (all_ok(parse(argc, argv, inverse ? "inverse" : "forward", &o) == 0)) {
+        lwt_context *ctx = cli_context();
+        if (all_ok(ctx != NULL)) {
+            lwt_context_set_threads(ctx, o.t.threads);
+            rc = run(&o, inverse, ctx);
+        } else {
+            rc = LWT_EXIT_RUNTIME;
+        }
+        lwt_context_destroy(ctx);
+    }
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,59 @@
+#!/bin/sh
+# lwt forward|inverse --mpi on 1-3 ranks writes the same bytes as lwt forward|inverse (1-D, 2-D,
+# 3-D .npy, float32 and float64, a raw input, odd sizes, small chunks so that halos cross ranks);
+# a rank that fails (--fail-rank) fails the job with a non-zero status and leaves no output;
+# a bad input is refused on every rank.
+# Usage: test_mpi_cli.sh LWT MPIEXEC [MPIEXEC FLAGS...]; skips (77) without python3 + numpy.
+set -u
+lwt=$1
+shift
+run="$*"
+python3 -c "import numpy" 2>/dev/null || { echo "SKIP: numpy not importable"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+python3 - <<'PY' || exit 1
+import numpy as np
+rng = np.random.default_rng(7)
+np.save("a1.npy", rng.standard_normal(4097))
+np.save("a2.npy", rng.standard_normal((203, 131)).astype(np.float32))
+np.save("a3.npy", rng.standard_normal((29, 17, 23)))
+rng.standard_normal((77, 61)).astype(np.float32).tofile("r2.f32")
+PY
+fail=0
+check() { # what, then the command that must succeed
+  what=$1; shift
+  if ! "$@" > out.txt 2>&1; then echo "FAIL: $what: exit status $?"; cat out.txt; fail=1; fi
+}
+same() {
+  if ! cmp -s "$1" "$2"; then echo "FAIL: $3: $2 differs from $1"; fail=1; fi
+}
+for case in "a1 4097 db3 symmetric 4" "a2 203,131 bior4.4 periodization 3" "a3 29,17,23 sym5 reflect 2"; do
+  set -- $case
+  f=$1 shape=$2 w=$3 m=$4 l=$5
+  check "$f forward" "$lwt" forward -w $w -m $m -l $l $f.npy $f.ref.npy
+  check "$f inverse" "$lwt" inverse -w $w -m $m -l $l --shape $shape $f.ref.npy $f.back.npy
+  for np in 1 2 3; do
+    check "$f forward on $np ranks" $run -np $np "$lwt" forward --mpi --chunk-rows 6 -w $w -m $m -l $l $f.npy $f.m$np.npy
+    same $f.ref.npy $f.m$np.npy "$f forward on $np ranks"
+    check "$f inverse on $np ranks" $run -np $np "$lwt" inverse --mpi --chunk-rows 5 -w $w -m $m -l $l --shape $shape \
+      $f.ref.npy $f.i$np.npy
+    same $f.back.npy $f.i$np.npy "$f inverse on $np ranks"
+  done
+done
+check "raw forward" "$lwt" forward --stream --raw f32 --shape 77,61 -w haar -m zero -l 3 r2.f32 r2.ref.npy
+check "raw forward on 3 ranks" $run -np 3 "$lwt" forward --mpi --raw f32 --shape 77,61 -w haar -m zero -l 3 r2.f32 r2.m.npy
+same r2.ref.npy r2.m.npy "raw forward on 3 ranks"
+# a failing rank: non-zero status, nothing at the output path, no temporary left
+if $run -np 3 "$lwt" forward --mpi --fail-rank 1 -w db2 a2.npy failed.npy > out.txt 2>&1; then
+  echo "FAIL: --fail-rank 1: exit status 0"; fail=1
+fi
+if ls | grep -q '^failed\.npy'; then echo "FAIL: --fail-rank 1 left: $(ls | grep '^failed\.npy')"; fail=1; fi
+grep -q "failing on purpose" out.txt || { echo "FAIL: --fail-rank 1: no message"; cat out.txt; fail=1; }
+# a bad input: refused on every rank with a message and status 1
+printf 'not a npy file at all' > bad.npy
+if $run -np 2 "$lwt" forward --mpi -w db2 bad.npy out.npy > out.txt 2>&1; then echo "FAIL: a bad .npy was accepted"; fail=1; fi
+grep -q "bad.npy" out.txt || { echo "FAIL: a bad .npy: no message naming it"; cat out.txt; fail=1; }
+[ ! -e out.npy ] || { echo "FAIL: a bad .npy left an output"; fail=1; }
+[ $fail -eq 0 ] && echo "test_mpi_cli: all checks passed"
+exit $fail
