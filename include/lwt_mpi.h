@@ -19,7 +19,8 @@
  * gives each rank its slab of the signal.
  *
  * All calls but lwt_mpi_band_rows and lwt_mpi_plan_local are collective over the plan's
- * communicator. A failure on any rank fails the call on every rank with the same status.
+ * communicator, and the calls on one plan run one at a time (they share the arrays the plan
+ * reserved). A failure on any rank fails the call on every rank with the same status.
  * This version: CPU ranks, batch 1.
  */
 #ifndef LWT_MPI_H

@@ -63,6 +63,11 @@ struct lwt_mpi_plan {
     piece *pieces;
     int npieces;
     size_t local_coeffs;
+    /* the whole arrays, reserved once (reserve below): the signal, the packed coefficients and
+       two areas the approximations between groups alternate in, as in lwt_stream; a rank's
+       pages stay made between calls, so a call takes no page faults but the first's */
+    char *sig, *coef, *appr[2];
+    size_t sig_bytes, coef_bytes, appr_bytes;
 };
 
 /* three distinct addresses for the arrays of a group while the recipes are planned (never
@@ -71,6 +76,9 @@ static const char FAKE[3];
 #define FAKE_SRC (FAKE + 0)
 #define FAKE_COEF (FAKE + 1)
 #define FAKE_DST (FAKE + 2)
+
+static char *reserve(size_t bytes);
+static void release(char *p, size_t bytes);
 
 /* ---- collective status ---- */
 
@@ -409,7 +417,22 @@ static lwt_status make_plan(lwt_mpi_plan *mp, const lwt_plan_desc *desc, const l
     if (!st)
         st = plan_pieces(mp, &coef_hold[mp->rank]);
     spans_free_all(coef_hold, mp->size);
-    return st;
+    if (st)
+        return st;
+    const lwt_plan *p = mp->plan;
+    mp->sig_bytes = p->input_count * mp->es;
+    mp->coef_bytes = p->coeff_count * mp->es;
+    for (int j = 1; j < p->levels; j++)
+        if (approx_elems(p, j) * mp->es > mp->appr_bytes)
+            mp->appr_bytes = approx_elems(p, j) * mp->es;
+    mp->sig = reserve(mp->sig_bytes);
+    mp->coef = reserve(mp->coef_bytes);
+    mp->appr[0] = reserve(mp->appr_bytes);
+    mp->appr[1] = reserve(mp->appr_bytes);
+    if (!mp->sig || !mp->coef || !mp->appr[0] || !mp->appr[1])
+        return lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: cannot reserve %zu bytes of address space",
+                        mp->sig_bytes + mp->coef_bytes + 2 * mp->appr_bytes);
+    return LWT_OK;
 }
 
 lwt_status lwt_mpi_plan_create(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
@@ -451,6 +474,10 @@ void lwt_mpi_plan_destroy(lwt_mpi_plan *mp)
     free(mp->inv);
     free(mp->pieces);
     free(mp->slab);
+    release(mp->sig, mp->sig_bytes);
+    release(mp->coef, mp->coef_bytes);
+    release(mp->appr[0], mp->appr_bytes);
+    release(mp->appr[1], mp->appr_bytes);
     lwt_streamer_destroy(mp->streamer);
     lwt_plan_destroy(mp->plan);
     free(mp);
@@ -488,7 +515,8 @@ lwt_status lwt_mpi_band_rows(const lwt_mpi_plan *mp, int level, unsigned band_ma
 
 /* ---- execution ---- */
 
-/* an array of the whole size, reserved, pages made (zeroed) when first touched */
+/* an array of the whole size, reserved, pages made (zeroed) when first touched; NULL when the
+   address space is short */
 static char *reserve(size_t bytes)
 {
     void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -611,49 +639,29 @@ lwt_status lwt_mpi_forward(const lwt_mpi_plan *mp, const void *local_input, void
 {
     if (!mp)
         return LWT_ERR_INVALID_ARGUMENT;
-    const lwt_plan *p = mp->plan;
-    const size_t nin = bytes_of(mp, p->input_count), ncoef = bytes_of(mp, p->coeff_count);
     const size_t mine = bytes_of(mp, (mp->slab[mp->rank + 1] - mp->slab[mp->rank]) * mp->row_elems);
     lwt_status st = (mine && !local_input) || (mp->local_coeffs && !local_coeffs)
                         ? lwt_fail(mp->ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_mpi_forward: NULL array")
                         : LWT_OK;
-    char *in = st ? NULL : reserve(nin), *coef = st ? NULL : reserve(ncoef);
-    if (!st && (!in || !coef))
-        st = lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi_forward: cannot reserve %zu bytes", nin + ncoef);
     st = agree(mp, mp->comm, st);
-    if (!st && mine)
-        memcpy(in + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems), local_input, mine);
     if (!st && mp->nfwd == 0) /* no level: the coefficients are the signal, the pieces the slab */
         memcpy(local_coeffs, local_input, mine);
-    char *src = in;
-    size_t src_bytes = nin;
+    if (!st && mine)
+        memcpy(mp->sig + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems), local_input, mine);
+    char *src = mp->sig;
     for (int g = 0; g < mp->nfwd && !st; g++) {
         const group *gr = &mp->fwd[g];
         level_job job = gr->job;
-        const size_t dst_bytes = job.dst ? bytes_of(mp, approx_elems(p, job.j1)) : 0;
-        char *dst = job.dst ? reserve(dst_bytes) : NULL;
-        st = agree(mp, mp->comm,
-                   job.dst && !dst ? lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi_forward: cannot reserve %zu bytes",
-                                              dst_bytes)
-                                   : LWT_OK);
-        if (!st)
-            st = exchange(mp, &gr->src, src, g);
+        st = exchange(mp, &gr->src, src, g);
         job.src = src;
-        job.coeffs_out = coef;
-        job.dst = dst;
+        job.coeffs_out = mp->coef;
+        job.dst = job.dst ? mp->appr[g & 1] : NULL;
         if (!st)
             st = run_share(mp, gr, &job);
-        if (src != in)
-            release(src, src_bytes);
-        src = dst;
-        src_bytes = dst_bytes;
+        src = job.dst;
     }
-    if (src != in)
-        release(src, src_bytes);
     if (!st && mp->nfwd)
-        move_pieces(mp, coef, local_coeffs, 0);
-    release(in, nin);
-    release(coef, ncoef);
+        move_pieces(mp, mp->coef, local_coeffs, 0);
     return st;
 }
 
@@ -661,52 +669,34 @@ lwt_status lwt_mpi_inverse(const lwt_mpi_plan *mp, const void *local_coeffs, voi
 {
     if (!mp)
         return LWT_ERR_INVALID_ARGUMENT;
-    const lwt_plan *p = mp->plan;
-    const size_t nout = bytes_of(mp, p->input_count), ncoef = bytes_of(mp, p->coeff_count);
-    size_t mine = bytes_of(mp, (mp->slab[mp->rank + 1] - mp->slab[mp->rank]) * mp->row_elems);
+    const size_t mine = bytes_of(mp, (mp->slab[mp->rank + 1] - mp->slab[mp->rank]) * mp->row_elems);
     lwt_status st = (mine && !local_output) || (mp->local_coeffs && !local_coeffs)
                         ? lwt_fail(mp->ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_mpi_inverse: NULL array")
                         : LWT_OK;
-    char *out = st ? NULL : reserve(nout), *coef = st ? NULL : reserve(ncoef);
-    if (!st && (!out || !coef))
-        st = lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi_inverse: cannot reserve %zu bytes", nout + ncoef);
     st = agree(mp, mp->comm, st);
-    if (!st && mp->ninv)
-        move_pieces(mp, coef, (char *)local_coeffs, 1);
     if (!st && mp->ninv == 0) { /* no level */
         memcpy(local_output, local_coeffs, mine);
-        mine = 0;
+        return LWT_OK;
     }
+    if (!st)
+        move_pieces(mp, mp->coef, (char *)local_coeffs, 1);
     char *src = NULL;
-    size_t src_bytes = 0;
-    const int steps = 2 * mp->ninv;
     for (int g = 0; g < mp->ninv && !st; g++) {
         const group *gr = &mp->inv[g];
         level_job job = gr->job;
-        const size_t dst_bytes = job.j0 == 1 ? 0 : bytes_of(mp, approx_elems(p, job.j0 - 1));
-        char *dst = job.j0 == 1 ? out : reserve(dst_bytes);
-        st = agree(mp, mp->comm,
-                   !dst ? lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi_inverse: cannot reserve %zu bytes", dst_bytes)
-                        : LWT_OK);
-        if (!st)
-            st = exchange(mp, &gr->coef, coef, 2 * g);
+        st = exchange(mp, &gr->coef, mp->coef, 2 * g);
         if (!st && src)
             st = exchange(mp, &gr->src, src, 2 * g + 1);
-        job.coeffs_in = coef;
+        job.coeffs_in = mp->coef;
         job.src = job.src ? src : NULL;
-        job.dst = dst;
+        job.dst = job.j0 == 1 ? mp->sig : mp->appr[g & 1];
         if (!st)
             st = run_share(mp, gr, &job);
-        release(src, src_bytes);
-        src = dst == out ? NULL : dst;
-        src_bytes = dst_bytes;
+        src = job.dst;
     }
-    release(src, src_bytes);
-    if (!st && mp->ninv)
-        st = exchange(mp, &mp->out, out, steps);
+    if (!st)
+        st = exchange(mp, &mp->out, mp->sig, 2 * mp->ninv);
     if (!st && mine)
-        memcpy(local_output, out + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems), mine);
-    release(out, nout);
-    release(coef, ncoef);
+        memcpy(local_output, mp->sig + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems), mine);
     return st;
 }
