@@ -407,6 +407,10 @@ static lwt_status make_plan(lwt_mpi_plan *mp, const lwt_plan_desc *desc, const l
         mp->row_elems *= d.shape[k];
     LWT_FORWARD(read_slabs(mp, row0, row1));
     lwt_stream_desc sd = stream ? *stream : lwt_stream_desc_default();
+    if (!sd.chunk_rows) { /* the engine's chunks of about 64 MiB, but at least one a rank */
+        const size_t by_size = ((size_t)64 << 20) / (mp->row_elems * mp->es), by_ranks = d.shape[0] / (size_t)mp->size + 1;
+        sd.chunk_rows = by_ranks < by_size ? by_ranks : by_size > 2 ? by_size : 2;
+    }
     LWT_FORWARD(lwt_streamer_create(mp->plan, &sd, &mp->streamer));
     spans *coef_hold = calloc((size_t)mp->size, sizeof(spans));
     if (!coef_hold)
