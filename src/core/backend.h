@@ -143,6 +143,9 @@ int lwt_cuda_device_count(void);
 
 /* a CPU pass on the instruction set p->simd names (cpu_simd.c) */
 lwt_status lwt_cpu_run_pass(const lwt_pass *p);
+/* whether the CPU runs p's 2-D levels (and 3-D planes) as one fused sweep (cpu_level.h) rather
+   than two passes: where the plan lets the backend choose (cpu_ops.c) */
+int lwt_cpu_fuses(const lwt_plan *p);
 /* the instruction set a plan asking for `want` gets: LWT_OK, or LWT_ERR_UNSUPPORTED when this
    CPU or build lacks it (cpu_simd.c) */
 lwt_status lwt_cpu_simd_resolve(lwt_cpu_simd want, lwt_cpu_simd *got);

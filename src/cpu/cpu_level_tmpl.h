@@ -43,8 +43,9 @@ static void FN(level_store)(const FN(col) *c, int b, long k, WREAL scale, const 
     FN(line_io) io = {0};
     io.win = v;
     io.wscale = scale;
-    io.out = x->out[b] + (size_t)k * x->lv->out_stride[b];
-    io.out2 = x->out[b | 2] + (size_t)k * x->lv->out_stride[b | 2];
+    const size_t row = (size_t)(k - x->lv->prog[0].out_lo); /* a chunk's level starts at its first output */
+    io.out = x->out[b] + row * x->lv->out_stride[b];
+    io.out2 = x->out[b | 2] + row * x->lv->out_stride[b | 2];
     FN(line_forward)(&io, x->lv, x->p1, x->line_work);
 }
 

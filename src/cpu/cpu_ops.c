@@ -48,7 +48,7 @@ static lwt_status cpu_zero_blocks(void *bctx, size_t es, void *dst, const size_t
    the same bits. A plan asking for the row-column passes (RC, RC_STEPS, or the tuning's
    cpu_passes) gets them, and one asking for LWT_ALGO_LIFTING_LBB the sliding window
    (cpu_slide.c). */
-static int cpu_fuses(const lwt_plan *p)
+int lwt_cpu_fuses(const lwt_plan *p)
 {
     if (p->tune.cpu_passes)
         return 0;
@@ -65,7 +65,7 @@ static lwt_status cpu_fused2d(void *bctx, int level, int inverse, const void *co
                               const size_t out_bstride[4])
 {
     const lwt_plan *p = bctx;
-    if (!cpu_fuses(p)) /* the sliding window: one plane a call (cpu_level_kernel) */
+    if (!lwt_cpu_fuses(p)) /* the sliding window: one plane a call (cpu_level_kernel) */
         return lwt_cpu_slide2d(p, level, inverse, in, in_stride, out, out_stride);
     /* the plane's two axes: the last two of the plan's */
     const size_t *n = p->sizes[level - 1], *nc = p->sizes[level];
@@ -103,7 +103,7 @@ static const char *cpu_level_kernel(const void *q, const lwt_plan *p, int level,
     (void)q;
     (void)level;
     (void)inverse;
-    if (cpu_fuses(p))
+    if (lwt_cpu_fuses(p))
         return p->direct ? "fused level, filter bank" : "fused level, lifting";
     return !planes && lwt_cpu_slide_has(p, level, inverse) ? "sliding-window level" : NULL;
 }

@@ -1,10 +1,12 @@
-/* CPU stream worker: recipes executed with memcpy and the CPU passes. */
+/* CPU stream worker: recipes executed with memcpy, the CPU passes and the fused 2-D level. */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/backend.h"
 #include "core/context.h"
 #include "core/plan.h"
+#include "cpu/cpu_level.h"
 #include "stream/split_job.h"
 #include "stream/worker.h"
 
@@ -31,11 +33,52 @@ static lwt_status run_plan(cpu_worker *cw, const level_job *job, const rplan *t,
     return t->inverse ? lwt_inverse(p, in, out, ws) : lwt_forward(p, in, out, ws);
 }
 
+/* A chunk's 2-D forward level in one sweep (cpu_level.h): the axis-0 pass a and the axis-1 pass
+   b after it, one read of the window and one write of b's output, the bits of the two passes
+   (test_stream). b writes each of a's 2 kc output rows as [cA | cD], so the four bands sit at
+   the corners of its output. */
+static lwt_status run_fused(cpu_worker *cw, const rpass *a, const rpass *b, size_t es)
+{
+    const lwt_plan *p = cw->plan;
+    const size_t kc = (size_t)(a->prog.out_hi - a->prog.out_lo), row = (size_t)lwt_prog_out_extent(&b->prog);
+    const size_t half = (size_t)(b->prog.out_hi - b->prog.out_lo);
+    char *o = resolve(cw, b->out, es);
+    const void *in[4] = {resolve(cw, a->in, es), NULL, NULL, NULL};
+    void *out[4] = {o, o + kc * row * es, o + half * es, o + (kc * row + half) * es};
+    const size_t in_stride[4] = {a->inner, 0, 0, 0}, out_stride[4] = {row, row, row, row}, none[4] = {0, 0, 0, 0};
+    lwt_cpu_level lv;
+    memset(&lv, 0, sizeof lv);
+    lv.prog[0] = a->prog;
+    lv.prog[1] = b->prog;
+    lv.scheme = &p->wavelet.scheme;
+    lv.fb = &p->fb;
+    lv.dtype = p->desc.dtype;
+    lv.threads = cw->threads;
+    lv.simd = p->simd;
+    lv.in = in;
+    lv.in_stride = in_stride;
+    lv.in_bstride = none;
+    lv.out = out;
+    lv.out_stride = out_stride;
+    lv.out_bstride = none;
+    lv.nbatch = 1;
+    lwt_status st = lwt_cpu_run_level(&lv);
+    return st ? lwt_fail(p->ctx, st, "stream CPU worker: cannot allocate a fused level's rows") : LWT_OK;
+}
+
 static lwt_status run_list(cpu_worker *cw, const level_job *job, const rlist *l, size_t es)
 {
     const lwt_plan *p = cw->plan;
     for (int i = 0; i < l->n; i++) {
         const rop *o = &l->v[i];
+        if (o->kind == ROP_PASS && o->p.fuse_next && i + 1 < l->n && l->v[i + 1].kind == ROP_PASS &&
+            lwt_cpu_fuses(p)) {
+            lwt_status st = run_fused(cw, &o->p, &l->v[i + 1].p, es);
+            if (st)
+                return st;
+            i++;
+            continue;
+        }
         if (o->kind == ROP_COPY) {
             recipe_copy_host(&o->c, resolve(cw, o->c.src, rcopy_src_es(&o->c, es)),
                              resolve(cw, o->c.dst, rcopy_dst_es(&o->c, es)), es, cw->threads);
