@@ -60,6 +60,29 @@ int lwt_cpu_fuses(const lwt_plan *p)
     }
 }
 
+lwt_status lwt_cpu_fused_level(const lwt_plan *p, const lwt_line_prog prog[2], int threads, const void *const in[4],
+                               const size_t in_stride[4], void *const out[4], const size_t out_stride[4], size_t nbatch,
+                               const size_t in_bstride[4], const size_t out_bstride[4])
+{
+    lwt_cpu_level lv;
+    memset(&lv, 0, sizeof lv);
+    lv.prog[0] = prog[0];
+    lv.prog[1] = prog[1];
+    lv.scheme = &p->wavelet.scheme;
+    lv.fb = &p->fb;
+    lv.dtype = p->desc.dtype;
+    lv.threads = threads;
+    lv.simd = p->simd;
+    lv.in = in;
+    lv.in_stride = in_stride;
+    lv.in_bstride = in_bstride;
+    lv.out = out;
+    lv.out_stride = out_stride;
+    lv.out_bstride = out_bstride;
+    lv.nbatch = nbatch;
+    return lwt_cpu_run_level(&lv);
+}
+
 static lwt_status cpu_fused2d(void *bctx, int level, int inverse, const void *const in[4], const size_t in_stride[4],
                               void *const out[4], const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
                               const size_t out_bstride[4])
@@ -71,28 +94,16 @@ static lwt_status cpu_fused2d(void *bctx, int level, int inverse, const void *co
     const size_t *n = p->sizes[level - 1], *nc = p->sizes[level];
     const int a0 = p->ndim - 2, a1 = p->ndim - 1;
     const lwt_scheme *s = &p->wavelet.scheme;
-    lwt_cpu_level lv;
-    memset(&lv, 0, sizeof lv);
+    lwt_line_prog prog[2];
     if (inverse) {
-        lwt_line_prog_inverse(&lv.prog[0], s, p->direct, p->fb.length, p->desc.mode, (long)nc[a0], (long)n[a0]);
-        lwt_line_prog_inverse(&lv.prog[1], s, p->direct, p->fb.length, p->desc.mode, (long)nc[a1], (long)n[a1]);
+        lwt_line_prog_inverse(&prog[0], s, p->direct, p->fb.length, p->desc.mode, (long)nc[a0], (long)n[a0]);
+        lwt_line_prog_inverse(&prog[1], s, p->direct, p->fb.length, p->desc.mode, (long)nc[a1], (long)n[a1]);
     } else {
-        lwt_line_prog_forward(&lv.prog[0], s, p->direct, p->fb.length, p->desc.mode, (long)n[a0]);
-        lwt_line_prog_forward(&lv.prog[1], s, p->direct, p->fb.length, p->desc.mode, (long)n[a1]);
+        lwt_line_prog_forward(&prog[0], s, p->direct, p->fb.length, p->desc.mode, (long)n[a0]);
+        lwt_line_prog_forward(&prog[1], s, p->direct, p->fb.length, p->desc.mode, (long)n[a1]);
     }
-    lv.scheme = s;
-    lv.fb = &p->fb;
-    lv.dtype = p->desc.dtype;
-    lv.threads = p->ctx ? p->ctx->threads : 0;
-    lv.simd = p->simd;
-    lv.in = in;
-    lv.in_stride = in_stride;
-    lv.in_bstride = in_bstride;
-    lv.out = out;
-    lv.out_stride = out_stride;
-    lv.out_bstride = out_bstride;
-    lv.nbatch = nbatch;
-    lwt_status st = lwt_cpu_run_level(&lv);
+    lwt_status st = lwt_cpu_fused_level(p, prog, p->ctx ? p->ctx->threads : 0, in, in_stride, out, out_stride, nbatch,
+                                        in_bstride, out_bstride);
     if (st)
         return lwt_fail(p->ctx, st, "cannot allocate the fused level's rows (level %d)", level);
     return LWT_OK;

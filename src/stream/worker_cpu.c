@@ -1,12 +1,10 @@
 /* CPU stream worker: recipes executed with memcpy, the CPU passes and the fused 2-D level. */
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "core/backend.h"
 #include "core/context.h"
 #include "core/plan.h"
-#include "cpu/cpu_level.h"
 #include "stream/split_job.h"
 #include "stream/worker.h"
 
@@ -46,23 +44,8 @@ static lwt_status run_fused(cpu_worker *cw, const rpass *a, const rpass *b, size
     const void *in[4] = {resolve(cw, a->in, es), NULL, NULL, NULL};
     void *out[4] = {o, o + kc * row * es, o + half * es, o + (kc * row + half) * es};
     const size_t in_stride[4] = {a->inner, 0, 0, 0}, out_stride[4] = {row, row, row, row}, none[4] = {0, 0, 0, 0};
-    lwt_cpu_level lv;
-    memset(&lv, 0, sizeof lv);
-    lv.prog[0] = a->prog;
-    lv.prog[1] = b->prog;
-    lv.scheme = &p->wavelet.scheme;
-    lv.fb = &p->fb;
-    lv.dtype = p->desc.dtype;
-    lv.threads = cw->threads;
-    lv.simd = p->simd;
-    lv.in = in;
-    lv.in_stride = in_stride;
-    lv.in_bstride = none;
-    lv.out = out;
-    lv.out_stride = out_stride;
-    lv.out_bstride = none;
-    lv.nbatch = 1;
-    lwt_status st = lwt_cpu_run_level(&lv);
+    const lwt_line_prog prog[2] = {a->prog, b->prog};
+    lwt_status st = lwt_cpu_fused_level(p, prog, cw->threads, in, in_stride, out, out_stride, 1, none, none);
     return st ? lwt_fail(p->ctx, st, "stream CPU worker: cannot allocate a fused level's rows") : LWT_OK;
 }
 
