@@ -3,8 +3,8 @@ choice (LWT_ALGO_AUTO: lifting or the filter bank per wavelet, mode and dtype fr
 table src/core/path_table.c; docs/ACCURACY.md, "Lifting or the filter bank"):
   - PyWavelets' test_matlab_compatibility case that lifting missed: sym20, smooth, 40 samples
     (lifting: RMS 1.6e-10 against PyWavelets' 1e-10, 8.4e-12 relative), to 1e-12 relative;
-  - smooth and antireflect beyond the maximum level with long filters, 1-D to 3-D, among them
-    db30 smooth (3, 7, 7) level 3 (lifting: up to 1.1e-10), to the float64 bound
+  - db30 smooth (3, 7, 7) level 3 on a fixed input (lifting: 1.12e-10), to PyWavelets' 1e-10;
+  - smooth and antireflect beyond the maximum level with long filters, 1-D to 3-D, to
     max(cell bound, 10 x PyWavelets' own change under one-ulp changes of the input), the cell
     bound that of the table's rule: these cases are ill-conditioned for every implementation
     (docs/ACCURACY.md, "Lifting or the filter bank");
@@ -74,7 +74,7 @@ def matlab_case():
 
 
 # (wavelet, shape, level, mode): beyond the maximum level, long filters, 1-D to 3-D
-CASES = [("db30", (3, 7, 7), 3, "smooth"), ("sym20", (40,), 3, "smooth"), ("sym20", (7, 7), 3, "smooth"),
+CASES = [("db30", (3, 7), 2, "smooth"), ("sym20", (40,), 3, "smooth"), ("sym20", (7, 7), 3, "smooth"),
          ("db30", (3,), 4, "smooth"), ("coif17", (9,), 3, "smooth"), ("sym16", (3, 7), 3, "smooth"),
          ("db30", (5, 9), 2, "antireflect"), ("coif12", (3, 5, 4), 2, "smooth"), ("sym12", (3, 5, 4), 3, "smooth"),
          ("db20", (2, 3), 3, "smooth"), ("bior6.8", (3, 7, 7), 3, "smooth"), ("db10", (6, 5, 7), 3, "antireflect")]
@@ -97,6 +97,21 @@ def ill_conditioned():
             except RuntimeError:  # no scheme within the bound at all
                 pass
     print("  worst error/bound: auto %.2f, forced lifting %.2f" % (worst["auto"], worst["lifting"]))
+
+
+def issue_case():
+    """db30 smooth (3, 7, 7) level 3 on a fixed input (not LWT_SEED: the result must not be a
+    draw) on which lifting misses PyWavelets' 1e-10, as in issue 24's report (1.1e-10). 1e-12 is
+    out of reach for any implementation that does not repeat PyWavelets' operations: one-ulp
+    changes of this input move PyWavelets' own result by the spread printed (docs/ACCURACY.md,
+    "Conditioning"), so the bound is PyWavelets' test tolerance."""
+    x = np.random.default_rng([24, 43]).standard_normal((3, 7, 7))
+    ref = flat(pywt.wavedecn(x, "db30", mode="smooth", level=3))
+    got = err(flat(lwt.wavedecn(x, "db30", mode="smooth", level=3)), ref, x)
+    lif = err(flat(gen_paths.forced(LIFTING, lambda: lwt.wavedecn(x, "db30", mode="smooth", level=3))), ref, x)
+    print("  db30 smooth (3, 7, 7) level 3: auto %.2e, forced lifting %.2e, PyWavelets' own one-ulp spread %.2e"
+          % (got, lif, pywt_spread(x, "db30", "smooth", 3)))
+    chk.error_within(got, 1e-10, "db30 smooth (3, 7, 7) level 3, fixed input", "db30 smooth 3-D (issue 24)")
 
 
 NAN_WAVELETS = ["haar", "db2", "sym5", "db8", "coif3", "bior3.5", "rbio2.2", "bior4.4", "dmey", "db30", "sym20"]
@@ -153,6 +168,7 @@ def same_pattern(got, ref, inp, case):
 
 
 chk.run("sym20 smooth N=40 (test_matlab_compatibility)", matlab_case)
+chk.run("db30 smooth (3, 7, 7) level 3 (issue 24)", issue_case)
 chk.run("smooth/antireflect beyond the maximum level", ill_conditioned)
 chk.run("NaN and infinity", nonfinite)
 chk.finish()

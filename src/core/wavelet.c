@@ -4,6 +4,8 @@
  * into lifting steps and measures the scheme; lifting is used for a dtype only
  * when its measured error stays well inside the test bounds, otherwise the
  * exact direct filter bank is used ("fallback"), so no wavelet loses accuracy.
+ * A wavelet that lifts may still take the filter bank in some modes: the
+ * measured table core/path_table.h (lwt_wavelet_auto_path; docs/ACCURACY.md).
  */
 #include <math.h>
 #include <stdlib.h>

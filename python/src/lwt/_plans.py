@@ -72,7 +72,8 @@ class Plan:
 # for non-finite data (nonfinite_twin below).
 _ALGORITHMS = {"auto": 0, "lifting": 1, "convolution": 2, "rc": 3, "lbb": 4}
 _ALGO_AUTO, _ALGO_CONVOLUTION = _ALGORITHMS["auto"], _ALGORITHMS["convolution"]
-# tools/gen_paths.py forces lifting through this (None: no override)
+# tools/gen_paths.py and python/tests/test_pkg_exact.py force an algorithm through this (None:
+# none forced)
 _algorithm_override = None
 
 
