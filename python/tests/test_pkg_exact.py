@@ -167,6 +167,20 @@ def same_pattern(got, ref, inp, case):
               "%s: NaN where PyWavelets has none (or the reverse), NaN input only" % case)
 
 
+def plan_paths():
+    """Every plan the package makes takes liblwt's path (no rule of its own), which
+    lwt.Wavelet.mode_paths_f64/_f32 report; float64 smooth lifts where the table says so."""
+    for name in pywt.wavelist(kind="discrete"):
+        wv = lwt.Wavelet(name)
+        for dt, paths in ((np.float64, wv.mode_paths_f64), (np.float32, wv.mode_paths_f32)):
+            for mode in pywt.Modes.modes:
+                got = _plans.get_plan(wv, (9,), 1, mode, np.dtype(dt), 1).path
+                chk.check(got == paths[mode], "%s %s %s: plan path %s, mode_paths %s"
+                          % (name, mode, np.dtype(dt).name, got, paths[mode]))
+    chk.check(lwt.Wavelet("db4").mode_paths_f64["smooth"] == "lifting", "db4 smooth float64 does not lift")
+
+
+chk.run("plan paths", plan_paths)
 chk.run("sym20 smooth N=40 (test_matlab_compatibility)", matlab_case)
 chk.run("db30 smooth (3, 7, 7) level 3 (issue 24)", issue_case)
 chk.run("smooth/antireflect beyond the maximum level", ill_conditioned)
