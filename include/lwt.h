@@ -132,8 +132,10 @@ typedef struct lwt_wavelet_info {
     int filter_length;         /* PyWavelets dec_len */
     int orthogonal;            /* 1 for orthogonal filter banks */
     int lifting_steps;         /* number of predict/update steps (0 if none) */
-    lwt_path path_f64;         /* path used for float64 plans */
-    lwt_path path_f32;         /* path used for float32 plans */
+    lwt_path path_f64;         /* float64: lifting when the scheme meets its bound (then
+                                  AUTO plans take it in every mode but those of
+                                  lwt_wavelet_path), else the filter bank in every mode */
+    lwt_path path_f32;         /* same for float32 */
     double lifting_error_f64;  /* measured max relative error of the lifting
                                   scheme vs the filter bank in float64 */
     double lifting_error_f32;  /* same for float32 arrays as the CPU runs them
@@ -186,6 +188,12 @@ LWT_API lwt_status lwt_wavelet_from_puk(lwt_context *ctx, const lwt_puk_scheme *
 
 typedef enum lwt_dtype { LWT_F32 = 0, LWT_F64 = 1 } lwt_dtype;
 
+/** The path LWT_ALGO_AUTO plans of w take in (mode, dtype): lifting where the scheme's
+ *  measured error meets the wavelet's bound in that mode, else the filter bank (the table
+ *  and the rule: docs/ACCURACY.md). User P/U/K wavelets: always lifting (the scheme is
+ *  their definition). The same on every backend. */
+LWT_API lwt_status lwt_wavelet_path(const lwt_wavelet *w, lwt_mode mode, lwt_dtype dtype, lwt_path *out);
+
 typedef enum lwt_backend {
     LWT_BACKEND_AUTO = 0, /* CUDA when a device is present, else CPU */
     LWT_BACKEND_CPU = 1,
@@ -193,7 +201,9 @@ typedef enum lwt_backend {
 } lwt_backend;
 
 typedef enum lwt_algorithm {
-    LWT_ALGO_AUTO = 0,        /* lifting where it meets the bound, else convolution */
+    LWT_ALGO_AUTO = 0,        /* per wavelet, mode and dtype from a measured table: lifting
+                                 where it meets the wavelet's bound, else convolution
+                                 (lwt_wavelet_path; docs/ACCURACY.md) */
     LWT_ALGO_LIFTING = 1,     /* lifting; fails with LWT_ERR_ACCURACY if it cannot meet the bound */
     LWT_ALGO_CONVOLUTION = 2, /* direct filter bank (Mallat) */
     /* Lifting with a chosen kernel arrangement (seed 000's comparison; lwt_plan_explain

@@ -137,6 +137,22 @@ static void explain_inverse(const lwt_plan *p, const lwt_level_step *st, text *t
     }
 }
 
+/* lifting or the filter bank, and why (core/path_table.h), at the end of the header line */
+static void explain_path(const lwt_plan *p, text *t)
+{
+    const char *dt = p->desc.dtype == LWT_F32 ? "float32" : "float64", *w = p->wavelet.name;
+    put(t, "; path: %s", p->direct ? "filter bank" : "lifting");
+    if (p->path_forced)
+        put(t, " (the plan's algorithm asks for it)");
+    else if (p->path_why == LWT_PATH_WHY_NO_SCHEME)
+        put(t, " (auto: %s has no lifting scheme within its %s bound)", w, dt);
+    else if (p->path_why == LWT_PATH_WHY_MODE)
+        put(t, " (auto: %s's lifting misses its %s bound in %s mode, measured table of docs/ACCURACY.md)", w, dt,
+            lwt_mode_name(p->desc.mode));
+    else
+        put(t, " (auto: %s's lifting meets its %s bound in %s mode)", w, dt, lwt_mode_name(p->desc.mode));
+}
+
 lwt_status lwt_plan_explain(const lwt_plan *p, char *buf, size_t len, size_t *needed)
 {
     if (!p || (!buf && len))
@@ -152,6 +168,7 @@ lwt_status lwt_plan_explain(const lwt_plan *p, char *buf, size_t len, size_t *ne
     const int rows = p->steps.n[0] && p->steps.v[0][0].op == LWT_LEVEL_ROWS;
     if (p->desc.batch > 1)
         put(&t, ", batch of %zu%s", p->desc.batch, rows ? "" : " (the steps run for each array in turn)");
+    explain_path(p, &t);
     put(&t, "\n");
     if (p->levels == 0)
         put(&t, "no levels: forward and inverse copy the array\n");

@@ -107,6 +107,16 @@ LWT_HD void lwt_extend(int mode, long N, long n, lwt_ext_terms *t)
             t->idx[1] = N - 1; t->w[1] = 2.0 + tq;
         }
         t->idx[2] = 0; t->w[2] = -tq;
+        /* no term of weight 0 (the first period on either side): PyWavelets' extension
+           reads only the samples of nonzero weight, so a NaN or infinity elsewhere in x
+           must not reach it through 0 * x (tests: python/tests/test_pkg_exact.py) */
+        int m = 0;
+        for (int k = 0; k < 3; k++)
+            if (t->w[k] != 0.0) {
+                t->idx[m] = t->idx[k];
+                t->w[m++] = t->w[k];
+            }
+        t->n = m;
         return;
     }
     case LWT_MODE_PERIODIZATION: {

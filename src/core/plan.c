@@ -192,9 +192,13 @@ lwt_status lwt_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc, co
 
     const lwt_wavelet *w = d->wavelet;
     lwt_path path = d->dtype == LWT_F32 ? w->path32 : w->path64;
-    int direct;
+    lwt_path_reason why = LWT_PATH_WHY_LIFTING;
+    int direct, forced = 1;
     switch ((int)d->algorithm) { /* int: LWT_ALGO_LIFTING_RC_STEPS is outside the stable enum */
-    case LWT_ALGO_AUTO: direct = path == LWT_PATH_CONVOLUTION; break;
+    case LWT_ALGO_AUTO: /* per wavelet, mode and dtype: core/path_table.h */
+        direct = lwt_wavelet_auto_path(w, d->mode, d->dtype, &why) == LWT_PATH_CONVOLUTION;
+        forced = 0;
+        break;
     case LWT_ALGO_CONVOLUTION: direct = 1; break;
     case LWT_ALGO_LIFTING:
     case LWT_ALGO_LIFTING_RC:
@@ -242,6 +246,8 @@ lwt_status lwt_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc, co
     p->levels = levels;
     p->max_level = max_level;
     p->direct = direct;
+    p->path_forced = forced;
+    p->path_why = why;
     p->simd = simd;
     p->backend = backend;
     p->device = backend == LWT_BACKEND_CUDA && d->device > 0 && d->device < lwt_context_device_count(ctx) ? d->device : 0;

@@ -19,6 +19,8 @@ struct lwt_plan {
     lwt_wavelet wavelet;            /* private copy: the plan outlives nothing */
     lwt_filter_bank fb;
     int ndim, levels, max_level, direct;
+    int path_forced;                /* direct (or not) because desc.algorithm asked for it */
+    lwt_path_reason path_why;       /* else why LWT_ALGO_AUTO chose it */
     lwt_cpu_simd simd;              /* the CPU passes' instruction set (tune.cpu_simd resolved) */
     lwt_backend backend;
     size_t shape[LWT_MAX_NDIM];

@@ -4,6 +4,8 @@
  * into lifting steps and measures the scheme; lifting is used for a dtype only
  * when its measured error stays well inside the test bounds, otherwise the
  * exact direct filter bank is used ("fallback"), so no wavelet loses accuracy.
+ * A wavelet that lifts may still take the filter bank in some modes: the
+ * measured table core/path_table.h (lwt_wavelet_auto_path; docs/ACCURACY.md).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "core/context.h"
+#include "core/path_table.h"
 #include "core/wavelet.h"
 #include "core/wavelet_table.h"
 
@@ -92,6 +95,37 @@ static void choose_paths(lwt_wavelet *w)
     w->path32 = w->path64 == LWT_PATH_LIFTING && w->err32 <= a32 ? LWT_PATH_LIFTING : LWT_PATH_CONVOLUTION;
 }
 
+/* the measured per-mode exceptions of a built-in wavelet (none for user schemes) */
+static void mode_paths(lwt_wavelet *w)
+{
+    for (int i = 0; i < lwt_path_row_count; i++)
+        if (strcmp(w->name, lwt_path_rows[i].name) == 0) {
+            w->fb_modes64 = lwt_path_rows[i].f64;
+            w->fb_modes32 = lwt_path_rows[i].f32;
+        }
+}
+
+lwt_path lwt_wavelet_auto_path(const lwt_wavelet *w, lwt_mode mode, lwt_dtype dtype, lwt_path_reason *why)
+{
+    const int f32 = dtype == LWT_F32;
+    lwt_path_reason r = LWT_PATH_WHY_LIFTING;
+    if ((f32 ? w->path32 : w->path64) != LWT_PATH_LIFTING)
+        r = LWT_PATH_WHY_NO_SCHEME;
+    else if ((unsigned)mode < LWT_MODE_COUNT && ((f32 ? w->fb_modes32 : w->fb_modes64) & LWT_MODE_BIT(mode)))
+        r = LWT_PATH_WHY_MODE;
+    if (why)
+        *why = r;
+    return r == LWT_PATH_WHY_LIFTING ? LWT_PATH_LIFTING : LWT_PATH_CONVOLUTION;
+}
+
+lwt_status lwt_wavelet_path(const lwt_wavelet *w, lwt_mode mode, lwt_dtype dtype, lwt_path *out)
+{
+    if (!w || !out || (unsigned)mode >= LWT_MODE_COUNT || (dtype != LWT_F32 && dtype != LWT_F64))
+        return LWT_ERR_INVALID_ARGUMENT;
+    *out = lwt_wavelet_auto_path(w, mode, dtype, NULL);
+    return LWT_OK;
+}
+
 static const lwt_table_wavelet *find_builtin(const char *name)
 {
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
@@ -129,6 +163,7 @@ lwt_status lwt_wavelet_create(lwt_context *ctx, const char *name, lwt_wavelet **
         w->err64 = w->err32 = INFINITY;
     w->err32_arith = w->has_scheme ? lwt_scheme_measure_f32_arith(&w->scheme, &fb) : INFINITY;
     choose_paths(w);
+    mode_paths(w);
     *out = w;
     return LWT_OK;
 }

@@ -65,6 +65,24 @@ static PyObject *catalog_item(const void *unused, int i) { return PyUnicode_From
 static PyObject *taps_tuple(const double *taps, int n) { return tuple_of(n, tap_item, taps); }
 static PyObject *size_tuple(const size_t *sizes, int n) { return tuple_of(n, size_item, sizes); }
 
+/* {mode name: "lifting" or "convolution"}: the path of LWT_ALGO_AUTO plans (lwt_wavelet_path) */
+static PyObject *mode_paths(const lwt_wavelet *w, lwt_dtype dtype)
+{
+    PyObject *d = PyDict_New();
+    for (int m = 0; d && m < LWT_MODE_COUNT; m++) {
+        lwt_path p = LWT_PATH_LIFTING;
+        lwt_wavelet_path(w, (lwt_mode)m, dtype, &p);
+        PyObject *v = path_name(p);
+        if (!v || PyDict_SetItemString(d, lwt_mode_name((lwt_mode)m), v) < 0) {
+            Py_XDECREF(v);
+            Py_CLEAR(d);
+            break;
+        }
+        Py_DECREF(v);
+    }
+    return d;
+}
+
 /* (capsule, info dict with the four filters) of a wavelet just made by a liblwt call that
  * returned s; takes ownership of w. */
 static PyObject *wavelet_result(lwt_status s, lwt_wavelet *w, const char *what)
@@ -84,9 +102,10 @@ static PyObject *wavelet_result(lwt_status s, lwt_wavelet *w, const char *what)
         return lwt_py_raise(s, "lwt_wavelet_get_info");
     }
     PyObject *info = Py_BuildValue(
-        "{s:s,s:s,s:i,s:i,s:i,s:N,s:N,s:d,s:d,s:N,s:N,s:N,s:N}", "name", wi.name, "family", wi.family,
+        "{s:s,s:s,s:i,s:i,s:i,s:N,s:N,s:N,s:N,s:d,s:d,s:N,s:N,s:N,s:N}", "name", wi.name, "family", wi.family,
         "filter_length", wi.filter_length, "orthogonal", wi.orthogonal, "lifting_steps", wi.lifting_steps,
-        "path_f64", path_name(wi.path_f64), "path_f32", path_name(wi.path_f32), "lifting_error_f64",
+        "path_f64", path_name(wi.path_f64), "path_f32", path_name(wi.path_f32), "mode_paths_f64",
+        mode_paths(w, LWT_F64), "mode_paths_f32", mode_paths(w, LWT_F32), "lifting_error_f64",
         wi.lifting_error_f64, "lifting_error_f32", wi.lifting_error_f32, "dec_lo",
         taps_tuple(f[0], wi.filter_length), "dec_hi", taps_tuple(f[1], wi.filter_length), "rec_lo",
         taps_tuple(f[2], wi.filter_length), "rec_hi", taps_tuple(f[3], wi.filter_length));

@@ -47,11 +47,12 @@ def plan_cache_clear():
 
 class Plan:
     """A liblwt plan and its band layout (offsets and shapes in the packed array)."""
-    __slots__ = ("handle", "shape", "levels", "packed_shape", "batch", "dtype", "_bands")
+    __slots__ = ("handle", "shape", "levels", "packed_shape", "batch", "dtype", "path", "_bands", "_args")
 
-    def __init__(self, wavelet, shape, levels, mode, dtype, batch, backend, device):
+    def __init__(self, wavelet, shape, levels, mode, dtype, batch, backend, device, algorithm):
         self.handle, info = _core.plan(wavelet._handle, tuple(shape), levels, mode, int(dtype == np.float64),
-                                       batch, _BACKENDS[backend], _algorithm(mode, dtype), device)
+                                       batch, _BACKENDS[backend], algorithm, device)
+        self.path = info["path"]
         self.shape, self.levels = info["shape"], info["levels"]
         self.packed_shape, self.batch, self.dtype = info["packed_shape"], batch, dtype
         self._bands = {}
@@ -65,34 +66,35 @@ class Plan:
         return got
 
 
-# lwt_algorithm by the CLI's --algorithm names (cli/common.c)
+# lwt_algorithm by the CLI's --algorithm names (cli/common.c). AUTO: liblwt's choice per
+# wavelet, mode and dtype (lifting where its measured error meets the wavelet's bound, else the
+# filter bank; docs/ACCURACY.md), the one rule; CONVOLUTION: the filter bank, asked for only
+# for non-finite data (nonfinite_twin below).
 _ALGORITHMS = {"auto": 0, "lifting": 1, "convolution": 2, "rc": 3, "lbb": 4}
 _ALGO_AUTO, _ALGO_CONVOLUTION = _ALGORITHMS["auto"], _ALGORITHMS["convolution"]
+# tools/gen_paths.py and python/tests/test_pkg_exact.py force an algorithm through this (None:
+# none forced)
+_algorithm_override = None
 
 
-def _algorithm(mode, dtype):
-    """liblwt's choice (AUTO: lifting where it meets its bound), except float64 'smooth': its
-    linear extrapolation amplifies the lifting scheme's rounding for long filters past
-    PyWavelets' 1e-10 (sym20, 40 samples: 1.31e-10 in PyWavelets' own
-    test_matlab_compatibility), where the filter bank gives ~1e-15. liblwt's bounds are per
-    wavelet and dtype, not per mode (issue 24, item 4, moves this choice into the library)."""
-    return _ALGO_CONVOLUTION if mode == "smooth" and dtype == np.float64 else _ALGO_AUTO
-
-
-def get_plan(wavelet, shape, levels, mode, dtype, batch, device=None):
+def get_plan(wavelet, shape, levels, mode, dtype, batch, device=None, algorithm=_ALGO_AUTO):
     """The cached plan; device: None for NumPy arrays (the set_backend choice), else the CUDA
     device of a GPU array (_gpu.py), whose plan runs there."""
+    args = (wavelet, tuple(shape), levels, mode, dtype, batch, device)
     backend = _backend if device is None else "cuda"
     device = 0 if device is None else device
+    if _algorithm_override is not None:
+        algorithm = _algorithm_override
     # the wavelet by its liblwt handle: a user wavelet may share a built-in one's name, and a
     # cached plan keeps its handle alive, so the handle cannot be another's while cached
-    key = (wavelet._handle, tuple(shape), levels, mode, dtype.char, batch, backend, device)
+    key = (wavelet._handle, tuple(shape), levels, mode, dtype.char, batch, backend, device, algorithm)
     with _lock:
         plan = _cache.get(key)
         if plan is not None:
             _cache.move_to_end(key)
             return plan
-    plan = Plan(wavelet, shape, levels, mode, dtype, batch, backend, device)  # outside the lock: may take a while
+    plan = Plan(wavelet, shape, levels, mode, dtype, batch, backend, device, algorithm)  # outside the lock: may take a while
+    plan._args = args
     with _lock:
         _cache[key] = plan
         while len(_cache) > _CACHE_SIZE:
@@ -100,21 +102,41 @@ def get_plan(wavelet, shape, levels, mode, dtype, batch, device=None):
     return plan
 
 
+def finite(a):
+    """Whether every value of the NumPy array a is finite: one summing pass (a sum is finite
+    when every term is, barring overflow, which only sends a finite array to the exact check)."""
+    with np.errstate(all="ignore"):
+        return bool(np.isfinite(np.add.reduce(a, axis=None))) or bool(np.isfinite(a).all())
+
+
+def nonfinite_twin(plan, a):
+    """plan, or for an array a holding NaN or infinity the same plan on liblwt's filter-bank
+    path: there NaN and infinity reach exactly the coefficients (or samples) whose filter
+    support covers them, as in PyWavelets; a lifting scheme's steps carry them further
+    (docs/PYTHON.md, "NaN and infinity")."""
+    if plan.path == "convolution" or finite(a):
+        return plan
+    return get_plan(*plan._args, algorithm=_ALGO_CONVOLUTION)
+
+
 def forward_last(x, wavelet, mode, levels, k):
     """Transform the last k axes of the real array x (float32/float64): (packed, plan),
     packed holding x.shape[:-k] + the plan's packed shape."""
     outer = x.shape[:x.ndim - k]
     batch = math.prod(outer)
-    plan = get_plan(wavelet, x.shape[x.ndim - k:], levels, mode, x.dtype, max(batch, 1))
+    x = np.ascontiguousarray(x)
+    plan = nonfinite_twin(get_plan(wavelet, x.shape[x.ndim - k:], levels, mode, x.dtype, max(batch, 1)), x)
     packed = np.empty(outer + plan.packed_shape, dtype=x.dtype)
     if batch:
-        _core.forward(plan.handle, np.ascontiguousarray(x), packed)
+        _core.forward(plan.handle, x, packed)
     return packed, plan
 
 
 def inverse_last(packed, plan):
     """Inverse of a packed array (outer axes first) into outer + plan.shape."""
     out = np.empty(packed.shape[:packed.ndim - len(plan.shape)] + plan.shape, dtype=packed.dtype)
+    packed = np.ascontiguousarray(packed)
+    plan = nonfinite_twin(plan, packed)
     if out.size:
-        _core.inverse(plan.handle, np.ascontiguousarray(packed), out)
+        _core.inverse(plan.handle, packed, out)
     return out

@@ -77,6 +77,8 @@ class Wavelet:
         self.rec_lo, self.rec_hi = list(info["rec_lo"]), list(info["rec_hi"])
         self.dec_len = self.rec_len = info["filter_length"]
         self.path_f64, self.path_f32 = info["path_f64"], info["path_f32"]
+        # per mode: liblwt's choice for this wavelet's plans (lwt_wavelet_path; docs/ACCURACY.md)
+        self.mode_paths_f64, self.mode_paths_f32 = info["mode_paths_f64"], info["mode_paths_f32"]
 
     @property
     def filter_bank(self):
@@ -96,7 +98,8 @@ class Wavelet:
         return (f"Wavelet {self.name}\n  Family name:    {self.family_name}\n"
                 f"  Short name:     {self.short_family_name}\n  Filters length: {self.dec_len}\n"
                 f"  Orthogonal:     {self.orthogonal}\n  Computed by:    {self.path_f64} (float64), "
-                f"{self.path_f32} (float32)")
+                f"{self.path_f32} (float32){_mode_exceptions(self.mode_paths_f64, self.path_f64, 'float64')}"
+                f"{_mode_exceptions(self.mode_paths_f32, self.path_f32, 'float32')}")
 
 
 def wavelist(family=None, kind="discrete"):
@@ -122,6 +125,12 @@ def families(short=True):
 
 _bank_lock = threading.Lock()
 _names_by_length = {}
+
+
+def _mode_exceptions(mode_paths, path, dtype):
+    """'; convolution in smooth (float64)' for the modes whose path is not the wavelet's."""
+    other = [m for m, p in mode_paths.items() if p != path]
+    return f"; {mode_paths[other[0]]} in {', '.join(other)} ({dtype})" if other else ""
 
 
 def _catalog_name_of_bank(filter_bank):
