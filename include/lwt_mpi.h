@@ -30,6 +30,7 @@
 #include <stddef.h>
 
 #include "lwt.h"
+#include "lwt_experimental.h"
 #include "lwt_stream.h"
 
 #ifdef __cplusplus
@@ -45,6 +46,11 @@ typedef struct lwt_mpi_plan lwt_mpi_plan;
  */
 lwt_status lwt_mpi_plan_create(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
                                MPI_Comm comm, size_t row0, size_t row1, lwt_mpi_plan **out);
+/* The same with this rank's streamer tuned (lwt_experimental.h: the seed's optimization switches
+   and the test faults, e.g. fail_after to make this rank's worker fail). Experimental. */
+lwt_status lwt_mpi_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
+                                     const lwt_stream_tuning *tuning, MPI_Comm comm, size_t row0, size_t row1,
+                                     lwt_mpi_plan **out);
 void lwt_mpi_plan_destroy(lwt_mpi_plan *plan); /* NULL is a no-op; not collective */
 
 /* this rank's element counts: its slab of the signal and its pieces of the coefficients */

@@ -393,8 +393,8 @@ static lwt_status read_slabs(lwt_mpi_plan *mp, size_t row0, size_t row1)
     return st;
 }
 
-static lwt_status make_plan(lwt_mpi_plan *mp, const lwt_plan_desc *desc, const lwt_stream_desc *stream, size_t row0,
-                            size_t row1)
+static lwt_status make_plan(lwt_mpi_plan *mp, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
+                            const lwt_stream_tuning *tuning, size_t row0, size_t row1)
 {
     if (!desc || desc->batch != 1 || desc->backend == LWT_BACKEND_CUDA)
         return lwt_fail(mp->ctx, LWT_ERR_UNSUPPORTED, "lwt_mpi: this version runs batch-1 plans on CPU ranks");
@@ -411,7 +411,8 @@ static lwt_status make_plan(lwt_mpi_plan *mp, const lwt_plan_desc *desc, const l
         const size_t by_size = ((size_t)64 << 20) / (mp->row_elems * mp->es), by_ranks = d.shape[0] / (size_t)mp->size + 1;
         sd.chunk_rows = by_ranks < by_size ? by_ranks : by_size > 2 ? by_size : 2;
     }
-    LWT_FORWARD(lwt_streamer_create(mp->plan, &sd, &mp->streamer));
+    const lwt_stream_tuning tune = tuning ? *tuning : lwt_stream_tuning_default();
+    LWT_FORWARD(lwt_streamer_create_tuned(mp->plan, &sd, &tune, &mp->streamer));
     spans *coef_hold = calloc((size_t)mp->size, sizeof(spans));
     if (!coef_hold)
         return lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory while planning");
@@ -442,6 +443,13 @@ static lwt_status make_plan(lwt_mpi_plan *mp, const lwt_plan_desc *desc, const l
 lwt_status lwt_mpi_plan_create(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
                                MPI_Comm comm, size_t row0, size_t row1, lwt_mpi_plan **out)
 {
+    return lwt_mpi_plan_create_tuned(ctx, desc, stream, NULL, comm, row0, row1, out);
+}
+
+lwt_status lwt_mpi_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
+                                     const lwt_stream_tuning *tuning, MPI_Comm comm, size_t row0, size_t row1,
+                                     lwt_mpi_plan **out)
+{
     if (!out)
         return LWT_ERR_INVALID_ARGUMENT;
     *out = NULL;
@@ -452,7 +460,7 @@ lwt_status lwt_mpi_plan_create(lwt_context *ctx, const lwt_plan_desc *desc, cons
         mp->comm = comm;
         MPI_Comm_rank(comm, &mp->rank);
         MPI_Comm_size(comm, &mp->size);
-        st = make_plan(mp, desc, stream, row0, row1);
+        st = make_plan(mp, desc, stream, tuning, row0, row1);
     }
     st = agree(mp, comm, st);
     if (st) {

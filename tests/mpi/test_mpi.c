@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "lwt.h"
+#include "lwt_experimental.h"
 #include "lwt_mpi.h"
 
 static int failures;
@@ -203,6 +204,45 @@ static void bad_slabs(lwt_context *ctx)
     lwt_wavelet_destroy(w);
 }
 
+/* a rank whose worker fails on its first chunk fails the call on every rank, with one status,
+   and nothing hangs */
+static void failing_rank(lwt_context *ctx)
+{
+    lwt_wavelet *w = NULL;
+    lwt_wavelet_create(ctx, "cdf97", &w);
+    lwt_plan_desc d = lwt_plan_desc_default();
+    d.wavelet = w;
+    d.ndim = 2;
+    d.shape[0] = 16 * (size_t)nranks;
+    d.shape[1] = 33;
+    d.levels = 2;
+    d.backend = LWT_BACKEND_CPU;
+    lwt_stream_desc sd = lwt_stream_desc_default();
+    sd.chunk_rows = 4;
+    lwt_stream_tuning t = lwt_stream_tuning_default();
+    if (rank == nranks - 1)
+        t.fail_after[0] = 1;
+    lwt_mpi_plan *mp = NULL;
+    lwt_status st = lwt_mpi_plan_create_tuned(ctx, &d, &sd, &t, MPI_COMM_WORLD, 16 * (size_t)rank,
+                                              16 * (size_t)(rank + 1), &mp);
+    CHECK(!st, "failing rank: plan: %s", lwt_status_string(st));
+    if (!st) {
+        size_t nin, ncoef;
+        lwt_mpi_plan_local(mp, &nin, &ncoef);
+        double *x = calloc(nin + 1, sizeof *x), *c = calloc(ncoef + 1, sizeof *c);
+        st = lwt_mpi_forward(mp, x, c);
+        int mine = (int)st, lo = 0, hi = 0;
+        MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        CHECK(st != LWT_OK && lo == hi, "failing rank: forward gave %s here, statuses %d..%d over the ranks",
+              lwt_status_string(st), lo, hi);
+        free(x);
+        free(c);
+    }
+    lwt_mpi_plan_destroy(mp);
+    lwt_wavelet_destroy(w);
+}
+
 static void quiet(void *user, lwt_log_level level, const char *message)
 {
     (void)user;
@@ -232,6 +272,7 @@ int main(int argc, char **argv)
     for (int ci = 0; ci < ncases; ci++)
         run_case(ctx, ci);
     bad_slabs(ctx);
+    failing_rank(ctx);
     lwt_context_destroy(ctx);
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
