@@ -185,17 +185,25 @@ static void run_case(lwt_context *ctx, int ci)
     lwt_wavelet_destroy(w);
 }
 
+/* a CPU plan of n0 (x n1 when n1 > 0) samples */
+static lwt_plan_desc small_desc(const lwt_wavelet *w, size_t n0, size_t n1, int levels)
+{
+    lwt_plan_desc d = lwt_plan_desc_default();
+    d.wavelet = w;
+    d.ndim = n1 ? 2 : 1;
+    d.shape[0] = n0;
+    d.shape[1] = n1;
+    d.levels = levels;
+    d.backend = LWT_BACKEND_CPU;
+    return d;
+}
+
 /* slabs that do not tile the array fail on every rank, and nothing hangs */
 static void bad_slabs(lwt_context *ctx)
 {
     lwt_wavelet *w = NULL;
     lwt_wavelet_create(ctx, "db2", &w);
-    lwt_plan_desc d = lwt_plan_desc_default();
-    d.wavelet = w;
-    d.ndim = 1;
-    d.shape[0] = 100;
-    d.levels = 2;
-    d.backend = LWT_BACKEND_CPU;
+    const lwt_plan_desc d = small_desc(w, 100, 0, 2);
     lwt_mpi_plan *mp = NULL;
     const size_t r0 = (size_t)rank * 10, r1 = r0 + (rank == nranks - 1 ? 9 : 10); /* a row short */
     const lwt_status st = lwt_mpi_plan_create(ctx, &d, NULL, MPI_COMM_WORLD, r0, r1, &mp);
@@ -210,13 +218,7 @@ static void failing_rank(lwt_context *ctx)
 {
     lwt_wavelet *w = NULL;
     lwt_wavelet_create(ctx, "cdf97", &w);
-    lwt_plan_desc d = lwt_plan_desc_default();
-    d.wavelet = w;
-    d.ndim = 2;
-    d.shape[0] = 16 * (size_t)nranks;
-    d.shape[1] = 33;
-    d.levels = 2;
-    d.backend = LWT_BACKEND_CPU;
+    const lwt_plan_desc d = small_desc(w, 16 * (size_t)nranks, 33, 2);
     lwt_stream_desc sd = lwt_stream_desc_default();
     sd.chunk_rows = 4;
     lwt_stream_tuning t = lwt_stream_tuning_default();
