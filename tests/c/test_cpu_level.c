@@ -15,13 +15,9 @@
 #include "check.h"
 #include "lwt.h"
 #include "lwt_experimental.h"
+#define TUNED_RUNS_SEED 0x2545f4914f6cdd1dull
+#include "tuned_runs.h"
 
-typedef struct shape_case {
-    int ndim;
-    size_t shape[3];
-    int levels;
-    int big; /* enough samples for three threads (32 Ki a thread at least): every 35th wavelet */
-} shape_case;
 
 static const shape_case SHAPES[] = {
     {2, {37, 53, 1}, 2, 0},
@@ -32,44 +28,13 @@ static const shape_case SHAPES[] = {
     {3, {6, 131, 127}, 1, 1},
 };
 
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-
-static double next_uniform(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-}
-
-/* forward then inverse of x; coeffs and recon hold the results */
-static lwt_status run(lwt_context *ctx, const lwt_plan_desc *d, int passes, int threads, const void *x, void **coeffs,
-                      void **recon, size_t *ncoeffs, char *explain, size_t explain_len)
+/* forward then inverse of x with one setting; coeffs and recon hold the results */
+static lwt_status run(lwt_context *ctx, const lwt_plan_desc *d, int passes, int threads, const void *x,
+                      void **coeffs, void **recon, size_t *ncoeffs, char *explain, size_t explain_len)
 {
     lwt_plan_tuning t = lwt_plan_tuning_default();
     t.cpu_passes = passes;
-    lwt_plan *p = NULL;
-    lwt_status st = lwt_plan_create_tuned(ctx, d, &t, &p);
-    if (st)
-        return st;
-    lwt_plan_info info;
-    lwt_plan_get_info(p, &info);
-    *ncoeffs = info.coeff_count;
-    const size_t es = d->dtype == LWT_F32 ? 4 : 8;
-    *coeffs = calloc(info.coeff_count, es);
-    *recon = calloc(info.input_count, es);
-    lwt_context_set_threads(ctx, threads);
-    if (!*coeffs || !*recon)
-        st = LWT_ERR_OUT_OF_MEMORY;
-    if (!st)
-        st = lwt_forward(p, x, *coeffs, NULL);
-    if (!st)
-        st = lwt_inverse(p, *coeffs, *recon, NULL);
-    if (!st)
-        st = lwt_plan_explain(p, explain, explain_len, NULL);
-    lwt_context_set_threads(ctx, 0);
-    lwt_plan_destroy(p);
-    return st;
+    return tuned_run(ctx, d, &t, threads, x, coeffs, recon, ncoeffs, explain, explain_len);
 }
 
 int main(void)
@@ -96,24 +61,9 @@ int main(void)
                     continue;
                 for (int dt = 0; dt < 2; dt++)
                     for (int conv = 0; conv < 2; conv++) {
-                        lwt_plan_desc d = lwt_plan_desc_default();
-                        d.wavelet = w;
-                        d.ndim = sc->ndim;
-                        memcpy(d.shape, sc->shape, sizeof sc->shape);
-                        d.levels = sc->levels;
-                        d.mode = (lwt_mode)mode;
-                        d.dtype = dt ? LWT_F64 : LWT_F32;
-                        d.backend = LWT_BACKEND_CPU;
-                        d.algorithm = conv ? LWT_ALGO_CONVOLUTION : LWT_ALGO_AUTO;
+                        const lwt_plan_desc d = case_desc(w, sc, mode, dt, conv);
                         const size_t n = sc->shape[0] * sc->shape[1] * sc->shape[2], es = dt ? 8 : 4;
-                        void *x = malloc(n * es);
-                        for (size_t i = 0; i < n; i++) {
-                            const double v = next_uniform();
-                            if (dt)
-                                ((double *)x)[i] = v;
-                            else
-                                ((float *)x)[i] = (float)v;
-                        }
+                        void *x = random_input(n, dt);
                         char ex[8192];
                         void *c0 = NULL, *r0 = NULL;
                         size_t nc0 = 0;
