@@ -832,9 +832,17 @@ lwt_status lwt_surface_read_x3p(lwt_context *ctx, const char *path, lwt_surface 
     if (!path)
         return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "(null)", "no file name");
 
-    za = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
-    if (!za)
+    /* a directory, FIFO or device refused before libzip opens it (a FIFO would block the open) */
+    int fd;
+    size_t fsize;
+    if ((rc = lwt__open_regular(ctx, path, &fd, &fsize)))
+        return rc;
+    za = zip_fdopen(fd, ZIP_CHECKCONS, &zerr); /* owns fd from here on, unless it fails */
+    if (!za) {
+        close(fd);
         return zip_open_error(zerr, path, ctx);
+    }
+
 
     zip_int64_t imain = find_main_xml(za, prefix, sizeof prefix);
     if (imain < 0) {

@@ -21,11 +21,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -1081,6 +1084,61 @@ static void test_crafted_plu(void)
     expect_error(p, LWT_ERR_NOT_AREAL, "not an areal surface", "crafted profile .plu");
 }
 
+/* ------------------------------------------------------------------ hostile inputs (issue 29) */
+
+/* A reader that blocks (a FIFO with no writer) fails the test instead of hanging it. */
+static void on_alarm(int sig)
+{
+    static const char m[] = "FAIL: a surface reader blocked (a FIFO or device as input)\n";
+    (void)sig;
+    if (write(2, m, sizeof m - 1) < 0) {
+    }
+    _exit(1);
+}
+
+typedef lwt_status (*surface_reader)(lwt_context *, const char *, lwt_surface *);
+static const surface_reader all_readers[] = {lwt_surface_read,     lwt_surface_read_x3p, lwt_surface_read_sdf,
+                                             lwt_surface_read_sur, lwt_surface_read_plu, lwt_surface_read_npy};
+
+static void expect_refused(const char *path, const char *needle, const char *what)
+{
+    for (size_t r = 0; r < sizeof all_readers / sizeof all_readers[0]; r++) {
+        char err[1024];
+        lwt_surface s;
+        test_log_reset(&tlog);
+        lwt_status rc = logged(all_readers[r](tctx, path, &s), err);
+        CHECK(rc == LWT_ERR_IO, "%s, reader %zu: return %d, expected LWT_ERR_IO (%s)", what, r, (int)rc, err);
+        CHECK(strstr(err, path) && strstr(err, needle), "%s, reader %zu: message lacks '%s': %s", what, r, needle,
+              err);
+        CHECK(s.z == NULL, "%s, reader %zu: output not empty", what, r);
+        lwt_surface_free(&s);
+    }
+}
+
+/* Directories, FIFOs and devices are refused at once, saying what the path is (item 3). */
+static void test_non_regular(void)
+{
+    static const char *const exts[] = {"x3p", "sdf", "sur", "plu", "npy", "dat"};
+    char p[600], name[64];
+    signal(SIGALRM, on_alarm);
+    alarm(30);
+    for (size_t e = 0; e < sizeof exts / sizeof exts[0]; e++) {
+        snprintf(name, sizeof name, "folder.%s", exts[e]);
+        tpath(p, sizeof p, name);
+        CHECK(mkdir(p, 0700) == 0, "mkdir %s: %s", p, strerror(errno));
+        expect_refused(p, "is a directory", "a directory");
+        snprintf(name, sizeof name, "fifo.%s", exts[e]);
+        tpath(p, sizeof p, name);
+        CHECK(mkfifo(p, 0600) == 0, "mkfifo %s: %s", p, strerror(errno));
+        expect_refused(p, "is a FIFO", "a FIFO");
+    }
+    struct stat st;
+    if (stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode))
+        expect_refused("/dev/null", "is a character device", "a device");
+    alarm(0);
+    signal(SIGALRM, SIG_DFL);
+}
+
 /* ------------------------------------------------------------------ shared data */
 
 typedef struct {
@@ -1217,6 +1275,7 @@ int main(int argc, char **argv)
         test_one_message();
         test_crafted_sur();
         test_crafted_plu();
+        test_non_regular();
     }
 
     const char *shared = getenv("LWT_SHARED");
