@@ -207,18 +207,25 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     d->tlen = 0;
     if (d->text)
         d->text[0] = 0;
-    if (d->depth < X3P_MAX_DEPTH) {
-        size_t len = strlen(d->path);
-        d->plen[d->depth] = len;
-        if (d->depth > 0) { /* the root element is not part of the path: any root name is accepted */
-            const char *ln = local_name(name);
-            size_t ll = strlen(ln);
-            if (len + ll + 2 < sizeof d->path) {
-                if (len)
-                    d->path[len++] = '/';
-                memcpy(d->path + len, ln, ll + 1);
-            }
+    /* a path the parser cannot hold is refused: dropping a name would read its children as its parent's */
+    if (d->depth >= X3P_MAX_DEPTH) {
+        doc_error(d, LWT_ERR_FORMAT, "main.xml: elements nested too deep (more than %d levels)", X3P_MAX_DEPTH);
+        return;
+    }
+    size_t len = strlen(d->path);
+    d->plen[d->depth] = len;
+    if (d->depth > 0) { /* the root element is not part of the path: any root name is accepted */
+        const char *ln = local_name(name);
+        size_t ll = strlen(ln);
+        if (len + ll + 2 > sizeof d->path) {
+            doc_error(d, LWT_ERR_FORMAT,
+                      "main.xml: element name or path too long (%zu bytes, at most %zu) at <%.40s%s>", len + ll + 1,
+                      sizeof d->path - 1, ln, ll > 40 ? "..." : "");
+            return;
         }
+        if (len)
+            d->path[len++] = '/';
+        memcpy(d->path + len, ln, ll + 1);
     }
     d->depth++;
     if (!strcmp(d->path, "Record3/DataList"))
@@ -431,8 +438,7 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
     }
 
     d->depth--;
-    if (d->depth < X3P_MAX_DEPTH)
-        d->path[d->plen[d->depth]] = 0;
+    d->path[d->plen[d->depth]] = 0;
     d->tlen = 0;
     if (d->text)
         d->text[0] = 0;
@@ -842,7 +848,6 @@ lwt_status lwt_surface_read_x3p(lwt_context *ctx, const char *path, lwt_surface 
         close(fd);
         return zip_open_error(zerr, path, ctx);
     }
-
 
     zip_int64_t imain = find_main_xml(za, prefix, sizeof prefix);
     if (imain < 0) {

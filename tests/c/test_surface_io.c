@@ -1139,6 +1139,54 @@ static void test_non_regular(void)
     signal(SIGALRM, SIG_DFL);
 }
 
+/* An element name or path the X3P parser cannot hold is refused, not dropped from the path
+ * (item 4): here FeatureType would otherwise be read as Record1's own. */
+static void test_x3p_long_names(void)
+{
+    char p[600], md5[33];
+    unsigned char data[16 * 8];
+    for (int i = 0; i < 16; i++)
+        lwt__put_lef64(data + 8 * i, 1e-6 * i);
+    md5hex(data, sizeof data, md5);
+    const char *xml = make_main_xml("SUR", 4, 4, md5, NULL);
+    const char *ft = strstr(xml, "<FeatureType>");
+    const char *ftend = strstr(xml, "</FeatureType>") + strlen("</FeatureType>");
+    size_t cap = strlen(xml) + 8192;
+    char *doc = malloc(cap), longname[1101];
+    memset(longname, 'A', 1100);
+    longname[1100] = 0;
+    int k = snprintf(doc, cap, "%.*s<%s>%.*s</%s>%s", (int)(ft - xml), xml, longname, (int)(ftend - ft), ft,
+                     longname, ftend);
+    CHECK(k > 0 && (size_t)k < cap, "long-name main.xml fits");
+    tpath(p, sizeof p, "long_name.x3p");
+    craft_x3p(p, doc, 0, 1, 1);
+    expect_error(p, LWT_ERR_FORMAT, "too long", "an element name longer than the parser's path");
+    /* a path too long although every name is short: 40 nested names of 40 characters */
+    size_t o = (size_t)(ft - xml);
+    memcpy(doc, xml, o);
+    for (int i = 0; i < 40; i++)
+        o += (size_t)snprintf(doc + o, cap - o, "<N%02d_____________________________________>", i);
+    o += (size_t)snprintf(doc + o, cap - o, "%.*s", (int)(ftend - ft), ft);
+    for (int i = 39; i >= 0; i--)
+        o += (size_t)snprintf(doc + o, cap - o, "</N%02d_____________________________________>", i);
+    snprintf(doc + o, cap - o, "%s", ftend);
+    tpath(p, sizeof p, "long_path.x3p");
+    craft_x3p(p, doc, 0, 1, 1);
+    expect_error(p, LWT_ERR_FORMAT, "too long", "a path longer than the parser's path buffer");
+    /* deeper than the parser follows */
+    o = (size_t)(ft - xml);
+    memcpy(doc, xml, o);
+    for (int i = 0; i < 100; i++)
+        o += (size_t)snprintf(doc + o, cap - o, "<d>");
+    for (int i = 0; i < 100; i++)
+        o += (size_t)snprintf(doc + o, cap - o, "</d>");
+    snprintf(doc + o, cap - o, "%s", ft);
+    tpath(p, sizeof p, "deep.x3p");
+    craft_x3p(p, doc, 0, 1, 1);
+    expect_error(p, LWT_ERR_FORMAT, "nested too deep", "elements nested deeper than the parser follows");
+    free(doc);
+}
+
 /* ------------------------------------------------------------------ shared data */
 
 typedef struct {
@@ -1276,6 +1324,7 @@ int main(int argc, char **argv)
         test_crafted_sur();
         test_crafted_plu();
         test_non_regular();
+        test_x3p_long_names();
     }
 
     const char *shared = getenv("LWT_SHARED");
