@@ -17,6 +17,7 @@
 #include <lwt.h>
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +82,14 @@ static void iso_to_sdf_date(char out[13], const char *iso)
 }
 
 /* ------------------------------------------------------------------ reading */
+
+/* A value that marks a point as not measured: NaN or infinity, and the largest value of the
+ * point type with either sign (-DBL_MAX and +DBL_MAX for float64, what surfalize writes; FLT_MAX
+ * for float32): no instrument measures 1.8e308 of anything. */
+static int sdf_not_measured(double v, long long data_type)
+{
+    return !isfinite(v) || fabs(v) == DBL_MAX || (data_type == 3 && fabs(v) == (double)FLT_MAX);
+}
 
 typedef struct {
     long long num_points, num_profiles, compression, data_type, check_type;
@@ -275,7 +284,7 @@ static int read_ascii(const char *path, const char *buf, size_t len, lwt_surface
                 return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "bad value '%s' at point %zu", tok,
                                       count + 1);
             }
-            v = isfinite(v) ? v * h.zscale : NAN;
+            v = sdf_not_measured(v, h.data_type) ? NAN : v * h.zscale;
         }
         if (count < n)
             out->z[count] = v;
@@ -341,7 +350,7 @@ static int read_binary(const char *path, const unsigned char *buf, size_t len, l
         case 6: v = (int32_t)lwt__le32(d); break;
         default: v = lwt__lef64(d); break;
         }
-        out->z[i] = isfinite(v) ? v * h.zscale : NAN;
+        out->z[i] = sdf_not_measured(v, h.data_type) ? NAN : v * h.zscale;
     }
     fill_meta(out, &h);
     return LWT_OK;

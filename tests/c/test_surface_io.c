@@ -20,6 +20,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <signal.h>
 #include <openssl/evp.h>
@@ -1187,6 +1188,67 @@ static void test_x3p_long_names(void)
     free(doc);
 }
 
+/* Binary (and ASCII) SDF files mark non-measured points with -DBL_MAX or +DBL_MAX (surfalize
+ * writes them): read as invalid points, not as heights (issue 27). */
+/* the 3 x 2 SDF at p holds 1.5, marker, 2.5, marker, -3, 0.25 (times Zscale 1e-6): the markers
+   must be invalid points, the rest heights */
+static void check_sdf_marks(const char *p, const char *what)
+{
+    char err[1024];
+    lwt_surface s;
+    CHECK(RD(p, &s, err) == 0, "%s: %s", what, err);
+    if (s.z && s.nx * s.ny == 6)
+        CHECK(isnan(s.z[1]) && isnan(s.z[3]) && s.z[0] == 1.5e-6 && s.z[5] == 0.25e-6 &&
+                  lwt_surface_count_valid(&s) == 4,
+              "%s: markers read as heights: %g %g, %zu valid", what, s.z[1], s.z[3], lwt_surface_count_valid(&s));
+    lwt_surface_free(&s);
+}
+
+/* a 3 x 2 binary SDF of float64 (type 7) or float32 (type 3) values v, Zscale 1e-6, checked */
+static void binary_sdf_marks(const char *name, int type, const double v[6], const char *what)
+{
+    char p[600];
+    const size_t es = type == 7 ? 8 : 4;
+    unsigned char b[81 + 6 * 8];
+    memset(b, 0, sizeof b);
+    memcpy(b, "bISO-1.0", 8);
+    memset(b + 8, ' ', 34);
+    lwt__put_le16(b + 42, 3); /* NumPoints */
+    lwt__put_le16(b + 44, 2); /* NumProfiles */
+    lwt__put_lef64(b + 46, 1e-6);
+    lwt__put_lef64(b + 54, 2e-6);
+    lwt__put_lef64(b + 62, 1e-6); /* Zscale */
+    lwt__put_lef64(b + 70, -1);
+    b[79] = (unsigned char)type;
+    for (int i = 0; i < 6; i++)
+        if (es == 8)
+            lwt__put_lef64(b + 81 + 8 * i, v[i]);
+        else
+            put_f32(b + 81 + 4 * i, (float)v[i]);
+    tpath(p, sizeof p, name);
+    write_bytes(p, b, 81 + 6 * es);
+    check_sdf_marks(p, what);
+}
+
+static void test_sdf_dbl_max(void)
+{
+    char p[600];
+    const double v[6] = {1.5, -DBL_MAX, 2.5, DBL_MAX, -3.0, 0.25};
+    const double fv[6] = {1.5, -FLT_MAX, 2.5, FLT_MAX, -3.0, 0.25};
+    binary_sdf_marks("dblmax.sdf", 7, v, "binary SDF, float64 -DBL_MAX/+DBL_MAX");
+    binary_sdf_marks("fltmax.sdf", 3, fv, "binary SDF, float32 -FLT_MAX/+FLT_MAX");
+    /* ASCII, the values written out in full */
+    tpath(p, sizeof p, "dblmax_ascii.sdf");
+    FILE *a = fopen(p, "w");
+    if (a) {
+        fprintf(a, "aISO-1.0\nNumPoints = 3\nNumProfiles = 2\nXscale = 1e-6\nYscale = 1e-6\nZscale = 1e-6\n"
+                   "DataType = 7\n*\n1.5 %.17g 2.5\n%.17g -3 0.25\n*\n*\n",
+                -DBL_MAX, DBL_MAX);
+        fclose(a);
+    }
+    check_sdf_marks(p, "ASCII SDF, -DBL_MAX/+DBL_MAX");
+}
+
 /* ------------------------------------------------------------------ shared data */
 
 typedef struct {
@@ -1325,6 +1387,7 @@ int main(int argc, char **argv)
         test_crafted_plu();
         test_non_regular();
         test_x3p_long_names();
+        test_sdf_dbl_max();
     }
 
     const char *shared = getenv("LWT_SHARED");
