@@ -157,6 +157,24 @@ lwt_status lwt__read_at(lwt_context *ctx, const char *path, int fd, void *buf, s
     return LWT_OK;
 }
 
+lwt_status lwt__read_records(lwt_context *ctx, const char *path, int fd, uint64_t off, size_t n, size_t es,
+                             lwt__decode_fn decode, void *user)
+{
+    const size_t per = es ? (((size_t)1 << 20) / es ? ((size_t)1 << 20) / es : 1) : 1;
+    unsigned char *b = (unsigned char *)malloc(per * es + 1);
+    if (!b)
+        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory");
+    lwt_status rc = LWT_OK;
+    for (size_t i = 0; i < n && rc == LWT_OK; i += per) {
+        size_t k = n - i < per ? n - i : per;
+        rc = lwt__read_at(ctx, path, fd, b, k * es, off + (uint64_t)i * es);
+        if (rc == LWT_OK)
+            decode(user, b, i, k);
+    }
+    free(b);
+    return rc;
+}
+
 lwt_status lwt__read_whole_file(lwt_context *ctx, const char *path, unsigned char **buf, size_t *len)
 {
     *buf = NULL;

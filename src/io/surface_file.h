@@ -47,6 +47,13 @@ lwt_status lwt__open_regular(lwt_context *ctx, const char *path, int *fd, size_t
 /** Read exactly len bytes at offset off of fd (pread, EINTR retried). Failures logged:
  *  LWT_ERR_IO on a read error, LWT_ERR_FORMAT when the file ends first (it shrank). */
 lwt_status lwt__read_at(lwt_context *ctx, const char *path, int fd, void *buf, size_t len, uint64_t off);
+/** Decode count records of fixed size into points first .. first + count - 1 (see lwt__read_records). */
+typedef void (*lwt__decode_fn)(void *user, const unsigned char *src, size_t first, size_t count);
+/** Read n records of es bytes each from offset off of fd, piece by piece through a bounce buffer of
+ *  about 1 MiB, handing each piece to decode: the data costs no second copy of itself. The caller
+ *  has checked that the file holds them. Failures logged. */
+lwt_status lwt__read_records(lwt_context *ctx, const char *path, int fd, uint64_t off, size_t n, size_t es,
+                             lwt__decode_fn decode, void *user);
 /** Read a whole file into a malloc'ed buffer (one extra NUL byte after the data). */
 lwt_status lwt__read_whole_file(lwt_context *ctx, const char *path, unsigned char **buf, size_t *len);
 

@@ -1140,15 +1140,21 @@ static void test_non_regular(void)
     signal(SIGALRM, SIG_DFL);
 }
 
+/* the MD5 of the data.bin craft_x3p writes */
+static void crafted_data_md5(char md5[33])
+{
+    unsigned char data[16 * 8];
+    for (int i = 0; i < 16; i++)
+        lwt__put_lef64(data + 8 * i, 1e-6 * i);
+    md5hex(data, sizeof data, md5);
+}
+
 /* An element name or path the X3P parser cannot hold is refused, not dropped from the path
  * (item 4): here FeatureType would otherwise be read as Record1's own. */
 static void test_x3p_long_names(void)
 {
     char p[600], md5[33];
-    unsigned char data[16 * 8];
-    for (int i = 0; i < 16; i++)
-        lwt__put_lef64(data + 8 * i, 1e-6 * i);
-    md5hex(data, sizeof data, md5);
+    crafted_data_md5(md5);
     const char *xml = make_main_xml("SUR", 4, 4, md5, NULL);
     const char *ft = strstr(xml, "<FeatureType>");
     const char *ftend = strstr(xml, "</FeatureType>") + strlen("</FeatureType>");
@@ -1247,6 +1253,157 @@ static void test_sdf_dbl_max(void)
         fclose(a);
     }
     check_sdf_marks(p, "ASCII SDF, -DBL_MAX/+DBL_MAX");
+}
+
+/* ---- resource limits (item 2): a header is checked before the data is read */
+
+static long peak_rss_kb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* patch a little-endian u32 at offset off of the file at path */
+static void patch_u32(const char *path, long off, uint32_t v)
+{
+    unsigned char b[4];
+    put_u32(b, v);
+    FILE *f = fopen(path, "r+b");
+    CHECK(f && fseek(f, off, SEEK_SET) == 0 && fwrite(b, 1, 4, f) == 4, "cannot patch %s", path);
+    if (f)
+        fclose(f);
+}
+
+/* extend the file at path to 3 GiB with a hole (no disk space, no time) */
+static int make_sparse(const char *path)
+{
+    int ok = truncate(path, (off_t)3 << 30) == 0;
+    if (!ok)
+        printf("note: no sparse 3 GiB file here (%s): skipped\n", strerror(errno));
+    return ok;
+}
+
+/* expect_error, and it must come at once, without reading the file or allocating its size */
+static void expect_fast_error(const char *path, int code, const char *needle, const char *what)
+{
+    long rss0 = peak_rss_kb();
+    double t0 = now_s();
+    expect_error(path, code, needle, what);
+    double dt = now_s() - t0;
+    long grown = peak_rss_kb() - rss0;
+    CHECK(dt < 1.0, "%s: %.2f s to fail, want < 1 s (was the whole file read?)", what, dt);
+    CHECK(grown < 64 * 1024, "%s: peak memory grew by %ld MiB while failing", what, grown / 1024);
+}
+
+static void test_sparse_headers(void)
+{
+    char p[600];
+    const int32_t raw[4] = {1, 2, 3, 4};
+    sur_spec c = {0, 16, 0, 0, 2, 2, 1, 1, 1, 0, "um", "um", "um", "", 0, raw};
+    /* a Digital Surf header of an unsupported object type, then 3 GiB */
+    tpath(p, sizeof p, "sparse_type0.sur");
+    craft_sur(p, &c);
+    if (make_sparse(p))
+        expect_fast_error(p, LWT_ERR_FORMAT, "object type 0", "3 GiB .sur, object type 0");
+    /* a valid surface header declaring 60000 x 60000 int32 points (14 GB) in 3 GiB */
+    c.type = 2;
+    c.bits = 32;
+    tpath(p, sizeof p, "sparse_big.sur");
+    craft_sur(p, &c);
+    patch_u32(p, 108, 60000);
+    patch_u32(p, 112, 60000);
+    patch_u32(p, 116, 60000u * 60000u);
+    if (make_sparse(p))
+        expect_fast_error(p, LWT_ERR_FORMAT, "size mismatch", "3 GiB .sur declaring 14 GB");
+    /* Sensofar: not a topography */
+    const float um[4] = {1, 2, 3, 4};
+    tpath(p, sizeof p, "sparse_type0.plu");
+    craft_plu(p, 0, "", 1.0f, 1.0f, 2, 2, um);
+    if (make_sparse(p))
+        expect_fast_error(p, LWT_ERR_FORMAT, "measurement type 0", "3 GiB .plu, measurement type 0");
+    tpath(p, sizeof p, "sparse_big.plu");
+    craft_plu(p, 3, "", 1.0f, 1.0f, 2, 2, um);
+    patch_u32(p, 500, 60000);
+    patch_u32(p, 504, 60000);
+    if (make_sparse(p))
+        expect_fast_error(p, LWT_ERR_FORMAT, "size mismatch", "3 GiB .plu declaring 14 GB");
+    /* binary SDF with Compression = 1, ASCII SDF with no header end */
+    unsigned char b[81];
+    memset(b, 0, sizeof b);
+    memcpy(b, "bISO-1.0", 8);
+    lwt__put_le16(b + 42, 2);
+    lwt__put_le16(b + 44, 2);
+    lwt__put_lef64(b + 46, 1e-6);
+    lwt__put_lef64(b + 54, 1e-6);
+    lwt__put_lef64(b + 62, 1e-6);
+    b[78] = 1;
+    b[79] = 7;
+    tpath(p, sizeof p, "sparse_compressed.sdf");
+    write_bytes(p, b, sizeof b);
+    if (make_sparse(p))
+        expect_fast_error(p, LWT_ERR_FORMAT, "Compression", "3 GiB binary SDF, Compression 1");
+    tpath(p, sizeof p, "sparse_ascii.sdf");
+    write_bytes(p, (const unsigned char *)"aISO-1.0\nNumPoints = 2\n", 23);
+    if (make_sparse(p))
+        expect_fast_error(p, LWT_ERR_FORMAT, "header", "3 GiB ASCII SDF without a header end");
+}
+
+/* X3P: main.xml beyond its cap (16 MiB), inflated from a few kB; a data.bin whose directory entry
+ * declares more than its compressed bytes can hold is refused before its buffer is allocated */
+static void test_x3p_inflation(void)
+{
+    char p[600], md5[33];
+    crafted_data_md5(md5);
+    const char *xml = make_main_xml("SUR", 4, 4, md5, NULL);
+    const size_t pad = (size_t)20 << 20, xl = strlen(xml);
+    char *big = malloc(xl + pad + 16);
+    if (!big)
+        return;
+    const char *root_end = strstr(xml, "<Record1>");
+    size_t k = (size_t)(root_end - xml);
+    memcpy(big, xml, k);
+    memcpy(big + k, "<!--", 4);
+    memset(big + k + 4, ' ', pad);
+    memcpy(big + k + 4 + pad, "-->", 3);
+    memcpy(big + k + 7 + pad, root_end, xl - k + 1);
+    tpath(p, sizeof p, "bigmain.x3p");
+    craft_x3p(p, big, 0, 1, 1);
+    free(big);
+    expect_fast_error(p, LWT_ERR_FORMAT, "too large", "main.xml inflating to 20 MiB");
+
+    /* data.bin: 128 bytes deflated, the directory patched to say 1 GiB (16384 x 8192 doubles) */
+    tpath(p, sizeof p, "bigdata.x3p");
+    craft_x3p(p, make_main_xml("SUR", 16384, 8192, md5, NULL), 0, 1, 1);
+    unsigned char *zb;
+    size_t zl;
+    char err[1024];
+    if (lwt__read_whole_file(tctx, p, &zb, &zl) != 0)
+        return;
+    (void)logged(LWT_OK, err);
+    int patched = 0;
+    for (size_t i = 46; i + 16 <= zl; i++) {
+        if (memcmp(zb + i, "bindata/data.bin", 16))
+            continue;
+        if (!memcmp(zb + i - 30, "PK\x03\x04", 4)) {
+            put_u32(zb + i - 30 + 22, 1u << 30);
+            patched++;
+        } else if (!memcmp(zb + i - 46, "PK\x01\x02", 4)) {
+            put_u32(zb + i - 46 + 24, 1u << 30);
+            patched++;
+        }
+    }
+    CHECK(patched == 2, "bigdata.x3p: patched %d headers of data.bin, want 2", patched);
+    write_bytes(p, zb, zl);
+    free(zb);
+    expect_fast_error(p, LWT_ERR_FORMAT, "can hold", "data.bin declaring 1 GiB in 128 compressed bytes");
 }
 
 /* ------------------------------------------------------------------ shared data */
@@ -1388,6 +1545,8 @@ int main(int argc, char **argv)
         test_non_regular();
         test_x3p_long_names();
         test_sdf_dbl_max();
+        test_sparse_headers();
+        test_x3p_inflation();
     }
 
     const char *shared = getenv("LWT_SHARED");
