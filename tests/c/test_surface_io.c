@@ -1356,6 +1356,37 @@ static void test_sparse_headers(void)
         expect_fast_error(p, LWT_ERR_FORMAT, "header", "3 GiB ASCII SDF without a header end");
 }
 
+/* Patch the sizes of bindata/data.bin in the zip at path, in its local header and the central
+ * directory alike: the uncompressed size, and the compressed one unless comp is 0. */
+static void patch_data_bin_sizes(const char *path, uint32_t comp, uint32_t size)
+{
+    unsigned char *zb;
+    size_t zl;
+    char err[1024];
+    if (lwt__read_whole_file(tctx, path, &zb, &zl) != 0)
+        return;
+    (void)logged(LWT_OK, err);
+    int patched = 0;
+    for (size_t i = 46; i + 16 <= zl; i++) {
+        if (memcmp(zb + i, "bindata/data.bin", 16))
+            continue;
+        unsigned char *h = NULL;
+        if (!memcmp(zb + i - 30, "PK\x03\x04", 4))
+            h = zb + i - 30 + 18; /* local header: compressed, uncompressed size */
+        else if (!memcmp(zb + i - 46, "PK\x01\x02", 4))
+            h = zb + i - 46 + 20; /* central directory: the same */
+        if (!h)
+            continue;
+        if (comp)
+            put_u32(h, comp);
+        put_u32(h + 4, size);
+        patched++;
+    }
+    CHECK(patched == 2, "%s: patched %d headers of data.bin, want 2", path, patched);
+    write_bytes(path, zb, zl);
+    free(zb);
+}
+
 /* X3P: main.xml beyond its cap (16 MiB), inflated from a few kB; a data.bin whose directory entry
  * declares more than its compressed bytes can hold is refused before its buffer is allocated */
 static void test_x3p_inflation(void)
@@ -1382,28 +1413,14 @@ static void test_x3p_inflation(void)
     /* data.bin: 128 bytes deflated, the directory patched to say 1 GiB (16384 x 8192 doubles) */
     tpath(p, sizeof p, "bigdata.x3p");
     craft_x3p(p, make_main_xml("SUR", 16384, 8192, md5, NULL), 0, 1, 1);
-    unsigned char *zb;
-    size_t zl;
-    char err[1024];
-    if (lwt__read_whole_file(tctx, p, &zb, &zl) != 0)
-        return;
-    (void)logged(LWT_OK, err);
-    int patched = 0;
-    for (size_t i = 46; i + 16 <= zl; i++) {
-        if (memcmp(zb + i, "bindata/data.bin", 16))
-            continue;
-        if (!memcmp(zb + i - 30, "PK\x03\x04", 4)) {
-            put_u32(zb + i - 30 + 22, 1u << 30);
-            patched++;
-        } else if (!memcmp(zb + i - 46, "PK\x01\x02", 4)) {
-            put_u32(zb + i - 46 + 24, 1u << 30);
-            patched++;
-        }
-    }
-    CHECK(patched == 2, "bigdata.x3p: patched %d headers of data.bin, want 2", patched);
-    write_bytes(p, zb, zl);
-    free(zb);
+    patch_data_bin_sizes(p, 0, 1u << 30);
     expect_fast_error(p, LWT_ERR_FORMAT, "can hold", "data.bin declaring 1 GiB in 128 compressed bytes");
+    /* and 4 MiB of compressed bytes (enough for 1 GiB) that the archive of a few kB does not have:
+       libzip refuses the archive when it opens it (ZIP_CHECKCONS) */
+    tpath(p, sizeof p, "bigcomp.x3p");
+    craft_x3p(p, make_main_xml("SUR", 16384, 8192, md5, NULL), 0, 1, 1);
+    patch_data_bin_sizes(p, 4u << 20, 1u << 30);
+    expect_fast_error(p, LWT_ERR_FORMAT, "corrupt", "data.bin declaring 4 MiB of compressed bytes in a tiny archive");
 }
 
 /* ------------------------------------------------------------------ shared data */
