@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 
 import numpy as np
@@ -351,6 +352,20 @@ def non_regular(c, r):
         mine = [l for l in lines[:-1] if n + ":" in l]
         c.check(len(mine) == 1 and why in mine[0], "non-regular %s: want one line with %r, got %r" % (n, why, mine))
     c.check(os.path.exists(os.path.join(outdir, "good", "report.json")), "non-regular batch: good.x3p not filtered")
+    # a 3 GiB sparse Digital Surf file with an unsupported object type: refused from its header, at once
+    sur = os.path.join(d, "huge.sur")
+    with open(sur, "wb") as f:
+        f.write(b"DIGITAL SURF" + bytes(500))
+    try:
+        os.truncate(sur, 3 << 30)
+    except OSError:
+        return
+    t0 = time.time()
+    rc, out, err = r.lwt("filter", sur, "-o", os.path.join(r.tmp, "out-huge"), timeout=60)
+    dt = time.time() - t0
+    c.check(rc == 1 and "huge.sur: Digital Surf object type 0" in err, "3 GiB .sur: exit %d, %r" % (rc, err))
+    c.check(dt < 5, "3 GiB .sur with a bad header: %.1f s to fail (read whole?)" % dt)
+    os.remove(sur)
 
 
 def real_files(c, r):
