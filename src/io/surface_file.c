@@ -7,6 +7,7 @@
 
 #include "io/surface_file.h"
 #include "io/npy.h"
+#include "io/npy_header.h"
 #include "io/io_fail.h"
 
 #include <errno.h>
@@ -98,12 +99,18 @@ static const char *file_kind(mode_t m)
     return "is not a regular file";
 }
 
-lwt_status lwt__check_regular(lwt_context *ctx, const char *path)
+const char *lwt__not_regular(const char *path)
 {
     struct stat st;
     if (path && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return lwt__file_fail(ctx, LWT_ERR_IO, path, "%s", file_kind(st.st_mode));
-    return LWT_OK;
+        return file_kind(st.st_mode);
+    return NULL;
+}
+
+lwt_status lwt__check_regular(lwt_context *ctx, const char *path)
+{
+    const char *why = lwt__not_regular(path);
+    return why ? lwt__file_fail(ctx, LWT_ERR_IO, path, "%s", why) : LWT_OK;
 }
 
 lwt_status lwt__open_regular(lwt_context *ctx, const char *path, int *fdout, size_t *size)
