@@ -227,7 +227,11 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
     /* the input's header: every rank reads it (the same file, the same answer) */
     size_t packed_in[LWT_MAX_NDIM] = {0};
     int packed_nd = 0;
-    if (o->raw) {
+    const char *kind = lwt__not_regular(o->paths[0]); /* a FIFO would block MPI_File_open on every rank */
+    if (kind) {
+        snprintf(err, sizeof err, "%s: %s (--mpi reads a regular file on every rank)", o->paths[0], kind);
+        ok = 0;
+    } else if (o->raw) {
         pd.dtype = o->raw_dtype;
     } else {
         npy_header_info hi;

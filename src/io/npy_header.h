@@ -27,6 +27,11 @@ extern "C" {
    reporting of npy.c and mapped_array.c. */
 int lwt__npy_fail(char *err, size_t errlen, const char *path, const char *fmt, ...);
 
+/* For a path that exists and is not a regular file, what it is ("is a directory", "is a FIFO
+   (named pipe), not a regular file", ...; stat, links followed, nothing opened); NULL for a
+   regular file or a path stat cannot see. In surface_file.c. */
+const char *lwt__not_regular(const char *path);
+
 /* What a header dict says. */
 typedef struct npy_header_info {
     lwt_dtype dtype;             /* LWT_F32 or LWT_F64 */

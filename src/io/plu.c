@@ -21,18 +21,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PLU_DATA 500
 #define PLU_NOT_MEASURED 1000001.0f
 
+static void decode_points(void *user, const unsigned char *d, size_t first, size_t count)
+{
+    double *z = (double *)user;
+    for (size_t i = first; i < first + count; i++, d += 4) {
+        float v = lwt__lef32(d);
+        z[i] = (v == PLU_NOT_MEASURED || !isfinite(v)) ? NAN : (double)v * 1e-6;
+    }
+}
+
+/* The header is read and checked first; then the points it declares, once the file is known to
+ * hold them. */
 lwt_status lwt_surface_read_plu(lwt_context *ctx, const char *path, lwt_surface *out)
 {
-    unsigned char *b;
+    unsigned char b[PLU_DATA + 8];
     size_t len;
+    int fd;
     lwt_surface_init(out);
     if (!path)
         return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "(null)", "no file name");
-    int rc = lwt__read_whole_file(ctx, path, &b, &len);
+    int rc = lwt__open_regular(ctx, path, &fd, &len);
     if (rc)
         return rc;
 
@@ -41,6 +54,8 @@ lwt_status lwt_surface_read_plu(lwt_context *ctx, const char *path, lwt_surface 
                             "truncated: %zu bytes, a Sensofar PLu header has %d", len, PLU_DATA + 8);
         goto done;
     }
+    if ((rc = lwt__read_at(ctx, path, fd, b, sizeof b, 0)))
+        goto done;
     /* the file starts with a printable date string: a cheap sanity check for a format without magic */
     for (int i = 0; i < 8; i++)
         if (b[i] < 0x20 || b[i] > 0x7e) {
@@ -50,7 +65,6 @@ lwt_status lwt_surface_read_plu(lwt_context *ctx, const char *path, lwt_surface 
         }
     double mppx = lwt__lef32(b + 388 + 16), mppy = lwt__lef32(b + 388 + 20);
     uint32_t type = lwt__le32(b + 428);
-    unsigned layers = b[489];
     if (type == 1 || type == 2 || type == 5) {
         rc = lwt__file_fail(ctx, LWT_ERR_NOT_AREAL, path,
                             "not an areal surface: Sensofar measurement type %u is a profile", (unsigned)type);
@@ -61,7 +75,7 @@ lwt_status lwt_surface_read_plu(lwt_context *ctx, const char *path, lwt_surface 
                             "Sensofar measurement type %u is not supported (only 3, topography)", (unsigned)type);
         goto done;
     }
-    (void)layers; /* only the first layer is read */
+    /* only the first layer is read (b[489] holds the number of layers) */
     uint32_t yres = lwt__le32(b + PLU_DATA), xres = lwt__le32(b + PLU_DATA + 4);
     if (xres == 0 || yres == 0) {
         rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "invalid dimensions %u x %u", (unsigned)xres,
@@ -71,9 +85,9 @@ lwt_status lwt_surface_read_plu(lwt_context *ctx, const char *path, lwt_surface 
     size_t nx = xres, ny = yres, n, need;
     if (lwt__mul_size(nx, ny, &n) || lwt__mul_size(n, 4, &need) || len - (PLU_DATA + 8) < need) {
         rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
-                            "size mismatch (truncated?): %zu x %zu float32 heights need %zu bytes, the file has %zu "
+                            "size mismatch (truncated?): %zu x %zu float32 heights need %llu bytes, the file has %zu "
                             "after the header",
-                            nx, ny, nx * ny * 4, len - (PLU_DATA + 8));
+                            nx, ny, (unsigned long long)nx * ny * 4, len - (PLU_DATA + 8));
         goto done;
     }
     if (!(mppx > 0) || !(mppy > 0) || !isfinite(mppx) || !isfinite(mppy)) {
@@ -84,11 +98,8 @@ lwt_status lwt_surface_read_plu(lwt_context *ctx, const char *path, lwt_surface 
         rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
         goto done;
     }
-    const unsigned char *d = b + PLU_DATA + 8;
-    for (size_t i = 0; i < n; i++, d += 4) {
-        float v = lwt__lef32(d);
-        out->z[i] = (v == PLU_NOT_MEASURED || !isfinite(v)) ? NAN : (double)v * 1e-6;
-    }
+    if ((rc = lwt__read_records(ctx, path, fd, PLU_DATA + 8, n, 4, decode_points, out->z)))
+        goto done;
     out->dx = mppx * 1e-6;
     out->dy = mppy * 1e-6;
     snprintf(out->source_format, sizeof out->source_format, "plu");
@@ -99,7 +110,7 @@ lwt_status lwt_surface_read_plu(lwt_context *ctx, const char *path, lwt_surface 
     snprintf(out->instrument, sizeof out->instrument, "Sensofar");
 
 done:
-    free(b);
+    close(fd);
     if (rc)
         lwt_surface_free(out);
     return rc;

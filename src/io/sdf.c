@@ -17,6 +17,7 @@
 #include <lwt.h>
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #define SDF_BIN_HEADER 81
+#define SDF_MAX_HEADER ((size_t)1 << 20) /* an ASCII header must end (its '*' line) within 1 MiB */
 
 static const size_t sdf_type_size[8] = {1, 2, 4, 4, 1, 2, 4, 8};
 static const char *const sdf_type_name[8] = {"uint8", "uint16", "uint32", "float32",
@@ -81,6 +83,14 @@ static void iso_to_sdf_date(char out[13], const char *iso)
 }
 
 /* ------------------------------------------------------------------ reading */
+
+/* A value that marks a point as not measured: NaN or infinity, and the largest value of the
+ * point type with either sign (-DBL_MAX and +DBL_MAX for float64, what surfalize writes; FLT_MAX
+ * for float32): no instrument measures 1.8e308 of anything. */
+static int sdf_not_measured(double v, long long data_type)
+{
+    return !isfinite(v) || fabs(v) == DBL_MAX || (data_type == 3 && fabs(v) == (double)FLT_MAX);
+}
 
 typedef struct {
     long long num_points, num_profiles, compression, data_type, check_type;
@@ -153,11 +163,17 @@ static int parse_dbl(const char *s, double *v)
     return 0;
 }
 
-static int read_ascii(const char *path, const char *buf, size_t len, lwt_surface *out, lwt_context *ctx)
+static int read_ascii_values(const char *path, const sdf_header *hp, const char *p, const char *end, lwt_surface *out,
+                             lwt_context *ctx);
+
+/* ASCII: the header is parsed from the first SDF_MAX_HEADER bytes (pre, prelen of the file's len),
+ * checked against the file's size, and only then is the whole file read for the values. */
+static int read_ascii(const char *path, int fd, const char *pre, size_t prelen, size_t len, lwt_surface *out,
+                      lwt_context *ctx)
 {
     sdf_header h;
     memset(&h, 0, sizeof h);
-    const char *p = buf, *end = buf + len;
+    const char *p = pre, *end = pre + prelen;
     /* skip the magic line */
     while (p < end && *p != '\n')
         p++;
@@ -222,6 +238,9 @@ static int read_ascii(const char *path, const char *buf, size_t len, lwt_surface
             return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "header line %zu: bad value for %s: '%s'",
                                   lineno, key, val);
     }
+    if (!star && prelen < len)
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "no '*' line ends the header within its first %zu bytes",
+                              prelen);
     if (!star)
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                               "no '*' line after the header (truncated file?)");
@@ -233,11 +252,30 @@ static int read_ascii(const char *path, const char *buf, size_t len, lwt_surface
     if (rc)
         return rc;
 
-    size_t nx = (size_t)h.num_points, ny = (size_t)h.num_profiles, n;
-    if (lwt__mul_size(nx, ny, &n) || n > (size_t)(end - p) / 2 + 1)
+    size_t nx = (size_t)h.num_points, ny = (size_t)h.num_profiles, n, dataoff = (size_t)(p - pre);
+    if (lwt__mul_size(nx, ny, &n) || n > (len - dataoff) / 2 + 1)
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                               "size mismatch: header says %zu x %zu values, the file is far too short for them", nx,
                               ny);
+    char *buf = (char *)malloc(len + 1);
+    if (!buf)
+        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory (%zu bytes)", len + 1);
+    if ((rc = lwt__read_at(ctx, path, fd, buf, len, 0))) {
+        free(buf);
+        return rc;
+    }
+    buf[len] = 0;
+    rc = read_ascii_values(path, &h, buf + dataoff, buf + len, out, ctx);
+    free(buf);
+    return rc;
+}
+
+/* the values from p to end, the header h checked */
+static int read_ascii_values(const char *path, const sdf_header *hp, const char *p, const char *end, lwt_surface *out,
+                             lwt_context *ctx)
+{
+    const sdf_header h = *hp;
+    size_t nx = (size_t)h.num_points, ny = (size_t)h.num_profiles, n = nx * ny;
     if (lwt_surface_alloc(NULL, out, nx, ny) /* logged below, with the file */)
         return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
 
@@ -275,7 +313,7 @@ static int read_ascii(const char *path, const char *buf, size_t len, lwt_surface
                 return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "bad value '%s' at point %zu", tok,
                                       count + 1);
             }
-            v = isfinite(v) ? v * h.zscale : NAN;
+            v = sdf_not_measured(v, h.data_type) ? NAN : v * h.zscale;
         }
         if (count < n)
             out->z[count] = v;
@@ -298,7 +336,35 @@ static int read_ascii(const char *path, const char *buf, size_t len, lwt_surface
     return LWT_OK;
 }
 
-static int read_binary(const char *path, const unsigned char *buf, size_t len, lwt_surface *out, lwt_context *ctx)
+typedef struct {
+    double *z, zscale;
+    long long data_type;
+    size_t es;
+} sdf_decode;
+
+static void decode_points(void *user, const unsigned char *d, size_t first, size_t count)
+{
+    const sdf_decode *c = (const sdf_decode *)user;
+    for (size_t i = first; i < first + count; i++, d += c->es) {
+        double v;
+        switch (c->data_type) {
+        case 0: v = d[0]; break;
+        case 1: v = lwt__le16(d); break;
+        case 2: v = lwt__le32(d); break;
+        case 3: v = lwt__lef32(d); break;
+        case 4: v = (signed char)d[0]; break;
+        case 5: v = (int16_t)lwt__le16(d); break;
+        case 6: v = (int32_t)lwt__le32(d); break;
+        default: v = lwt__lef64(d); break;
+        }
+        c->z[i] = sdf_not_measured(v, c->data_type) ? NAN : v * c->zscale;
+    }
+}
+
+/* binary: the 81-byte header (buf, at least that long when the file is) checked, then the values
+ * it declares read from fd once the file (len bytes) is known to hold them */
+static int read_binary(const char *path, int fd, const unsigned char *buf, size_t len, lwt_surface *out,
+                       lwt_context *ctx)
 {
     sdf_header h;
     memset(&h, 0, sizeof h);
@@ -328,46 +394,45 @@ static int read_binary(const char *path, const unsigned char *buf, size_t len, l
                               nx, ny, sdf_type_name[h.data_type], need, have);
     if (lwt_surface_alloc(NULL, out, nx, ny) /* logged below, with the file */)
         return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
-    const unsigned char *d = buf + SDF_BIN_HEADER;
-    for (size_t i = 0; i < n; i++, d += es) {
-        double v;
-        switch (h.data_type) {
-        case 0: v = d[0]; break;
-        case 1: v = lwt__le16(d); break;
-        case 2: v = lwt__le32(d); break;
-        case 3: v = lwt__lef32(d); break;
-        case 4: v = (signed char)d[0]; break;
-        case 5: v = (int16_t)lwt__le16(d); break;
-        case 6: v = (int32_t)lwt__le32(d); break;
-        default: v = lwt__lef64(d); break;
-        }
-        out->z[i] = isfinite(v) ? v * h.zscale : NAN;
-    }
+    sdf_decode dec = {out->z, h.zscale, h.data_type, es};
+    if ((rc = lwt__read_records(ctx, path, fd, SDF_BIN_HEADER, n, es, decode_points, &dec)))
+        return rc;
     fill_meta(out, &h);
     return LWT_OK;
 }
 
 lwt_status lwt_surface_read_sdf(lwt_context *ctx, const char *path, lwt_surface *out)
 {
-    unsigned char *buf;
-    size_t len;
+    size_t len, prelen;
+    int fd;
     lwt_surface_init(out);
     if (!path)
         return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "(null)", "no file name");
-    int rc = lwt__read_whole_file(ctx, path, &buf, &len);
+    int rc = lwt__open_regular(ctx, path, &fd, &len);
     if (rc)
         return rc;
-    if (len < 8 || (buf[0] != 'a' && buf[0] != 'b') ||
-        (memcmp(buf + 1, "ISO-1.0", 7) && memcmp(buf + 1, "BCR-1.0", 7))) {
-        free(buf);
-        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
-                              "not an SDF file (no aISO-1.0, bISO-1.0, aBCR-1.0 or bBCR-1.0 magic)");
+    prelen = len < SDF_MAX_HEADER ? len : SDF_MAX_HEADER;
+    unsigned char *pre = (unsigned char *)malloc(prelen + 1);
+    if (!pre) {
+        close(fd);
+        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory");
     }
-    if (buf[0] == 'a')
-        rc = read_ascii(path, (const char *)buf, len, out, ctx);
+    if ((rc = lwt__read_at(ctx, path, fd, pre, prelen, 0)))
+        goto done;
+    pre[prelen] = 0;
+    if (prelen < 8 || (pre[0] != 'a' && pre[0] != 'b') ||
+        (memcmp(pre + 1, "ISO-1.0", 7) && memcmp(pre + 1, "BCR-1.0", 7))) {
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
+                            "not an SDF file (no aISO-1.0, bISO-1.0, aBCR-1.0 or bBCR-1.0 magic)");
+        goto done;
+    }
+    if (pre[0] == 'a')
+        rc = read_ascii(path, fd, (const char *)pre, prelen, len, out, ctx);
     else
-        rc = read_binary(path, buf, len, out, ctx);
-    free(buf);
+        rc = read_binary(path, fd, pre, len, out, ctx);
+done:
+    free(pre);
+    close(fd);
     if (rc)
         lwt_surface_free(out);
     return rc;

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SUR_HEADER 512
 
@@ -35,16 +36,39 @@ static double unit_field(const unsigned char *p, char *name, size_t namelen)
     return lwt__unit_to_metres(name);
 }
 
+typedef struct {
+    double *z, scale, shift;
+    size_t es;
+    int special;
+    int64_t nm;
+} sur_decode;
+
+static void decode_points(void *user, const unsigned char *d, size_t first, size_t count)
+{
+    const sur_decode *c = (const sur_decode *)user;
+    for (size_t i = first; i < first + count; i++, d += c->es) {
+        int64_t raw = c->es == 2 ? (int64_t)(int16_t)lwt__le16(d) : (int64_t)(int32_t)lwt__le32(d);
+        c->z[i] = (c->special && raw == c->nm) ? NAN : (double)raw * c->scale + c->shift;
+    }
+}
+
+/* The header is read and checked first; then the points the header declares, once the file is
+ * known to hold them (a huge or lying file costs nothing). */
 lwt_status lwt_surface_read_sur(lwt_context *ctx, const char *path, lwt_surface *out)
 {
-    unsigned char *b;
+    unsigned char b[SUR_HEADER];
+    char comment_text[sizeof out->comment];
     size_t len;
+    int fd;
     lwt_surface_init(out);
     if (!path)
         return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "(null)", "no file name");
-    int rc = lwt__read_whole_file(ctx, path, &b, &len);
+    int rc = lwt__open_regular(ctx, path, &fd, &len);
     if (rc)
         return rc;
+    memset(b, 0, sizeof b);
+    if ((rc = lwt__read_at(ctx, path, fd, b, len < SUR_HEADER ? len : SUR_HEADER, 0)))
+        goto done;
 
     if (len < 12 || (memcmp(b, "DIGITAL SURF", 12) && memcmp(b, "DSCOMPRESSED", 12))) {
         rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "not a Digital Surf file (no DIGITAL SURF magic)");
@@ -92,7 +116,7 @@ lwt_status lwt_surface_read_sur(lwt_context *ctx, const char *path, lwt_surface 
         rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "invalid dimensions %d x %d", nxi, nyi);
         goto done;
     }
-    size_t nx = (size_t)nxi, ny = (size_t)nyi, n = nx * ny, es = bits / 8;
+    size_t nx = (size_t)nxi, ny = (size_t)nyi, n = nx * ny, es = bits / 8, need;
     if ((uint64_t)n != (uint64_t)ntot) {
         rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                             "size mismatch: %zu x %zu points per line and lines, but %u points in total", nx, ny,
@@ -111,25 +135,29 @@ lwt_status lwt_surface_read_sur(lwt_context *ctx, const char *path, lwt_surface 
         rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "invalid spacing %g x %g x %g", sx, sy, sz);
         goto done;
     }
-    size_t off = SUR_HEADER + comment + private_size, need = n * es;
-    if (len < off || len - off < need) {
+    size_t off = SUR_HEADER + comment + private_size;
+    if (lwt__mul_size(n, es, &need) || len < off || len - off < need) {
         rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
-                            "size mismatch (truncated?): %zu x %zu points of %zu bytes need %zu bytes after the header, "
-                            "the file has %zu",
-                            nx, ny, es, need + comment + private_size, len > SUR_HEADER ? len - SUR_HEADER : 0);
+                            "size mismatch (truncated?): %zu x %zu points of %zu bytes need %llu bytes after the "
+                            "header, the file has %zu",
+                            nx, ny, es, (unsigned long long)n * es + comment + private_size, len - SUR_HEADER);
         goto done;
+    }
+    comment_text[0] = 0;
+    if (comment) {
+        char raw[4096];
+        size_t k = comment < sizeof raw ? comment : sizeof raw;
+        if ((rc = lwt__read_at(ctx, path, fd, raw, k, SUR_HEADER)))
+            goto done;
+        lwt__copy_clean(comment_text, sizeof comment_text, raw, k);
     }
     if (lwt_surface_alloc(NULL, out, nx, ny) /* logged below, with the file */) {
         rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
         goto done;
     }
-    const unsigned char *d = b + off;
-    double scale = sz * fz, shift = isfinite(zoff) ? zoff * fz : 0.0;
-    int64_t nm = (int64_t)zmin - 2;
-    for (size_t i = 0; i < n; i++, d += es) {
-        int64_t raw = es == 2 ? (int64_t)(int16_t)lwt__le16(d) : (int64_t)(int32_t)lwt__le32(d);
-        out->z[i] = (special == 1 && raw == nm) ? NAN : (double)raw * scale + shift;
-    }
+    sur_decode dec = {out->z, sz * fz, isfinite(zoff) ? zoff * fz : 0.0, es, special == 1, (int64_t)zmin - 2};
+    if ((rc = lwt__read_records(ctx, path, fd, off, n, es, decode_points, &dec)))
+        goto done;
     out->dx = sx * fx;
     out->dy = sy * fy;
     snprintf(out->source_format, sizeof out->source_format, "sur");
@@ -138,13 +166,12 @@ lwt_status lwt_surface_read_sur(lwt_context *ctx, const char *path, lwt_surface 
              mon = lwt__le16(b + 314), yr = lwt__le16(b + 316);
     if (yr > 0 && mon >= 1 && mon <= 12 && day >= 1 && day <= 31 && hr < 24 && mi < 60 && sec < 61)
         snprintf(out->date, sizeof out->date, "%04u-%02u-%02uT%02u:%02u:%02u", yr, mon, day, hr, mi, sec);
-    if (comment)
-        lwt__copy_clean(out->comment, sizeof out->comment, (const char *)b + SUR_HEADER, comment);
+    snprintf(out->comment, sizeof out->comment, "%s", comment_text);
     if (!out->comment[0])
         lwt__copy_clean(out->comment, sizeof out->comment, (const char *)b + 20, 30); /* object name */
 
 done:
-    free(b);
+    close(fd);
     if (rc)
         lwt_surface_free(out);
     return rc;

@@ -7,6 +7,7 @@
 
 #include "io/surface_file.h"
 #include "io/npy.h"
+#include "io/npy_header.h"
 #include "io/io_fail.h"
 
 #include <errno.h>
@@ -82,19 +83,121 @@ lwt_status lwt__file_fail(const lwt_context *ctx, lwt_status status, const char 
     return lwt__io_fail(ctx, status, "%s: %s", path ? path : "(null)", msg);
 }
 
+/* what a path that is not a regular file is, for the message */
+static const char *file_kind(mode_t m)
+{
+    if (S_ISDIR(m))
+        return "is a directory";
+    if (S_ISFIFO(m))
+        return "is a FIFO (named pipe), not a regular file";
+    if (S_ISCHR(m))
+        return "is a character device, not a regular file";
+    if (S_ISBLK(m))
+        return "is a block device, not a regular file";
+    if (S_ISSOCK(m))
+        return "is a socket, not a regular file";
+    return "is not a regular file";
+}
+
+const char *lwt__not_regular(const char *path)
+{
+    struct stat st;
+    if (path && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return file_kind(st.st_mode);
+    return NULL;
+}
+
+lwt_status lwt__check_regular(lwt_context *ctx, const char *path)
+{
+    const char *why = lwt__not_regular(path);
+    return why ? lwt__file_fail(ctx, LWT_ERR_IO, path, "%s", why) : LWT_OK;
+}
+
+lwt_status lwt__open_regular(lwt_context *ctx, const char *path, int *fdout, size_t *size)
+{
+    struct stat st;
+    *fdout = -1;
+    *size = 0;
+    lwt_status rc = lwt__check_regular(ctx, path);
+    if (rc)
+        return rc;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot open: %s", strerror(errno));
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot stat: %s", strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return lwt__file_fail(ctx, LWT_ERR_IO, path, "%s", file_kind(st.st_mode));
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl != -1)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    if ((uintmax_t)st.st_size >= (uintmax_t)SIZE_MAX) {
+        close(fd);
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "too large for this machine");
+    }
+    *fdout = fd;
+    *size = st.st_size > 0 ? (size_t)st.st_size : 0;
+    return LWT_OK;
+}
+
+lwt_status lwt__read_at(lwt_context *ctx, const char *path, int fd, void *buf, size_t len, uint64_t off)
+{
+    unsigned char *p = (unsigned char *)buf;
+    while (len > 0) {
+        size_t chunk = len > ((size_t)1 << 30) ? ((size_t)1 << 30) : len;
+        ssize_t k = pread(fd, p, chunk, (off_t)off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return lwt__file_fail(ctx, LWT_ERR_IO, path, "read error: %s", strerror(errno));
+        if (k == 0)
+            return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "truncated while reading (the file shrank?)");
+        p += k;
+        off += (uint64_t)k;
+        len -= (size_t)k;
+    }
+    return LWT_OK;
+}
+
+lwt_status lwt__read_records(lwt_context *ctx, const char *path, int fd, uint64_t off, size_t n, size_t es,
+                             lwt__decode_fn decode, void *user)
+{
+    const size_t per = es ? (((size_t)1 << 20) / es ? ((size_t)1 << 20) / es : 1) : 1;
+    unsigned char *b = (unsigned char *)malloc(per * es + 1);
+    if (!b)
+        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory");
+    lwt_status rc = LWT_OK;
+    for (size_t i = 0; i < n && rc == LWT_OK; i += per) {
+        size_t k = n - i < per ? n - i : per;
+        rc = lwt__read_at(ctx, path, fd, b, k * es, off + (uint64_t)i * es);
+        if (rc == LWT_OK)
+            decode(user, b, i, k);
+    }
+    free(b);
+    return rc;
+}
+
 lwt_status lwt__read_whole_file(lwt_context *ctx, const char *path, unsigned char **buf, size_t *len)
 {
     *buf = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot open: %s", strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return lwt__file_fail(ctx, LWT_ERR_IO, path, "not a regular file");
+    int fd;
+    size_t fsize;
+    lwt_status rc = lwt__open_regular(ctx, path, &fd, &fsize);
+    if (rc)
+        return rc;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        return lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot open: %s", strerror(e));
     }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
+    size_t cap = fsize + 1, n = 0;
     unsigned char *b = (unsigned char *)malloc(cap);
     if (!b) {
         fclose(f);
@@ -283,6 +386,10 @@ lwt_status lwt_surface_read_npy(lwt_context *ctx, const char *path, lwt_surface 
     lwt_surface_init(out);
     memset(&a, 0, sizeof a);
     char msg[1024] = "";
+    /* npy_read takes pipes (lwt forward reads them on purpose); a surface reader does not */
+    lwt_status reg = lwt__check_regular(ctx, path);
+    if (reg)
+        return reg;
     if (npy_read(path, &a, msg, sizeof msg) != 0) /* npy.c's own convention: "path: reason" in msg */
         return lwt__io_fail(ctx, LWT_ERR_FORMAT, "%s", msg[0] ? msg : "cannot read the .npy file");
     if (a.ndim != 2 || a.shape[0] == 0 || a.shape[1] == 0) {
@@ -357,12 +464,17 @@ lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out
     if (!path || !path[0])
         return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, path ? path : "(null)", "empty file name");
 
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot open: %s", strerror(errno));
+    int fd;
+    size_t fsize;
+    lwt_status st = lwt__open_regular(ctx, path, &fd, &fsize);
+    if (st)
+        return st;
     memset(head, 0, sizeof head);
-    nh = fread(head, 1, sizeof head, f);
-    fclose(f);
+    nh = fsize < sizeof head ? fsize : sizeof head;
+    st = lwt__read_at(ctx, path, fd, head, nh, 0);
+    close(fd);
+    if (st)
+        return st;
     if (nh == 0)
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "empty file");
 

@@ -35,6 +35,25 @@ lwt_status lwt__file_fail(const lwt_context *ctx, lwt_status status, const char 
    fits; *n receives nx * ny. LWT_OK when writable, else the failure (logged). */
 lwt_status lwt__check_writable(lwt_context *ctx, const char *path, const lwt_surface *s, const char *format,
                                size_t *n);
+/** Refuse a path that is not a regular file, at once and without opening it (a FIFO would block
+ *  the open, a device may act on it): "path: is a directory" and the like (LWT_ERR_IO, logged).
+ *  LWT_OK for a regular file (symbolic links followed) or a path stat() cannot see (the open
+ *  that follows reports that). */
+lwt_status lwt__check_regular(lwt_context *ctx, const char *path);
+/** lwt__check_regular, then open path read-only (O_NONBLOCK, so that a FIFO swapped in meanwhile
+ *  cannot block; refused by fstat after the open). *fd receives the descriptor (blocking again),
+ *  *size the file's size. Failures logged. */
+lwt_status lwt__open_regular(lwt_context *ctx, const char *path, int *fd, size_t *size);
+/** Read exactly len bytes at offset off of fd (pread, EINTR retried). Failures logged:
+ *  LWT_ERR_IO on a read error, LWT_ERR_FORMAT when the file ends first (it shrank). */
+lwt_status lwt__read_at(lwt_context *ctx, const char *path, int fd, void *buf, size_t len, uint64_t off);
+/** Decode count records of fixed size into points first .. first + count - 1 (see lwt__read_records). */
+typedef void (*lwt__decode_fn)(void *user, const unsigned char *src, size_t first, size_t count);
+/** Read n records of es bytes each from offset off of fd, piece by piece through a bounce buffer of
+ *  about 1 MiB, handing each piece to decode: the data costs no second copy of itself. The caller
+ *  has checked that the file holds them. Failures logged. */
+lwt_status lwt__read_records(lwt_context *ctx, const char *path, int fd, uint64_t off, size_t n, size_t es,
+                             lwt__decode_fn decode, void *user);
 /** Read a whole file into a malloc'ed buffer (one extra NUL byte after the data). */
 lwt_status lwt__read_whole_file(lwt_context *ctx, const char *path, unsigned char **buf, size_t *len);
 

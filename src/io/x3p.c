@@ -27,7 +27,7 @@
 #include <unistd.h>
 #include <zip.h>
 
-#define X3P_MAX_XML ((zip_uint64_t)1 << 30) /* refuse a main.xml above 1 GiB */
+#define X3P_MAX_XML ((zip_uint64_t)16 << 20) /* refuse a main.xml above 16 MiB (an inline DataList of ~0.5 M points) */
 #define X3P_MAX_TEXT ((size_t)1 << 20)      /* keep at most 1 MiB of one element's text */
 #define X3P_MAX_DEPTH 64
 
@@ -207,18 +207,25 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     d->tlen = 0;
     if (d->text)
         d->text[0] = 0;
-    if (d->depth < X3P_MAX_DEPTH) {
-        size_t len = strlen(d->path);
-        d->plen[d->depth] = len;
-        if (d->depth > 0) { /* the root element is not part of the path: any root name is accepted */
-            const char *ln = local_name(name);
-            size_t ll = strlen(ln);
-            if (len + ll + 2 < sizeof d->path) {
-                if (len)
-                    d->path[len++] = '/';
-                memcpy(d->path + len, ln, ll + 1);
-            }
+    /* a path the parser cannot hold is refused: dropping a name would read its children as its parent's */
+    if (d->depth >= X3P_MAX_DEPTH) {
+        doc_error(d, LWT_ERR_FORMAT, "main.xml: elements nested too deep (more than %d levels)", X3P_MAX_DEPTH);
+        return;
+    }
+    size_t len = strlen(d->path);
+    d->plen[d->depth] = len;
+    if (d->depth > 0) { /* the root element is not part of the path: any root name is accepted */
+        const char *ln = local_name(name);
+        size_t ll = strlen(ln);
+        if (len + ll + 2 > sizeof d->path) {
+            doc_error(d, LWT_ERR_FORMAT,
+                      "main.xml: element name or path too long (%zu bytes, at most %zu) at <%.40s%s>", len + ll + 1,
+                      sizeof d->path - 1, ln, ll > 40 ? "..." : "");
+            return;
         }
+        if (len)
+            d->path[len++] = '/';
+        memcpy(d->path + len, ln, ll + 1);
     }
     d->depth++;
     if (!strcmp(d->path, "Record3/DataList"))
@@ -431,8 +438,7 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
     }
 
     d->depth--;
-    if (d->depth < X3P_MAX_DEPTH)
-        d->path[d->plen[d->depth]] = 0;
+    d->path[d->plen[d->depth]] = 0;
     d->tlen = 0;
     if (d->text)
         d->text[0] = 0;
@@ -579,6 +585,28 @@ static int read_entry_into(zip_t *za, zip_int64_t idx, const char *name, size_t 
     return LWT_OK;
 }
 
+/* A stored entry holds exactly its compressed bytes and a deflated one at most 1032 times them
+ * (deflate's limit): a directory that declares more lies, and is refused before a buffer of the
+ * declared size is allocated. Other methods are left to the read, which stops at the declared size. */
+static int check_declared_size(const zip_stat_t *st, const char *name, const char *zpath, lwt_context *ctx)
+{
+    zip_uint64_t cap;
+    if (!(st->valid & ZIP_STAT_COMP_SIZE) || !(st->valid & ZIP_STAT_COMP_METHOD))
+        return LWT_OK;
+    if (st->comp_method == ZIP_CM_STORE)
+        cap = st->comp_size;
+    else if (st->comp_method == ZIP_CM_DEFLATE)
+        cap = st->comp_size > (UINT64_MAX - 64) / 1032 ? UINT64_MAX : st->comp_size * 1032 + 64;
+    else
+        return LWT_OK;
+    if (st->size > cap)
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath,
+                              "corrupt zip archive: %s declares %llu bytes, more than its %llu %s bytes can hold", name,
+                              (unsigned long long)st->size, (unsigned long long)st->comp_size,
+                              st->comp_method == ZIP_CM_STORE ? "stored" : "deflated");
+    return LWT_OK;
+}
+
 /* the size of entry idx, at most maxsize */
 static int entry_size(zip_t *za, zip_int64_t idx, const char *name, zip_uint64_t maxsize, const char *zpath,
                       size_t *size, zip_stat_t *st, lwt_context *ctx)
@@ -588,8 +616,11 @@ static int entry_size(zip_t *za, zip_int64_t idx, const char *name, zip_uint64_t
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "corrupt zip archive: cannot stat %s: %s",
                               name, zip_strerror(za));
     if (st->size > maxsize || st->size >= (zip_uint64_t)SIZE_MAX)
-        return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "%s is too large (%llu bytes)", name,
-                              (unsigned long long)st->size);
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "%s is too large (%llu bytes, at most %llu)", name,
+                              (unsigned long long)st->size, (unsigned long long)maxsize);
+    int rc = check_declared_size(st, name, zpath, ctx);
+    if (rc)
+        return rc;
     *size = (size_t)st->size;
     return LWT_OK;
 }
@@ -832,9 +863,16 @@ lwt_status lwt_surface_read_x3p(lwt_context *ctx, const char *path, lwt_surface 
     if (!path)
         return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "(null)", "no file name");
 
-    za = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
-    if (!za)
+    /* a directory, FIFO or device refused before libzip opens it (a FIFO would block the open) */
+    int fd;
+    size_t fsize;
+    if ((rc = lwt__open_regular(ctx, path, &fd, &fsize)))
+        return rc;
+    za = zip_fdopen(fd, ZIP_CHECKCONS, &zerr); /* owns fd from here on, unless it fails */
+    if (!za) {
+        close(fd);
         return zip_open_error(zerr, path, ctx);
+    }
 
     zip_int64_t imain = find_main_xml(za, prefix, sizeof prefix);
     if (imain < 0) {
@@ -969,6 +1007,8 @@ lwt_status lwt_surface_read_x3p(lwt_context *ctx, const char *path, lwt_surface 
                                 absx ? "X, " : "", absy ? "Y, " : "", type_name(d.ax[2].dtype), nbytes);
             goto done;
         }
+        if ((rc = check_declared_size(&st, d.datalink, path, ctx)))
+            goto done;
         if (direct) { /* straight into the heights: no second 128 MiB buffer to fault in and copy */
             if (!(out->z = (double *)malloc(nbytes ? nbytes : 1))) {
                 rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);

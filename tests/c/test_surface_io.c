@@ -20,12 +20,16 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
+#include <signal.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -1081,6 +1085,344 @@ static void test_crafted_plu(void)
     expect_error(p, LWT_ERR_NOT_AREAL, "not an areal surface", "crafted profile .plu");
 }
 
+/* ------------------------------------------------------------------ hostile inputs (issue 29) */
+
+/* A reader that blocks (a FIFO with no writer) fails the test instead of hanging it. */
+static void on_alarm(int sig)
+{
+    static const char m[] = "FAIL: a surface reader blocked (a FIFO or device as input)\n";
+    (void)sig;
+    if (write(2, m, sizeof m - 1) < 0) {
+    }
+    _exit(1);
+}
+
+typedef lwt_status (*surface_reader)(lwt_context *, const char *, lwt_surface *);
+static const surface_reader all_readers[] = {lwt_surface_read,     lwt_surface_read_x3p, lwt_surface_read_sdf,
+                                             lwt_surface_read_sur, lwt_surface_read_plu, lwt_surface_read_npy};
+
+static void expect_refused(const char *path, const char *needle, const char *what)
+{
+    for (size_t r = 0; r < sizeof all_readers / sizeof all_readers[0]; r++) {
+        char err[1024];
+        lwt_surface s;
+        test_log_reset(&tlog);
+        lwt_status rc = logged(all_readers[r](tctx, path, &s), err);
+        CHECK(rc == LWT_ERR_IO, "%s, reader %zu: return %d, expected LWT_ERR_IO (%s)", what, r, (int)rc, err);
+        CHECK(strstr(err, path) && strstr(err, needle), "%s, reader %zu: message lacks '%s': %s", what, r, needle,
+              err);
+        CHECK(s.z == NULL, "%s, reader %zu: output not empty", what, r);
+        lwt_surface_free(&s);
+    }
+}
+
+/* Directories, FIFOs and devices are refused at once, saying what the path is (item 3). */
+static void test_non_regular(void)
+{
+    static const char *const exts[] = {"x3p", "sdf", "sur", "plu", "npy", "dat"};
+    char p[600], name[64];
+    signal(SIGALRM, on_alarm);
+    alarm(30);
+    for (size_t e = 0; e < sizeof exts / sizeof exts[0]; e++) {
+        snprintf(name, sizeof name, "folder.%s", exts[e]);
+        tpath(p, sizeof p, name);
+        CHECK(mkdir(p, 0700) == 0, "mkdir %s: %s", p, strerror(errno));
+        expect_refused(p, "is a directory", "a directory");
+        snprintf(name, sizeof name, "fifo.%s", exts[e]);
+        tpath(p, sizeof p, name);
+        CHECK(mkfifo(p, 0600) == 0, "mkfifo %s: %s", p, strerror(errno));
+        expect_refused(p, "is a FIFO", "a FIFO");
+    }
+    struct stat st;
+    if (stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode))
+        expect_refused("/dev/null", "is a character device", "a device");
+    alarm(0);
+    signal(SIGALRM, SIG_DFL);
+}
+
+/* the MD5 of the data.bin craft_x3p writes */
+static void crafted_data_md5(char md5[33])
+{
+    unsigned char data[16 * 8];
+    for (int i = 0; i < 16; i++)
+        lwt__put_lef64(data + 8 * i, 1e-6 * i);
+    md5hex(data, sizeof data, md5);
+}
+
+/* An element name or path the X3P parser cannot hold is refused, not dropped from the path
+ * (item 4): here FeatureType would otherwise be read as Record1's own. */
+static void test_x3p_long_names(void)
+{
+    char p[600], md5[33];
+    crafted_data_md5(md5);
+    const char *xml = make_main_xml("SUR", 4, 4, md5, NULL);
+    const char *ft = strstr(xml, "<FeatureType>");
+    const char *ftend = strstr(xml, "</FeatureType>") + strlen("</FeatureType>");
+    size_t cap = strlen(xml) + 8192;
+    char *doc = malloc(cap), longname[1101];
+    memset(longname, 'A', 1100);
+    longname[1100] = 0;
+    int k = snprintf(doc, cap, "%.*s<%s>%.*s</%s>%s", (int)(ft - xml), xml, longname, (int)(ftend - ft), ft,
+                     longname, ftend);
+    CHECK(k > 0 && (size_t)k < cap, "long-name main.xml fits");
+    tpath(p, sizeof p, "long_name.x3p");
+    craft_x3p(p, doc, 0, 1, 1);
+    expect_error(p, LWT_ERR_FORMAT, "too long", "an element name longer than the parser's path");
+    /* a path too long although every name is short: 40 nested names of 40 characters */
+    size_t o = (size_t)(ft - xml);
+    memcpy(doc, xml, o);
+    for (int i = 0; i < 40; i++)
+        o += (size_t)snprintf(doc + o, cap - o, "<N%02d_____________________________________>", i);
+    o += (size_t)snprintf(doc + o, cap - o, "%.*s", (int)(ftend - ft), ft);
+    for (int i = 39; i >= 0; i--)
+        o += (size_t)snprintf(doc + o, cap - o, "</N%02d_____________________________________>", i);
+    snprintf(doc + o, cap - o, "%s", ftend);
+    tpath(p, sizeof p, "long_path.x3p");
+    craft_x3p(p, doc, 0, 1, 1);
+    expect_error(p, LWT_ERR_FORMAT, "too long", "a path longer than the parser's path buffer");
+    /* deeper than the parser follows */
+    o = (size_t)(ft - xml);
+    memcpy(doc, xml, o);
+    for (int i = 0; i < 100; i++)
+        o += (size_t)snprintf(doc + o, cap - o, "<d>");
+    for (int i = 0; i < 100; i++)
+        o += (size_t)snprintf(doc + o, cap - o, "</d>");
+    snprintf(doc + o, cap - o, "%s", ft);
+    tpath(p, sizeof p, "deep.x3p");
+    craft_x3p(p, doc, 0, 1, 1);
+    expect_error(p, LWT_ERR_FORMAT, "nested too deep", "elements nested deeper than the parser follows");
+    free(doc);
+}
+
+/* Binary (and ASCII) SDF files mark non-measured points with -DBL_MAX or +DBL_MAX (surfalize
+ * writes them): read as invalid points, not as heights (issue 27). */
+/* the 3 x 2 SDF at p holds 1.5, marker, 2.5, marker, -3, 0.25 (times Zscale 1e-6): the markers
+   must be invalid points, the rest heights */
+static void check_sdf_marks(const char *p, const char *what)
+{
+    char err[1024];
+    lwt_surface s;
+    CHECK(RD(p, &s, err) == 0, "%s: %s", what, err);
+    if (s.z && s.nx * s.ny == 6)
+        CHECK(isnan(s.z[1]) && isnan(s.z[3]) && s.z[0] == 1.5e-6 && s.z[5] == 0.25e-6 &&
+                  lwt_surface_count_valid(&s) == 4,
+              "%s: markers read as heights: %g %g, %zu valid", what, s.z[1], s.z[3], lwt_surface_count_valid(&s));
+    lwt_surface_free(&s);
+}
+
+/* a 3 x 2 binary SDF of float64 (type 7) or float32 (type 3) values v, Zscale 1e-6, checked */
+static void binary_sdf_marks(const char *name, int type, const double v[6], const char *what)
+{
+    char p[600];
+    const size_t es = type == 7 ? 8 : 4;
+    unsigned char b[81 + 6 * 8];
+    memset(b, 0, sizeof b);
+    memcpy(b, "bISO-1.0", 8);
+    memset(b + 8, ' ', 34);
+    lwt__put_le16(b + 42, 3); /* NumPoints */
+    lwt__put_le16(b + 44, 2); /* NumProfiles */
+    lwt__put_lef64(b + 46, 1e-6);
+    lwt__put_lef64(b + 54, 2e-6);
+    lwt__put_lef64(b + 62, 1e-6); /* Zscale */
+    lwt__put_lef64(b + 70, -1);
+    b[79] = (unsigned char)type;
+    for (int i = 0; i < 6; i++)
+        if (es == 8)
+            lwt__put_lef64(b + 81 + 8 * i, v[i]);
+        else
+            put_f32(b + 81 + 4 * i, (float)v[i]);
+    tpath(p, sizeof p, name);
+    write_bytes(p, b, 81 + 6 * es);
+    check_sdf_marks(p, what);
+}
+
+static void test_sdf_dbl_max(void)
+{
+    char p[600];
+    const double v[6] = {1.5, -DBL_MAX, 2.5, DBL_MAX, -3.0, 0.25};
+    const double fv[6] = {1.5, -FLT_MAX, 2.5, FLT_MAX, -3.0, 0.25};
+    binary_sdf_marks("dblmax.sdf", 7, v, "binary SDF, float64 -DBL_MAX/+DBL_MAX");
+    binary_sdf_marks("fltmax.sdf", 3, fv, "binary SDF, float32 -FLT_MAX/+FLT_MAX");
+    /* ASCII, the values written out in full */
+    tpath(p, sizeof p, "dblmax_ascii.sdf");
+    FILE *a = fopen(p, "w");
+    if (a) {
+        fprintf(a, "aISO-1.0\nNumPoints = 3\nNumProfiles = 2\nXscale = 1e-6\nYscale = 1e-6\nZscale = 1e-6\n"
+                   "DataType = 7\n*\n1.5 %.17g 2.5\n%.17g -3 0.25\n*\n*\n",
+                -DBL_MAX, DBL_MAX);
+        fclose(a);
+    }
+    check_sdf_marks(p, "ASCII SDF, -DBL_MAX/+DBL_MAX");
+}
+
+/* ---- resource limits (item 2): a header is checked before the data is read */
+
+static long peak_rss_kb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* patch a little-endian u32 at offset off of the file at path */
+static void patch_u32(const char *path, long off, uint32_t v)
+{
+    unsigned char b[4];
+    put_u32(b, v);
+    FILE *f = fopen(path, "r+b");
+    CHECK(f && fseek(f, off, SEEK_SET) == 0 && fwrite(b, 1, 4, f) == 4, "cannot patch %s", path);
+    if (f)
+        fclose(f);
+}
+
+/* extend the file at path to 3 GiB with a hole (no disk space, no time) */
+static int make_sparse(const char *path)
+{
+    int ok = truncate(path, (off_t)3 << 30) == 0;
+    if (!ok)
+        printf("note: no sparse 3 GiB file here (%s): skipped\n", strerror(errno));
+    return ok;
+}
+
+/* expect_error, and it must come at once, without reading the file or allocating its size */
+static void expect_fast_error(const char *path, int code, const char *needle, const char *what)
+{
+    long rss0 = peak_rss_kb();
+    double t0 = now_s();
+    expect_error(path, code, needle, what);
+    double dt = now_s() - t0;
+    long grown = peak_rss_kb() - rss0;
+    CHECK(dt < 1.0, "%s: %.2f s to fail, want < 1 s (was the whole file read?)", what, dt);
+    CHECK(grown < 64 * 1024, "%s: peak memory grew by %ld MiB while failing", what, grown / 1024);
+}
+
+static void test_sparse_headers(void)
+{
+    char p[600];
+    const int32_t raw[4] = {1, 2, 3, 4};
+    sur_spec c = {0, 16, 0, 0, 2, 2, 1, 1, 1, 0, "um", "um", "um", "", 0, raw};
+    /* a Digital Surf header of an unsupported object type, then 3 GiB */
+    tpath(p, sizeof p, "sparse_type0.sur");
+    craft_sur(p, &c);
+    if (make_sparse(p))
+        expect_fast_error(p, LWT_ERR_FORMAT, "object type 0", "3 GiB .sur, object type 0");
+    /* a valid surface header declaring 60000 x 60000 int32 points (14 GB) in 3 GiB */
+    c.type = 2;
+    c.bits = 32;
+    tpath(p, sizeof p, "sparse_big.sur");
+    craft_sur(p, &c);
+    patch_u32(p, 108, 60000);
+    patch_u32(p, 112, 60000);
+    patch_u32(p, 116, 60000u * 60000u);
+    if (make_sparse(p))
+        expect_fast_error(p, LWT_ERR_FORMAT, "size mismatch", "3 GiB .sur declaring 14 GB");
+    /* Sensofar: not a topography */
+    const float um[4] = {1, 2, 3, 4};
+    tpath(p, sizeof p, "sparse_type0.plu");
+    craft_plu(p, 0, "", 1.0f, 1.0f, 2, 2, um);
+    if (make_sparse(p))
+        expect_fast_error(p, LWT_ERR_FORMAT, "measurement type 0", "3 GiB .plu, measurement type 0");
+    tpath(p, sizeof p, "sparse_big.plu");
+    craft_plu(p, 3, "", 1.0f, 1.0f, 2, 2, um);
+    patch_u32(p, 500, 60000);
+    patch_u32(p, 504, 60000);
+    if (make_sparse(p))
+        expect_fast_error(p, LWT_ERR_FORMAT, "size mismatch", "3 GiB .plu declaring 14 GB");
+    /* binary SDF with Compression = 1, ASCII SDF with no header end */
+    unsigned char b[81];
+    memset(b, 0, sizeof b);
+    memcpy(b, "bISO-1.0", 8);
+    lwt__put_le16(b + 42, 2);
+    lwt__put_le16(b + 44, 2);
+    lwt__put_lef64(b + 46, 1e-6);
+    lwt__put_lef64(b + 54, 1e-6);
+    lwt__put_lef64(b + 62, 1e-6);
+    b[78] = 1;
+    b[79] = 7;
+    tpath(p, sizeof p, "sparse_compressed.sdf");
+    write_bytes(p, b, sizeof b);
+    if (make_sparse(p))
+        expect_fast_error(p, LWT_ERR_FORMAT, "Compression", "3 GiB binary SDF, Compression 1");
+    tpath(p, sizeof p, "sparse_ascii.sdf");
+    write_bytes(p, (const unsigned char *)"aISO-1.0\nNumPoints = 2\n", 23);
+    if (make_sparse(p))
+        expect_fast_error(p, LWT_ERR_FORMAT, "header", "3 GiB ASCII SDF without a header end");
+}
+
+/* Patch the sizes of bindata/data.bin in the zip at path, in its local header and the central
+ * directory alike: the uncompressed size, and the compressed one unless comp is 0. */
+static void patch_data_bin_sizes(const char *path, uint32_t comp, uint32_t size)
+{
+    unsigned char *zb;
+    size_t zl;
+    char err[1024];
+    if (lwt__read_whole_file(tctx, path, &zb, &zl) != 0)
+        return;
+    (void)logged(LWT_OK, err);
+    int patched = 0;
+    for (size_t i = 46; i + 16 <= zl; i++) {
+        if (memcmp(zb + i, "bindata/data.bin", 16))
+            continue;
+        unsigned char *h = NULL;
+        if (!memcmp(zb + i - 30, "PK\x03\x04", 4))
+            h = zb + i - 30 + 18; /* local header: compressed, uncompressed size */
+        else if (!memcmp(zb + i - 46, "PK\x01\x02", 4))
+            h = zb + i - 46 + 20; /* central directory: the same */
+        if (!h)
+            continue;
+        if (comp)
+            put_u32(h, comp);
+        put_u32(h + 4, size);
+        patched++;
+    }
+    CHECK(patched == 2, "%s: patched %d headers of data.bin, want 2", path, patched);
+    write_bytes(path, zb, zl);
+    free(zb);
+}
+
+/* X3P: main.xml beyond its cap (16 MiB), inflated from a few kB; a data.bin whose directory entry
+ * declares more than its compressed bytes can hold is refused before its buffer is allocated */
+static void test_x3p_inflation(void)
+{
+    char p[600], md5[33];
+    crafted_data_md5(md5);
+    const char *xml = make_main_xml("SUR", 4, 4, md5, NULL);
+    const size_t pad = (size_t)20 << 20, xl = strlen(xml);
+    char *big = malloc(xl + pad + 16);
+    if (!big)
+        return;
+    const char *root_end = strstr(xml, "<Record1>");
+    size_t k = (size_t)(root_end - xml);
+    memcpy(big, xml, k);
+    memcpy(big + k, "<!--", 4);
+    memset(big + k + 4, ' ', pad);
+    memcpy(big + k + 4 + pad, "-->", 3);
+    memcpy(big + k + 7 + pad, root_end, xl - k + 1);
+    tpath(p, sizeof p, "bigmain.x3p");
+    craft_x3p(p, big, 0, 1, 1);
+    free(big);
+    expect_fast_error(p, LWT_ERR_FORMAT, "too large", "main.xml inflating to 20 MiB");
+
+    /* data.bin: 128 bytes deflated, the directory patched to say 1 GiB (16384 x 8192 doubles) */
+    tpath(p, sizeof p, "bigdata.x3p");
+    craft_x3p(p, make_main_xml("SUR", 16384, 8192, md5, NULL), 0, 1, 1);
+    patch_data_bin_sizes(p, 0, 1u << 30);
+    expect_fast_error(p, LWT_ERR_FORMAT, "can hold", "data.bin declaring 1 GiB in 128 compressed bytes");
+    /* and 4 MiB of compressed bytes (enough for 1 GiB) that the archive of a few kB does not have:
+       libzip refuses the archive when it opens it (ZIP_CHECKCONS) */
+    tpath(p, sizeof p, "bigcomp.x3p");
+    craft_x3p(p, make_main_xml("SUR", 16384, 8192, md5, NULL), 0, 1, 1);
+    patch_data_bin_sizes(p, 4u << 20, 1u << 30);
+    expect_fast_error(p, LWT_ERR_FORMAT, "corrupt", "data.bin declaring 4 MiB of compressed bytes in a tiny archive");
+}
+
 /* ------------------------------------------------------------------ shared data */
 
 typedef struct {
@@ -1217,6 +1559,11 @@ int main(int argc, char **argv)
         test_one_message();
         test_crafted_sur();
         test_crafted_plu();
+        test_non_regular();
+        test_x3p_long_names();
+        test_sdf_dbl_max();
+        test_sparse_headers();
+        test_x3p_inflation();
     }
 
     const char *shared = getenv("LWT_SHARED");

@@ -2,7 +2,7 @@
 # lwt forward|inverse --mpi on 1-3 ranks writes the same bytes as lwt forward|inverse (1-D, 2-D,
 # 3-D .npy, float32 and float64, a raw input, odd sizes, small chunks so that halos cross ranks);
 # a rank that fails (--fail-rank) fails the job with a non-zero status and leaves no output;
-# a bad input is refused on every rank.
+# a bad input is refused on every rank; a FIFO or folder as input at once, never hanging.
 # Usage: test_mpi_cli.sh LWT MPIEXEC [MPIEXEC FLAGS...]; skips (77) without python3 + numpy.
 set -u
 lwt=$1
@@ -55,5 +55,18 @@ printf 'not a npy file at all' > bad.npy
 if $run -np 2 "$lwt" forward --mpi -w db2 bad.npy out.npy > out.txt 2>&1; then echo "FAIL: a bad .npy was accepted"; fail=1; fi
 grep -q "bad.npy" out.txt || { echo "FAIL: a bad .npy: no message naming it"; cat out.txt; fail=1; }
 [ ! -e out.npy ] || { echo "FAIL: a bad .npy left an output"; fail=1; }
+# a FIFO or a folder as the input: refused at once, naming what it is (a FIFO must not block the
+# ranks' opens: the timeout fails a regression instead of hanging)
+mkfifo pipe.npy pipe.f32 && mkdir folder.npy
+for case in "FIFO pipe.npy" "directory folder.npy" "FIFO --raw f32 --shape 77,61 pipe.f32"; do
+  set -- $case
+  kind=$1
+  shift
+  timeout 30 $run -np 2 "$lwt" forward --mpi -w db2 "$@" out.npy > out.txt 2>&1
+  st=$?
+  [ $st -ne 0 ] && [ $st -ne 124 ] || { echo "FAIL: $*: exit status $st"; fail=1; }
+  grep -q "is a $kind" out.txt || { echo "FAIL: $*: no message saying it is a $kind"; cat out.txt; fail=1; }
+  [ ! -e out.npy ] || { echo "FAIL: $* left an output"; fail=1; }
+done
 [ $fail -eq 0 ] && echo "test_mpi_cli: all checks passed"
 exit $fail

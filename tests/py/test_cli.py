@@ -372,6 +372,36 @@ def test_bad_input():
     run_fail(args, 1, "inverse, int32 coefficients")
 
 
+def test_pipe_input():
+    """lwt forward reads a pipe on purpose (a FIFO, /dev/stdin): a bounded writer feeds a FIFO and the
+    coefficients equal those of the same array read from a regular file. A FIFO whose writer
+    stops early is a truncated file. Each run has a timeout, so a regression fails, never hangs."""
+    import threading
+    x = rng.standard_normal((24, 20))
+    fwd = ["forward", "-w", "db2", "-l", "2", "-m", "symmetric"]
+    want, _ = run_ok(fwd + [save_in(x), out_path()], "forward from a regular file")
+    for what, data in (("whole array", npy_bytes(x)), ("truncated", npy_bytes(x)[:-40])):
+        fifo = os.path.join(IN_DIR, "pipe%d.npy" % len(data))
+        os.mkfifo(fifo)
+
+        def feed(data=data, fifo=fifo):
+            with open(fifo, "wb") as f:  # blocks until lwt opens the other end
+                f.write(data)
+
+        t = threading.Thread(target=feed, daemon=True)
+        t.start()
+        args = fwd + [fifo, out_path()]
+        if what == "whole array":
+            got, _ = run_ok(args, "forward from a FIFO")
+            chk.check(got is not None and want is not None and np.array_equal(got, want),
+                      "forward from a FIFO differs from the same array read from a file")
+        else:
+            run_fail(args, 1, "forward from a FIFO whose writer stops early")
+        t.join(10)
+        chk.check(not t.is_alive(), "forward from a FIFO (%s): the writer never finished" % what)
+        os.remove(fifo)
+
+
 def test_usage_errors():
     inp = save_in(rng.standard_normal((16, 12)))
     out = out_path()
@@ -487,6 +517,7 @@ try:
     chk.run("input == output path", test_in_place)
     chk.run("bad input: runtime errors (exit 1)", test_bad_input)
     chk.run("usage errors (exit 2)", test_usage_errors)
+    chk.run("forward from a pipe", test_pipe_input)
 finally:
     shutil.rmtree(TMP, ignore_errors=True)
 chk.finish()

@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 
 import numpy as np
@@ -68,8 +69,8 @@ class Run:
     def __init__(self, binary, tmp):
         self.bin, self.tmp = binary, tmp
 
-    def lwt(self, *args):
-        r = subprocess.run([self.bin] + [str(a) for a in args], capture_output=True, text=True)
+    def lwt(self, *args, timeout=None):
+        r = subprocess.run([self.bin] + [str(a) for a in args], capture_output=True, text=True, timeout=timeout)
         return r.returncode, r.stdout, r.stderr
 
 
@@ -326,6 +327,47 @@ def bad_files(c, r):
     c.check(not os.path.exists(os.path.join(r.tmp, "out-usage")), "usage errors wrote an output folder")
 
 
+def non_regular(c, r):
+    """A directory, a FIFO and a device among the inputs: each refused at once with one line naming
+    what it is (a FIFO must not block the open: the timeout fails a regression instead of hanging)."""
+    d = os.path.join(r.tmp, "nonreg")
+    os.makedirs(os.path.join(d, "folder.x3p"))
+    os.mkfifo(os.path.join(d, "fifo.x3p"))
+    os.mkfifo(os.path.join(d, "pipe.npy"))
+    make_x3p(os.path.join(d, "good.x3p"), 170, 160, np.random.default_rng(5).normal(size=(160, 170)) * 1e-6)
+    want = {"folder.x3p": "is a directory", "fifo.x3p": "is a FIFO", "pipe.npy": "is a FIFO"}
+    inputs = [os.path.join(d, n) for n in ("folder.x3p", "fifo.x3p", "good.x3p", "pipe.npy")]
+    if os.path.exists("/dev/null"):
+        inputs.append("/dev/null")
+        want["/dev/null"] = "is a character device"
+    outdir = os.path.join(r.tmp, "out-nonreg")
+    try:
+        rc, out, err = r.lwt("filter", *inputs, "-o", outdir, "--spacing", "1,1", timeout=60)
+    except subprocess.TimeoutExpired:
+        c.fail("lwt filter blocked on a FIFO or device input")
+        return
+    c.check(rc == 1, "non-regular inputs: exit status %d, want 1" % rc)
+    lines = [l for l in err.splitlines() if l.strip()]
+    for n, why in want.items():
+        mine = [l for l in lines[:-1] if n + ":" in l]
+        c.check(len(mine) == 1 and why in mine[0], "non-regular %s: want one line with %r, got %r" % (n, why, mine))
+    c.check(os.path.exists(os.path.join(outdir, "good", "report.json")), "non-regular batch: good.x3p not filtered")
+    # a 3 GiB sparse Digital Surf file with an unsupported object type: refused from its header, at once
+    sur = os.path.join(d, "huge.sur")
+    with open(sur, "wb") as f:
+        f.write(b"DIGITAL SURF" + bytes(500))
+    try:
+        os.truncate(sur, 3 << 30)
+    except OSError:
+        return
+    t0 = time.time()
+    rc, out, err = r.lwt("filter", sur, "-o", os.path.join(r.tmp, "out-huge"), timeout=60)
+    dt = time.time() - t0
+    c.check(rc == 1 and "huge.sur: Digital Surf object type 0" in err, "3 GiB .sur: exit %d, %r" % (rc, err))
+    c.check(dt < 5, "3 GiB .sur with a bad header: %.1f s to fail (read whole?)" % dt)
+    os.remove(sur)
+
+
 def real_files(c, r):
     shared = os.environ.get("LWT_SHARED", os.path.join(os.path.dirname(sio.ROOT), "shared"))
     folder = os.path.join(shared, "data", "surfaces")
@@ -370,6 +412,7 @@ def main():
         r = Run(binary, tmp)
         c.run("synthetic surfaces", synthetic, c, r)
         c.run("bad files", bad_files, c, r)
+        c.run("non-regular inputs", non_regular, c, r)
         c.run("real files", real_files, c, r)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
