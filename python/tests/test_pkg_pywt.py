@@ -190,8 +190,8 @@ def lifting_wavelets():
             for dec, rec, ndim in (("wavedec", "waverec", 1), ("wavedec2", "waverec2", 2)):
                 x = random_array(random_shape(ndim), np.float64)
                 level = random_level(x.shape, tuple(range(ndim)), ref)
-                case = "%s(%s lifting, taps %s) mode=%s shape=%s level=%d" % (dec, w.name, np.round(taps, 3), m,
-                                                                           x.shape, level)
+                scheme = "%s lifting" % w.name + (", taps %s" % np.round(taps, 3) if bound is None else "")
+                case = "%s(%s) mode=%s shape=%s level=%d" % (dec, scheme, m, x.shape, level)
                 wav = lambda mod: w if mod is lwt else ref  # noqa: E731
                 round_trips(lambda mod: lambda a: getattr(mod, dec)(a, wav(mod), mode=m, level=level),
                             lambda mod: lambda c: getattr(mod, rec)(c, wav(mod), mode=m), x, case, bound)
