@@ -275,7 +275,7 @@ def test_batch_and_deep_levels():
 
 chk.run("catalog", test_catalog)
 chk.run("wavelet info and filters", test_wavelet_info)
-chk.run("lwt_max_level", test_max_level)
+chk.run("dwt_max_level", test_max_level)
 chk.run("all wavelets x modes x lengths x levels", sweep, WAVELETS)
 chk.run("aliases", test_aliases)
 chk.run("forced algorithms", test_algorithms)
