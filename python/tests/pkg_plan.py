@@ -9,9 +9,9 @@ import numpy as np
 
 import lwt
 from lwt import _core
+from lwt._plans import _ALGORITHMS as ALGORITHMS  # lwt_algorithm by the CLI's --algorithm names
 
-# lwt_algorithm by the CLI's --algorithm names (as lwt._plans); LWT_LEVELS_MAX; LWT_BACKEND_AUTO
-ALGORITHMS = {"auto": 0, "lifting": 1, "convolution": 2, "rc": 3, "lbb": 4}
+# LWT_LEVELS_MAX; LWT_BACKEND_AUTO
 LEVELS_MAX = -1
 BACKEND_AUTO = 0
 # the messages lwt._binding attaches to a refused plan (lwt_status_string)

@@ -189,6 +189,7 @@ def test_algorithms():
         info = P.wavelet_info(w)
         for dt in DTYPES:
             path = info["path_f64"] if dt == np.float64 else info["path_f32"]
+            mode_paths = info["mode_paths_f64"] if dt == np.float64 else info["mode_paths_f32"]
             for mode in (["symmetric", "periodization"] if not QUICK else ["periodization"]):
                 n = 97
                 x = f32r(rng.standard_normal(n))
@@ -213,8 +214,8 @@ def test_algorithms():
                                          R.inverse_bound(w, dt, f32r(ref), slices, mode, (n,), ref_inv),
                                          cs + " inverse", "%s/%s" % (algo, w))
                 with P.Plan(w, (n,), None, mode, dt) as p:
-                    chk.check(p.info["path"] == path, "w=%s %s: auto plan path %s but wavelet info says %s"
-                              % (w, np.dtype(dt).name, p.info["path"], path))
+                    chk.check(p.info["path"] == mode_paths[mode], "w=%s %s %s: auto plan path %s but lwt_wavelet_path says %s"
+                              % (w, mode, np.dtype(dt).name, p.info["path"], mode_paths[mode]))
 
 
 def test_extrapolation_f32():

@@ -77,6 +77,12 @@ static void wavelets(lwt_context *ctx)
     CHECK(lwt_wavelet_filters(NULL, &lo, NULL, NULL, NULL) == LWT_ERR_INVALID_ARGUMENT && !lo,
           "lwt_wavelet_filters(NULL wavelet)");
     CHECK(lwt_wavelet_filters(w, &lo, NULL, NULL, NULL) == LWT_OK && lo, "lwt_wavelet_filters(dec_lo only)");
+    lwt_path path; /* test_paths.c: a mode out of range */
+    CHECK(lwt_wavelet_path(NULL, LWT_MODE_ZERO, LWT_F64, &path) == LWT_ERR_INVALID_ARGUMENT,
+          "lwt_wavelet_path(NULL wavelet)");
+    CHECK(lwt_wavelet_path(w, LWT_MODE_ZERO, LWT_F64, NULL) == LWT_ERR_INVALID_ARGUMENT, "lwt_wavelet_path(NULL out)");
+    CHECK(lwt_wavelet_path(w, LWT_MODE_ZERO, (lwt_dtype)2, &path) == LWT_ERR_INVALID_ARGUMENT,
+          "lwt_wavelet_path(dtype 2)");
     lwt_wavelet_destroy(w);
     CHECK(lwt_wavelet_from_puk(ctx, NULL, &w) == LWT_ERR_INVALID_ARGUMENT, "lwt_wavelet_from_puk(NULL scheme)");
 }
