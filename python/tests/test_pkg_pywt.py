@@ -70,19 +70,20 @@ def describe(name, w, m, shape, dtype, **kw):
     return "%s w=%s mode=%s shape=%s dtype=%s %s" % (name, w, m, shape, np.dtype(dtype).name, extra)
 
 
-def round_trips(fwd, inv, x, case):
+def round_trips(fwd, inv, x, case, bound=None):
     """fwd and inv of both libraries: the forward, the inverse of pywt's coefficients and the
-    inverse of random coefficients of the same shapes (or the same exception as pywt)."""
+    inverse of random coefficients of the same shapes (or the same exception as pywt);
+    bound: pkg_compare's for the dtype unless given."""
     (kind, ref), (_, got) = same_outcome(chk, lambda mod: fwd(mod)(x), lwt, pywt, case)
     if kind != "ok":
         return  # both raised the same exception: checked
-    compare(chk, got, ref, x, case)
+    compare(chk, got, ref, x, case, bound)
     if isinstance(ref, list) and len(ref) == 1:
         return  # level 0: nothing to invert
     for what, coeffs in (("inverse", ref), ("inverse(random coeffs)", random_like(ref))):
         (kind, ref_inv), (_, got_inv) = same_outcome(chk, lambda mod: inv(mod)(coeffs), lwt, pywt, case + " " + what)
         if kind == "ok":
-            compare(chk, got_inv, ref_inv, coeffs, case + " " + what)
+            compare(chk, got_inv, ref_inv, coeffs, case + " " + what, bound)
 
 
 def check_calls(calls, x, w, m, level, where):
@@ -157,27 +158,54 @@ def wavelet_objects():
             "wavedec(custom filter bank = db3)")
 
 
+# Fixed lifting schemes in seed 000's P/U/K form: its Haar (eq. 19), CDF 5/3, CDF 9/7 and a
+# scheme with a u0 step. Their filter banks are short and well conditioned: lwt agrees with
+# PyWavelets on them to 1e-12, and the banks reconstruct perfectly to 1e-12.
+R2 = np.sqrt(2.0)
+SCHEMES = {
+    "puk-haar": dict(predicts=[(0, [1.0])], updates=[(0, [-0.5])], K=1 / R2),
+    "my53": dict(predicts=[(0, [0.5, 0.5])], updates=[(-1, [-0.25, -0.25])], K=R2),
+    "puk-97": dict(predicts=[(0, [-1.586134342059924] * 2), (0, [0.882911075530934] * 2)],
+                   updates=[(-1, [-0.052980118572961] * 2), (-1, [0.443506852043971] * 2)], K=1.149604398860241),
+    "puk-u0": dict(predicts=[(0, [1.0])], updates=[(0, [-0.5])], K=1.0, u0=(0, [0.25])),
+}
+SCHEME_BOUND = 1e-12
+
+
 def lifting_wavelets():
     """Wavelets from a lifting scheme (Wavelet.from_lifting, lwt_wavelet_from_puk): lwt must
-    compute what PyWavelets computes with the filter bank lwt derives from the scheme."""
-    cdf53 = lwt.Wavelet.from_lifting("my53", predicts=[(0, [0.5, 0.5])], updates=[(-1, [-0.25, -0.25])],
-                                     K=np.sqrt(2))
+    compute what PyWavelets computes with the filter bank lwt derives from the scheme, and that
+    bank must reconstruct perfectly."""
     # a random two-step scheme of CDF 9/7's shape (symmetric taps; CDF 9/7 itself is
     # -1.586, -0.053, 0.883, 0.444): liblwt places a symmetric bank in PyWavelets' convention
     taps = rng.uniform(-1.5, 1.5, size=4)
     two_step = lwt.Wavelet.from_lifting("random97", predicts=[(0, [taps[0]] * 2), (0, [taps[2]] * 2)],
                                         updates=[(-1, [taps[1]] * 2), (-1, [taps[3]] * 2)],
                                         K=float(rng.uniform(0.8, 1.5)))
-    for w in (cdf53, two_step):
+    schemes = [(lwt.Wavelet.from_lifting(name, **kw), SCHEME_BOUND) for name, kw in SCHEMES.items()]
+    for w, bound in schemes + [(two_step, None)]:
+        chk.check(w.short_family_name == "user", "%s: family %r, want 'user'" % (w.name, w.short_family_name))
         ref = pywt.Wavelet(w.name, filter_bank=w.filter_bank)
         for m in MODES:
-            x = random_array(random_shape(2), np.float64)
-            level = random_level(x.shape, (0, 1), ref)
-            case = "wavedec2(%s lifting, taps %s) mode=%s shape=%s level=%d" % (w.name, np.round(taps, 3), m,
-                                                                                x.shape, level)
-            wav = lambda mod: w if mod is lwt else ref  # noqa: E731
-            round_trips(lambda mod: lambda a: mod.wavedec2(a, wav(mod), mode=m, level=level),
-                        lambda mod: lambda c: mod.waverec2(c, wav(mod), mode=m), x, case)
+            for dec, rec, ndim in (("wavedec", "waverec", 1), ("wavedec2", "waverec2", 2)):
+                x = random_array(random_shape(ndim), np.float64)
+                level = random_level(x.shape, tuple(range(ndim)), ref)
+                scheme = "%s lifting" % w.name + (", taps %s" % np.round(taps, 3) if bound is None else "")
+                case = "%s(%s) mode=%s shape=%s level=%d" % (dec, scheme, m, x.shape, level)
+                wav = lambda mod: w if mod is lwt else ref  # noqa: E731
+                round_trips(lambda mod: lambda a: getattr(mod, dec)(a, wav(mod), mode=m, level=level),
+                            lambda mod: lambda c: getattr(mod, rec)(c, wav(mod), mode=m), x, case, bound)
+                if bound:
+                    try:
+                        y = getattr(pywt, rec)(getattr(pywt, dec)(x, ref, mode=m, level=level), ref, mode=m)
+                    except ValueError:
+                        continue  # pywt refuses the case ([anti]reflect on length 1): lwt's refusal checked above
+                    y = y[tuple(slice(0, n) for n in x.shape)]
+                    chk.error_within(np.abs(y - x).max() / np.abs(x).max(), bound,
+                                     case + ": the derived filter bank is not perfectly reconstructing", "PR " + w.name)
+    haar = dict((w.name, w) for w, _ in schemes)["puk-haar"]
+    chk.check(np.allclose(np.abs(haar.dec_lo), np.abs(pywt.Wavelet("haar").dec_lo), rtol=1e-15, atol=0),
+              "puk-haar: dec_lo %s, Haar's up to signs %s" % (haar.dec_lo, pywt.Wavelet("haar").dec_lo))
 
 
 def max_levels():

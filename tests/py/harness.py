@@ -40,18 +40,6 @@ def need_pywt():
         skip("numpy/PyWavelets not importable (%s)" % e)
 
 
-def need_lib():
-    """The ctypes CDLL of liblwt; skips when LWT_LIB is not given or not built."""
-    need_pywt()
-    path = os.environ.get("LWT_LIB")
-    if not path:
-        skip("LWT_LIB is not set")
-    if not os.path.exists(path):
-        skip("LWT_LIB=%s does not exist (library not built)" % path)
-    import lwt_ctypes
-    return lwt_ctypes.load(path)  # a real load failure is a failure, not a skip
-
-
 def need_bin():
     need_pywt()
     path = os.environ.get("LWT_BIN")

@@ -1,4 +1,5 @@
-"""1-D liblwt (through ctypes) vs PyWavelets: every discrete wavelet x every mode.
+"""1-D liblwt plans (through the lwt package, pkg_plan.py) vs PyWavelets: every discrete
+wavelet x every mode.
 
 For each of the 106 wavelets of pywt.wavelist(kind='discrete') and the aliases,
 each of the 9 modes, lengths 1, 2, 3, 5, 7, 64, 97 and levels 0, 1, max
@@ -9,7 +10,7 @@ each of the 9 modes, lengths 1, 2, 3, 5, 7, 64, 97 and levels 0, 1, max
   - forward == coeffs_to_array(wavedecn(x))[0], every output value written;
   - inverse == waverecn of the same coefficients, cropped (for the coefficients
     of a signal and for arbitrary coefficients).
-Plus: catalog, wavelet info and filters, lwt_max_level, aliases (bit-identical
+Plus: catalog, wavelet info and filters, dwt_max_level, aliases (bit-identical
 to the canonical name), the forced algorithms (lifting must meet the bound or
 refuse with LWT_ERR_ACCURACY, convolution must always meet it), 1-D batches,
 levels far beyond max, and a fixed-input float32 section on near-linear signals
@@ -18,12 +19,12 @@ in the extrapolating modes. Bounds: reference.py, docs/ACCURACY.md.
 import harness
 
 harness.need_pywt()
-L = harness.need_lib()
 
 import numpy as np  # noqa: E402
 import pywt  # noqa: E402
 
-import lwt_ctypes as lw  # noqa: E402
+import lwt  # noqa: E402
+import pkg_plan as P  # noqa: E402
 import reference as R  # noqa: E402
 
 QUICK = harness.quick()
@@ -31,9 +32,8 @@ SEED = harness.seed()
 rng = np.random.default_rng(SEED)
 chk = harness.Checker("pywt_1d")
 # The sweeps run single-threaded (fast on tiny arrays); thread counts are
-# covered bit-for-bit by test_properties.py and by the default-threaded cases below.
-ctx = lw.Context(threads=1)
-ctx_default = lw.Context()
+# covered bit-for-bit by test_pkg_properties.py and by the default-threaded cases below.
+lwt.set_threads(1)
 
 ALL = R.discrete_wavelets()
 QUICK_SET = ["haar", "db1", "db2", "db3", "db7", "db20", "db38", "sym2", "sym3", "sym8", "sym20",
@@ -72,21 +72,15 @@ def one_case(w, mode, n, level):
         rnd = f32r(rng.standard_normal(packed_shape))
         ref_rnd = R.ref_inverse(rnd, slices, w, mode, (n,))
         want_levels = lmax if level is None else level
-    wv = ctx.wavelet(w)
     for dt in DTYPES:
-        desc = lw.make_desc(wv, (n,), level, mode, dt)
-        s, h = lw.plan_create_status(ctx, desc)
+        refused = P.refusal(w, (n,), level, mode, dt)
         cs = case_str(w, mode, n, level, lmax, dt, "plan_create")
         if refuses:
-            chk.check(s != lw.LWT_OK, "%s: PyWavelets refuses this, liblwt accepted it" % cs)
-            if h:
-                L.lwt_plan_destroy(h)
+            chk.check(refused is not None, "%s: PyWavelets refuses this, liblwt accepted it" % cs)
             continue
-        if not chk.check(s == lw.LWT_OK, "%s: status %d (%s) %s" % (
-                cs, s, lw.STATUS_NAMES.get(s), ctx.errors()[-1:])):
+        if not chk.check(refused is None, "%s: %s" % (cs, refused)):
             continue
-        L.lwt_plan_destroy(h)
-        with lw.Plan(ctx, wv, (n,), level, mode, dt) as p:
+        with P.Plan(w, (n,), level, mode, dt) as p:
             inf = p.info
             chk.check(inf["ndim"] == 1 and inf["shape"] == (n,), "%s: info shape %s" % (cs, inf))
             chk.check(inf["levels"] == want_levels, "%s: info.levels %d, want %d" % (cs, inf["levels"], want_levels))
@@ -118,13 +112,11 @@ def sweep(wavelets):
 
 
 def test_catalog():
-    names = lw.catalog()
+    names = lwt.wavelist()
     chk.check(len(names) == 106 and sorted(names) == sorted(ALL),
               "catalog has %d names; missing %s; extra %s" % (
                   len(names), sorted(set(ALL) - set(names))[:10], sorted(set(names) - set(ALL))[:10]))
     chk.check(len(set(names)) == len(names), "catalog has duplicates")
-    chk.check(L.lwt_wavelet_catalog_name(-1) is None and L.lwt_wavelet_catalog_name(len(names)) is None,
-              "lwt_wavelet_catalog_name outside [0, count) must be NULL")
     for a in R.ALIASES:
         chk.check(a not in names, "alias %s listed in the catalog" % a)
 
@@ -132,8 +124,7 @@ def test_catalog():
 def test_wavelet_info():
     for w in ALL + list(R.ALIASES):
         W = R.pywt_wavelet(w)
-        wv = ctx.wavelet(w)
-        info = wv.info()
+        info = P.wavelet_info(w)
         cw = R.canonical(w)
         chk.check(info["name"] == cw, "%s: info.name %r, want canonical %r" % (w, info["name"], cw))
         chk.check(info["family"] == W.short_family_name,
@@ -145,19 +136,20 @@ def test_wavelet_info():
             chk.check(info["orthogonal"] == 1, "%s: orthogonal %d, want 1" % (w, info["orthogonal"]))
         elif fam in ("bior", "rbio") and cw not in ("bior1.1", "rbio1.1"):
             chk.check(info["orthogonal"] == 0, "%s: orthogonal %d, want 0" % (w, info["orthogonal"]))
-        chk.check(info["path_f64"] in (0, 1) and info["path_f32"] in (0, 1), "%s: bad path %s" % (w, info))
-        if info["path_f64"] == lw.LWT_PATH_LIFTING or info["path_f32"] == lw.LWT_PATH_LIFTING:
+        paths = ("lifting", "convolution")
+        chk.check(info["path_f64"] in paths and info["path_f32"] in paths, "%s: bad path %s" % (w, info))
+        if "lifting" in (info["path_f64"], info["path_f32"]):
             chk.check(info["lifting_steps"] > 0, "%s: lifting path with %d lifting steps" % (w, info["lifting_steps"]))
-        if info["path_f64"] == lw.LWT_PATH_LIFTING:
+        if info["path_f64"] == "lifting":
             chk.check(info["lifting_error_f64"] <= R.bound_f64(w),
                       "%s: path_f64 lifting but lifting_error_f64 %.3g > bound %.3g"
                       % (w, info["lifting_error_f64"], R.bound_f64(w)))
-        if info["path_f32"] == lw.LWT_PATH_LIFTING:
+        if info["path_f32"] == "lifting":
             chk.check(info["lifting_error_f32"] <= R.F32_BOUND,
                       "%s: path_f32 lifting but lifting_error_f32 %.3g > %.3g"
                       % (w, info["lifting_error_f32"], R.F32_BOUND))
-        got = wv.filters()
-        for name, g, want in zip(("dec_lo", "dec_hi", "rec_lo", "rec_hi"), got, W.filter_bank):
+        for name, want in zip(("dec_lo", "dec_hi", "rec_lo", "rec_hi"), W.filter_bank):
+            g = np.array(info[name])
             chk.check(R.rel_err(g, want) <= R.bound_f64(w) / R.RT_FACTOR,
                       "%s: filter %s differs from PyWavelets' by %.3g" % (w, name, R.rel_err(g, want)))
 
@@ -167,7 +159,7 @@ def test_max_level():
     bad = 0
     for fl in lens:
         for n in list(range(1, 300)) + [1023, 1024, 1025, 10**6, 2**31 + 5]:
-            got = lw.max_level(n, fl)
+            got = lwt.dwt_max_level(n, fl)
             want = pywt.dwt_max_level(n, fl)
             if got != want:
                 bad += 1
@@ -183,8 +175,8 @@ def test_aliases():
         for mode in ["symmetric", "periodization", "zero"]:
             for dt in DTYPES:
                 x = rng.standard_normal(97).astype(dt)
-                ya = lw.forward(x, a, mode, None, dt, ctx=ctx)
-                yc = lw.forward(x, c, mode, None, dt, ctx=ctx)
+                ya = P.Plan(a, x.shape, None, mode, dt).forward(x)
+                yc = P.Plan(c, x.shape, None, mode, dt).forward(x)
                 chk.check(ya.tobytes() == yc.tobytes(),
                           "alias %s vs %s mode=%s %s: results differ" % (a, c, mode, np.dtype(dt).name))
     sweep(ALIASES)
@@ -194,41 +186,36 @@ def test_algorithms():
     """Forced algorithms: convolution always meets the bound; lifting meets it or refuses."""
     ws = WAVELETS
     for w in ws:
-        info = ctx.wavelet(w).info()
+        info = P.wavelet_info(w)
         for dt in DTYPES:
             path = info["path_f64"] if dt == np.float64 else info["path_f32"]
+            mode_paths = info["mode_paths_f64"] if dt == np.float64 else info["mode_paths_f32"]
             for mode in (["symmetric", "periodization"] if not QUICK else ["periodization"]):
                 n = 97
                 x = f32r(rng.standard_normal(n))
                 ref, slices = R.ref_forward(x, w, mode, None)
                 ref_inv = R.ref_inverse(f32r(ref), slices, w, mode, (n,))
                 lmax = R.max_level((n,), w)
-                for algo, aname in ((lw.LWT_ALGO_CONVOLUTION, "convolution"), (lw.LWT_ALGO_LIFTING, "lifting")):
-                    desc = lw.make_desc(ctx.wavelet(w), (n,), None, mode, dt, algorithm=algo)
-                    s, h = lw.plan_create_status(ctx, desc)
-                    cs = "algorithm=%s w=%s mode=%s shape=(%d,) level=max %s" % (aname, w, mode, n, np.dtype(dt).name)
-                    if h:
-                        L.lwt_plan_destroy(h)
-                    if algo == lw.LWT_ALGO_CONVOLUTION or path == lw.LWT_PATH_LIFTING:
-                        if not chk.check(s == lw.LWT_OK, "%s: plan status %d (%s)" % (cs, s, lw.STATUS_NAMES.get(s))):
+                for algo in ("convolution", "lifting"):
+                    refused = P.refusal(w, (n,), None, mode, dt, algorithm=algo)
+                    cs = "algorithm=%s w=%s mode=%s shape=(%d,) level=max %s" % (algo, w, mode, n, np.dtype(dt).name)
+                    if algo == "convolution" or path == "lifting":
+                        if not chk.check(refused is None, "%s: %s" % (cs, refused)):
                             continue
-                    elif s != lw.LWT_OK:
-                        chk.check(s in (lw.LWT_ERR_ACCURACY, lw.LWT_ERR_UNSUPPORTED),
-                                  "%s: refused with %d (%s), want LWT_ERR_ACCURACY" % (cs, s, lw.STATUS_NAMES.get(s)))
+                    elif refused is not None:
+                        chk.check(P.ACCURACY in str(refused) or P.UNSUPPORTED in str(refused),
+                                  "%s: refused with %r, want LWT_ERR_ACCURACY" % (cs, refused))
                         continue
-                    with lw.Plan(ctx, w, (n,), None, mode, dt, algorithm=algo) as p:
-                        if algo == lw.LWT_ALGO_CONVOLUTION:
-                            chk.check(p.info["path"] == lw.LWT_PATH_CONVOLUTION, "%s: info.path %d" % (cs, p.info["path"]))
-                        else:
-                            chk.check(p.info["path"] == lw.LWT_PATH_LIFTING, "%s: info.path %d" % (cs, p.info["path"]))
+                    with P.Plan(w, (n,), None, mode, dt, algorithm=algo) as p:
+                        chk.check(p.info["path"] == algo, "%s: info.path %s" % (cs, p.info["path"]))
                         chk.error_within(R.rel_err(p.forward(x.astype(dt)), ref, x),
-                                         R.forward_bound(w, dt, x, mode, None, ref), cs + " forward", "%s/%s" % (aname, w))
+                                         R.forward_bound(w, dt, x, mode, None, ref), cs + " forward", "%s/%s" % (algo, w))
                         chk.error_within(R.rel_err(p.inverse(f32r(ref).astype(dt)), ref_inv, f32r(ref)),
                                          R.inverse_bound(w, dt, f32r(ref), slices, mode, (n,), ref_inv),
-                                         cs + " inverse", "%s/%s" % (aname, w))
-                with lw.Plan(ctx, w, (n,), None, mode, dt) as p:
-                    chk.check(p.info["path"] == path, "w=%s %s: auto plan path %d but wavelet info says %d"
-                              % (w, np.dtype(dt).name, p.info["path"], path))
+                                         cs + " inverse", "%s/%s" % (algo, w))
+                with P.Plan(w, (n,), None, mode, dt) as p:
+                    chk.check(p.info["path"] == mode_paths[mode], "w=%s %s %s: auto plan path %s but lwt_wavelet_path says %s"
+                              % (w, mode, np.dtype(dt).name, p.info["path"], mode_paths[mode]))
 
 
 def test_extrapolation_f32():
@@ -243,7 +230,7 @@ def test_extrapolation_f32():
                 level = R.max_level((n,), w) + 2
                 if R.raises((n,), w, mode, level):
                     continue
-                with lw.Plan(ctx, w, (n,), level, mode, np.float32) as p:
+                with P.Plan(w, (n,), level, mode, np.float32) as p:
                     for _ in range(4):
                         x = (0.6 + 1e-3 * g.standard_normal() * np.arange(n)
                              + 1e-4 * g.standard_normal(n)).astype(np.float32)
@@ -257,13 +244,14 @@ def test_extrapolation_f32():
 
 
 def test_batch_and_deep_levels():
-    """1-D batch > 1 (each item vs pywt), and levels far beyond max."""
+    """1-D batch > 1 (each item vs pywt) on all cores, and levels far beyond max."""
+    lwt.set_threads(0)
     for w, mode, n, level, b in [("db3", "symmetric", 97, None, 5), ("cdf97", "periodization", 64, 3, 4),
                                  ("dmey", "zero", 33, 1, 3), ("sym5", "reflect", 7, 4, 2), ("haar", "smooth", 1, 3, 6),
                                  ("coif2", "antisymmetric", 5, 0, 3)]:
         for dt in DTYPES:
             xs = f32r(rng.standard_normal((b, n)))
-            with lw.Plan(ctx_default, w, (n,), level, mode, dt, batch=b) as p:
+            with P.Plan(w, (n,), level, mode, dt, batch=b) as p:
                 y = p.forward(xs.astype(dt))
                 for i in range(b):
                     ref, slices = R.ref_forward(xs[i], w, mode, level)
@@ -283,11 +271,12 @@ def test_batch_and_deep_levels():
     for w, mode, n, level in [("haar", "zero", 5, 40), ("db38", "smooth", 3, 12), ("db2", "periodization", 7, 30),
                               ("sym4", "antireflect", 2, 8), ("bior4.4", "reflect", 9, 10), ("coif1", "periodic", 4, 16)]:
         one_case(w, mode, n, level)
+    lwt.set_threads(1)
 
 
 chk.run("catalog", test_catalog)
 chk.run("wavelet info and filters", test_wavelet_info)
-chk.run("lwt_max_level", test_max_level)
+chk.run("dwt_max_level", test_max_level)
 chk.run("all wavelets x modes x lengths x levels", sweep, WAVELETS)
 chk.run("aliases", test_aliases)
 chk.run("forced algorithms", test_algorithms)

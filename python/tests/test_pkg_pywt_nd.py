@@ -1,12 +1,12 @@
-"""2-D and 3-D liblwt (through ctypes) vs PyWavelets.
+"""2-D and 3-D liblwt plans (through the lwt package, pkg_plan.py) vs PyWavelets.
 
 A spread of wavelets covering every family (haar, db, sym, coif, bior, rbio,
 dmey, plus an alias) x every mode x odd/even/prime/non-square shapes x levels
 0, 1..max, max+1, in float64 and float32:
   - plan creation succeeds exactly when PyWavelets accepts the transform;
   - plan info matches (levels, max_level, packed shape, counts);
-  - lwt_plan_band offsets/shapes equal the slices of coeffs_to_array, and
-    invalid (level, mask) pairs are refused;
+  - the plan's band offsets/shapes (lwt_plan_band) equal the slices of
+    coeffs_to_array, and invalid (level, mask) pairs are refused;
   - forward == coeffs_to_array(wavedecn(x))[0] including the zero gaps
     (the output buffer is pre-filled with NaN);
   - inverse == waverecn of the same coefficients, cropped;
@@ -16,13 +16,11 @@ Bounds: reference.bound (docs/ACCURACY.md).
 import harness
 
 harness.need_pywt()
-L = harness.need_lib()
-
-import itertools  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-import lwt_ctypes as lw  # noqa: E402
+import lwt  # noqa: E402
+import pkg_plan as P  # noqa: E402
 import reference as R  # noqa: E402
 
 QUICK = harness.quick()
@@ -30,9 +28,8 @@ SEED = harness.seed()
 rng = np.random.default_rng(SEED)
 chk = harness.Checker("pywt_nd")
 # The sweeps run single-threaded (fast on tiny arrays); thread counts are
-# covered bit-for-bit by test_properties.py and by the default-threaded cases below.
-ctx = lw.Context(threads=1)
-ctx_default = lw.Context()
+# covered bit-for-bit by test_pkg_properties.py and by the default-threaded cases below.
+lwt.set_threads(1)
 
 WAVELETS = ["haar", "db1", "db2", "db3", "db5", "db10", "db38", "sym2", "sym4", "sym7", "sym20",
             "coif1", "coif2", "coif5", "coif17", "bior1.3", "bior2.2", "bior3.1", "bior3.9",
@@ -71,30 +68,27 @@ def check_bands(p, cs, slices, bshapes, packed_shape):
     for lev in range(1, J + 1):
         for key, sl in slices[lev].items():
             mask = R.band_mask(key)
-            s, off, shp = p.band_status(lev, mask)
+            off, shp = p.band(lev, mask)
             want_off = tuple(R.slice_bounds(x, n)[0] for x, n in zip(sl, packed_shape))
             want_shp = tuple(bshapes[lev][key])
-            chk.check(s == lw.LWT_OK and off == want_off and shp == want_shp,
-                      "%s: band(%d, %d='%s') = %s %s %s, want %s %s" % (
-                          cs, lev, mask, key, lw.STATUS_NAMES.get(s), off, shp, want_off, want_shp))
+            chk.check(off == want_off and shp == want_shp, "%s: band(%d, %d='%s') = %s %s, want %s %s" % (
+                cs, lev, mask, key, off, shp, want_off, want_shp))
     # invalid requests
     bad = [(0, 1), (J + 1, 1), (-1, 0), (1 if J else 0, 1 << nd), (1, 0)]
     for lev, mask in bad:
-        s, _, _ = p.band_status(lev, mask)
-        chk.check(s != lw.LWT_OK, "%s: band(%d, %d) accepted, must be refused" % (cs, lev, mask))
+        try:
+            p.band(lev, mask)
+            chk.fail("%s: band(%d, %d) accepted, must be refused" % (cs, lev, mask))
+        except ValueError:
+            chk.check(True, "")
 
 
 def one_case(w, mode, shape, level, batch):
     lmax = R.max_level(shape, w)
     refuses = R.raises(shape, w, mode, level)
-    wv = ctx.wavelet(w)
     if refuses:
         for dt in DTYPES:
-            desc = lw.make_desc(wv, shape, level, mode, dt)
-            s, h = lw.plan_create_status(ctx, desc)
-            if h:
-                L.lwt_plan_destroy(h)
-            chk.check(s != lw.LWT_OK, "%s: PyWavelets refuses this, liblwt accepted it"
+            chk.check(P.refusal(w, shape, level, mode, dt) is not None, "%s: PyWavelets refuses this, liblwt accepted it"
                       % case_str("plan_create", w, mode, shape, level, lmax, dt))
         return
     xs = f32r(rng.standard_normal((batch,) + tuple(shape)))
@@ -111,8 +105,8 @@ def one_case(w, mode, shape, level, batch):
     for dt in DTYPES:
         cs = case_str("plan", w, mode, shape, level, lmax, dt, batch)
         try:
-            p = lw.Plan(ctx, wv, shape, level, mode, dt, batch=batch)
-        except lw.LwtError as e:
+            p = P.Plan(w, shape, level, mode, dt, batch=batch)
+        except (ValueError, RuntimeError, NotImplementedError) as e:
             chk.fail("%s: %s" % (cs, e))
             continue
         with p:
@@ -168,17 +162,18 @@ def sweep():
 
 
 def test_batch_consistency():
-    """A batched plan gives bit-identical items to single plans of the same input."""
+    """A batched plan (on all cores) gives bit-identical items to single plans of the same input."""
     cases = [("db2", "symmetric", (13, 8), 2), ("bior4.4", "periodization", (5, 6, 7), 1),
              ("sym7", "reflect", (31, 17), None), ("dmey", "zero", (16, 9, 3), 1),
              ("haar", "antireflect", (64, 40), None)]
     for w, mode, shape, level in cases:
         for dt in DTYPES:
             xs = rng.standard_normal((4,) + shape).astype(dt)
-            with lw.Plan(ctx_default, w, shape, level, mode, dt, batch=4) as pb, \
-                    lw.Plan(ctx, w, shape, level, mode, dt) as p1:
+            with P.Plan(w, shape, level, mode, dt, batch=4) as pb, P.Plan(w, shape, level, mode, dt) as p1:
+                lwt.set_threads(0)
                 cb = pb.forward(xs)
                 ib = pb.inverse(cb)
+                lwt.set_threads(1)
                 for i in range(4):
                     c1 = p1.forward(xs[i])
                     chk.check(c1.tobytes() == cb[i].tobytes(),
@@ -191,7 +186,8 @@ def test_batch_consistency():
 
 
 def test_larger():
-    """A few bigger cases (multi-threaded paths) against PyWavelets."""
+    """A few bigger cases (multi-threaded paths: all cores) against PyWavelets."""
+    lwt.set_threads(0)
     cases = [("cdf97", "symmetric", (256, 192), None), ("db4", "periodization", (300, 200), 3),
              ("sym8", "smooth", (129, 257), 2), ("coif3", "periodic", (40, 36, 44), 2),
              ("bior2.2", "reflect", (33, 64, 31), None), ("db20", "antisymmetric", (96, 80), None),
@@ -204,7 +200,7 @@ def test_larger():
         inv = R.ref_inverse(f32r(ref), slices, w, mode, shape)
         lmax = R.max_level(shape, w)
         for dt in DTYPES:
-            with lw.Plan(ctx_default, w, shape, level, mode, dt) as p:
+            with P.Plan(w, shape, level, mode, dt) as p:
                 key = "%s/%dd/%s" % (w, len(shape), np.dtype(dt).name)
                 chk.error_within(R.rel_err(p.forward(x.astype(dt)), ref, x),
                                  R.forward_bound(w, dt, x, mode, level, ref),
@@ -212,21 +208,7 @@ def test_larger():
                 chk.error_within(R.rel_err(p.inverse(f32r(ref).astype(dt)), inv, f32r(ref)),
                                  R.inverse_bound(w, dt, f32r(ref), slices, mode, shape, inv),
                                  case_str("inverse", w, mode, shape, level, lmax, dt), key)
-
-
-def test_workspace():
-    """An explicit workspace of workspace_bytes gives the same result as NULL."""
-    for w, mode, shape, level in [("db3", "symmetric", (31, 17), None), ("bior4.4", "zero", (12, 11, 10), 2)]:
-        for dt in DTYPES:
-            x = rng.standard_normal(shape).astype(dt)
-            with lw.Plan(ctx, w, shape, level, mode, dt) as p:
-                ws = np.zeros(max(1, p.info["workspace_bytes"]), dtype=np.uint8)
-                c0 = p.forward(x)
-                c1 = p.forward(x, workspace=ws)
-                chk.check(c0.tobytes() == c1.tobytes(), "workspace forward differs: %s %s %s" % (w, mode, shape))
-                y0 = p.inverse(c0)
-                y1 = p.inverse(c0, workspace=ws)
-                chk.check(y0.tobytes() == y1.tobytes(), "workspace inverse differs: %s %s %s" % (w, mode, shape))
+    lwt.set_threads(1)
 
 
 def test_unaligned():
@@ -239,8 +221,9 @@ def test_unaligned():
             nb = int(np.prod(shape)) * np.dtype(dt).itemsize
             x = np.frombuffer(buf[off:off + nb].data, dtype=dt).reshape(shape)
             x[...] = f32r(rng.standard_normal(shape))
-            for ctxx in (ctx, ctx_default):
-                with lw.Plan(ctxx, w, shape, None, mode, dt) as p:
+            for threads in (1, 0):
+                lwt.set_threads(threads)
+                with P.Plan(w, shape, None, mode, dt) as p:
                     cb = p.info["coeff_count"] * np.dtype(dt).itemsize
                     o = np.frombuffer(obuf[off:off + cb].data, dtype=dt).reshape(p.info["packed_shape"])
                     o[...] = np.nan
@@ -253,6 +236,7 @@ def test_unaligned():
                     inv = R.ref_inverse(o.astype(np.float64), slices, w, mode, shape)
                     chk.error_within(R.rel_err(y, inv, o), R.inverse_bound(w, dt, o.astype(np.float64), slices, mode,
                                                                           shape, inv), cs + " inverse", "unaligned")
+    lwt.set_threads(1)
 
 
 def test_sliding_window():
@@ -273,10 +257,10 @@ def test_sliding_window():
             for dt in DTYPES:
                 cs = case_str("sliding window", w, mode, shape, level, lmax, dt)
                 try:
-                    p = lw.Plan(ctx, w, shape, level, mode, dt, algorithm=lw.LWT_ALGO_LIFTING_LBB)
-                except lw.LwtError as e:
+                    p = P.Plan(w, shape, level, mode, dt, algorithm="lbb")
+                except RuntimeError as e:
                     # no lifting scheme within the bound for this dtype: the convolution path, not ours
-                    chk.check(e.status == lw.LWT_ERR_ACCURACY, "%s: %s" % (cs, e))
+                    chk.check(P.ACCURACY in str(e), "%s: %s" % (cs, e))
                     continue
                 with p:
                     key = "lbb/%s/%s" % (w, np.dtype(dt).name)
@@ -292,5 +276,4 @@ chk.run("sliding-window 2-D levels (LWT_ALGO_LIFTING_LBB)", test_sliding_window)
 chk.run("unaligned buffers", test_unaligned)
 chk.run("batch items == single plans", test_batch_consistency)
 chk.run("larger arrays", test_larger)
-chk.run("explicit workspace", test_workspace)
 chk.finish()
