@@ -311,6 +311,13 @@ lwt_status lwt_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc, co
         lwt_plan_destroy(p);
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "array too large");
     }
+    /* the whole batch's bytes, on each side, must be countable */
+    const size_t most = p->input_count > p->coeff_count ? p->input_count : p->coeff_count;
+    if (most > (size_t)-1 / 8 / d->batch) {
+        lwt_plan_destroy(p);
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "a batch of %zu arrays of %zu values is too large", d->batch,
+                        most);
+    }
     if (!p->tight && plan_gaps(p)) {
         lwt_plan_destroy(p);
         return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "the packed array's gaps");

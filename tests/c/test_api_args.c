@@ -164,6 +164,9 @@ static void plan_descs(lwt_context *ctx)
     d.shape[0] = (size_t)1 << 63;
     d.shape[1] = 3;
     refused(ctx, d, LWT_OK, "2^63 x 3 (coefficient count overflows)");
+    d = good_desc(w);
+    d.batch = (size_t)-1 / 2; /* the batch's values overflow size_t */
+    refused(ctx, d, LWT_ERR_INVALID_ARGUMENT, "batch SIZE_MAX / 2");
 
     lwt_plan *p = NULL;
     d = good_desc(w);
