@@ -330,6 +330,7 @@ static size_t inv_level(const level_job *job, recipe *r, int j, long m0, long m1
         if (!ps)
             return 0;
         ps->prog = prog;
+        ps->fuse_next = nd == 2; /* axis 1, then axis 0 below: one inverse level */
         cur = nxt;
     }
     const size_t rowlen = no[1] * no[2];

@@ -71,9 +71,9 @@ typedef struct rpass {
     lwt_line_prog prog;
     size_t outer, inner;
     rloc in, out;
-    /* 1: this pass (axis 0 of a 2-D forward level) and the next (axis 1, reading
-       this one's output) may run as one fused level; a worker that does so gives
-       the same bits and leaves this pass's output unwritten */
+    /* 1: this pass and the next, reading this one's output, may run as one fused level
+       (2-D forward: axis 0 then axis 1; 2-D inverse: axis 1 then axis 0); a worker that
+       does so gives the same bits and leaves this pass's output unwritten */
     int fuse_next;
 } rpass;
 

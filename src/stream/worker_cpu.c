@@ -1,5 +1,6 @@
 /* CPU stream worker: recipes executed with memcpy, the CPU passes and the fused 2-D level. */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/backend.h"
@@ -31,20 +32,43 @@ static lwt_status run_plan(cpu_worker *cw, const level_job *job, const rplan *t,
     return t->inverse ? lwt_inverse(p, in, out, ws) : lwt_forward(p, in, out, ws);
 }
 
-/* A chunk's 2-D forward level in one sweep (cpu_level.h): the axis-0 pass a and the axis-1 pass
-   b after it, one read of the window and one write of b's output, the bits of the two passes
-   (test_stream). b writes each of a's 2 kc output rows as [cA | cD], so the four bands sit at
-   the corners of its output. */
+/* A chunk's 2-D level in one sweep (cpu_level.h): pass a and the pass b that reads its output,
+   one read of the window and one write of b's output, the bits of the two passes (test_stream).
+   Forward, a runs axis 0 and b axis 1, which writes each of a's 2 kc output rows as [cA | cD]:
+   the four bands sit at the corners of b's output. Inverse, a runs axis 1 on the gathered
+   [cA rows; cD rows] x [a | d] block, whose corners are the four bands, and b axis 0. */
 static lwt_status run_fused(cpu_worker *cw, const rpass *a, const rpass *b, size_t es)
 {
     const lwt_plan *p = cw->plan;
-    const size_t kc = (size_t)(a->prog.out_hi - a->prog.out_lo), row = (size_t)lwt_prog_out_extent(&b->prog);
-    const size_t half = (size_t)(b->prog.out_hi - b->prog.out_lo);
-    char *o = resolve(cw, b->out, es);
-    const void *in[4] = {resolve(cw, a->in, es), NULL, NULL, NULL};
-    void *out[4] = {o, o + kc * row * es, o + half * es, o + (kc * row + half) * es};
-    const size_t in_stride[4] = {a->inner, 0, 0, 0}, out_stride[4] = {row, row, row, row}, none[4] = {0, 0, 0, 0};
-    const lwt_line_prog prog[2] = {a->prog, b->prog};
+    const void *in[4] = {NULL, NULL, NULL, NULL};
+    void *out[4] = {NULL, NULL, NULL, NULL};
+    size_t in_stride[4] = {0, 0, 0, 0}, out_stride[4] = {0, 0, 0, 0};
+    const size_t none[4] = {0, 0, 0, 0};
+    lwt_line_prog prog[2];
+    if (a->prog.inverse) {
+        const size_t wl = a->outer / 2, half = (size_t)a->prog.nc, row = 2 * half;
+        const char *g = resolve(cw, a->in, es);
+        const void *bands[4] = {g, g + wl * row * es, g + half * es, g + (wl * row + half) * es};
+        memcpy(in, bands, sizeof in);
+        for (int k = 0; k < 4; k++)
+            in_stride[k] = row;
+        out[0] = resolve(cw, b->out, es);
+        out_stride[0] = b->inner;
+        prog[0] = b->prog;
+        prog[1] = a->prog;
+    } else {
+        const size_t kc = (size_t)(a->prog.out_hi - a->prog.out_lo), row = (size_t)lwt_prog_out_extent(&b->prog);
+        const size_t half = (size_t)(b->prog.out_hi - b->prog.out_lo);
+        char *o = resolve(cw, b->out, es);
+        void *bands[4] = {o, o + kc * row * es, o + half * es, o + (kc * row + half) * es};
+        memcpy(out, bands, sizeof out);
+        for (int k = 0; k < 4; k++)
+            out_stride[k] = row;
+        in[0] = resolve(cw, a->in, es);
+        in_stride[0] = a->inner;
+        prog[0] = a->prog;
+        prog[1] = b->prog;
+    }
     lwt_status st = lwt_cpu_fused_level(p, prog, cw->threads, in, in_stride, out, out_stride, 1, none, none);
     return st ? lwt_fail(p->ctx, st, "stream CPU worker: cannot allocate a fused level's rows") : LWT_OK;
 }

@@ -482,7 +482,7 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
         /* a whole 2-D level in one kernel, where it applies: one read and one write of the window */
         const rpass *p1 = i + 1 < r->compute.n && r->compute.v[i + 1].kind == ROP_PASS ? &r->compute.v[i + 1].p : NULL;
         int lshape = -1;
-        const lwt_slide_geom *lg = o->p.fuse_next && !cw->naive && p1
+        const lwt_slide_geom *lg = o->p.fuse_next && !o->p.prog.inverse && !cw->naive && p1
                                        ? lwt_cuda_level_part_geom(cw->plan, &cw->levels, &o->p.prog, &p1->prog, &lshape)
                                        : NULL;
         if (lg) {
@@ -495,7 +495,7 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
             i++;
             continue;
         }
-        sl->passes += o->p.fuse_next;
+        sl->passes += o->p.fuse_next && !o->p.prog.inverse;
         lwt_pass ps;
         pass_of(cw, o, &ps);
         ps.in = sl->arena + o->p.in.off * es;
