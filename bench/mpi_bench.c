@@ -1,11 +1,16 @@
 /*
  * lwt-mpi-bench: a transform over MPI ranks (lwt_mpi.h) timed against one process.
  *   mpirun -np N lwt-mpi-bench [-w WAVELET] [-m MODE] [-l LEVELS] [--size N] [--f64] [--reps R] [--weak]
+ *                              [--backend cpu|auto|cuda] [--weight slab|measure] [--no-single]
  * 2-D N x N (--weak: N x N per rank, rows stacked), equal slabs. Rank 0 prints, per direction,
  * the median over R calls of the slowest rank's time, the single-process lwt_forward /
- * lwt_inverse of the whole array (CPU backend, all of rank 0's threads) and a memcpy of the
- * array, all in the same run. The ranks share the machine's cores: give each rank
- * OMP_NUM_THREADS = cores / ranks for strong scaling on one host.
+ * lwt_inverse of the whole array (CPU backend, all of rank 0's threads; --no-single: left out)
+ * and a memcpy of the array, all in the same run. The ranks share the machine's cores: give
+ * each rank OMP_NUM_THREADS = cores / ranks for strong scaling on one host. --backend auto|cuda:
+ * each rank streams its share through its node's GPU (lwt_mpi_stream_desc_local), host data in
+ * and out; a build with CUDA then also prints the bus ceiling: every GPU rank copying its slab
+ * to its GPU and its coefficients back, all ranks at once (pinned memory, both directions
+ * together).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -14,6 +19,49 @@
 
 #include "lwt.h"
 #include "lwt_mpi.h"
+
+#ifdef LWT_HAVE_CUDA
+#include <cuda_runtime.h>
+
+/* the slowest rank's time to copy in_bytes to its GPU and out_bytes back at once (median of
+   reps), every GPU rank together; 0 where this rank has no GPU worker */
+static double bus_ceiling(const lwt_stream_desc *sd, size_t in_bytes, size_t out_bytes, int reps)
+{
+    double best = 0;
+    const int gpu = sd->workers[0].kind == LWT_WORKER_CUDA;
+    void *h_in = NULL, *h_out = NULL, *d_in = NULL, *d_out = NULL;
+    cudaStream_t s[2] = {0, 0};
+    int ok = !gpu || (cudaSetDevice(sd->workers[0].device) == cudaSuccess &&
+                      cudaHostAlloc(&h_in, in_bytes, cudaHostAllocDefault) == cudaSuccess &&
+                      cudaHostAlloc(&h_out, out_bytes, cudaHostAllocDefault) == cudaSuccess &&
+                      cudaMalloc(&d_in, in_bytes) == cudaSuccess && cudaMalloc(&d_out, out_bytes) == cudaSuccess &&
+                      cudaStreamCreate(&s[0]) == cudaSuccess && cudaStreamCreate(&s[1]) == cudaSuccess);
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    for (int r = 0; all && r <= reps; r++) { /* r == 0: warm-up */
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        if (gpu) {
+            cudaMemcpyAsync(d_in, h_in, in_bytes, cudaMemcpyHostToDevice, s[0]);
+            cudaMemcpyAsync(h_out, d_out, out_bytes, cudaMemcpyDeviceToHost, s[1]);
+            cudaDeviceSynchronize();
+        }
+        double mine = MPI_Wtime() - t0, slowest = 0;
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (r && (best == 0 || slowest < best))
+            best = slowest;
+    }
+    if (gpu) {
+        cudaFreeHost(h_in);
+        cudaFreeHost(h_out);
+        cudaFree(d_in);
+        cudaFree(d_out);
+        if (s[0]) cudaStreamDestroy(s[0]);
+        if (s[1]) cudaStreamDestroy(s[1]);
+    }
+    return all ? best : -1;
+}
+#endif
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -34,7 +82,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     const char *wname = "cdf97", *mname = "periodization";
-    int levels = 4, f64 = 0, reps = 10, weak = 0;
+    int levels = 4, f64 = 0, reps = 10, weak = 0, single = 1;
+    lwt_backend backend = LWT_BACKEND_CPU;
+    double weight = LWT_MPI_WEIGHT_SLAB;
     size_t n = 4096;
     for (int i = 1; i < argc; i++) {
         const int more = i + 1 < argc;
@@ -45,9 +95,16 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--reps") && more) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--f64")) f64 = 1;
         else if (!strcmp(argv[i], "--weak")) weak = 1;
+        else if (!strcmp(argv[i], "--no-single")) single = 0;
+        else if (!strcmp(argv[i], "--backend") && more) {
+            const char *v = argv[++i];
+            backend = !strcmp(v, "cuda") ? LWT_BACKEND_CUDA : !strcmp(v, "auto") ? LWT_BACKEND_AUTO : LWT_BACKEND_CPU;
+        } else if (!strcmp(argv[i], "--weight") && more)
+            weight = !strcmp(argv[++i], "measure") ? LWT_MPI_WEIGHT_MEASURE : LWT_MPI_WEIGHT_SLAB;
         else {
             if (rank == 0)
-                fprintf(stderr, "usage: mpirun -np N lwt-mpi-bench [-w W] [-m M] [-l L] [--size N] [--f64] [--reps R] [--weak]\n");
+                fprintf(stderr, "usage: mpirun -np N lwt-mpi-bench [-w W] [-m M] [-l L] [--size N] [--f64] [--reps R] [--weak]"
+                                " [--backend cpu|auto|cuda] [--weight slab|measure] [--no-single]\n");
             MPI_Finalize();
             return 2;
         }
@@ -74,7 +131,9 @@ int main(int argc, char **argv)
     const size_t es = f64 ? 8 : 4, rows = d.shape[0];
     const size_t r0 = rows * (size_t)rank / (size_t)nranks, r1 = rows * (size_t)(rank + 1) / (size_t)nranks;
     lwt_mpi_plan *mp = NULL;
-    if (lwt_mpi_plan_create(ctx, &d, NULL, MPI_COMM_WORLD, r0, r1, &mp)) {
+    lwt_stream_desc sd;
+    if (lwt_mpi_stream_desc_local(ctx, MPI_COMM_WORLD, backend, 0, &sd) ||
+        lwt_mpi_plan_create_weighted(ctx, &d, &sd, MPI_COMM_WORLD, r0, r1, weight, &mp)) {
         MPI_Finalize();
         return 1;
     }
@@ -101,7 +160,28 @@ int main(int argc, char **argv)
             MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
             t[dir][r] = slowest;
         }
+    double wts[64] = {0};
+    if (nranks <= 64)
+        lwt_mpi_plan_weights(mp, wts);
+#ifdef LWT_HAVE_CUDA
+    const double bus = bus_ceiling(&sd, nin * es, ncoef * es, reps);
+#else
+    const double bus = 0;
+#endif
     if (rank == 0) {
+        printf("lwt-mpi-bench: %s %s %zux%zu %s, %d levels, %d ranks%s, median of %d\n", wname, mname, d.shape[0],
+               d.shape[1], f64 ? "float64" : "float32", levels, nranks, weak ? " (weak: N x N a rank)" : "", reps);
+        printf("  workers: %s; shares", backend == LWT_BACKEND_CPU ? "CPU" : "each rank its node's GPU where it has one");
+        for (int q = 0; q < nranks && q < 64; q++)
+            printf(" %.3f", wts[q]);
+        printf("\n  forward: %.2f ms over the ranks; inverse: %.2f ms\n", 1e3 * median(t[0], reps),
+               1e3 * median(t[1], reps));
+        if (bus > 0)
+            printf("  bus ceiling (every GPU rank: its slab up and its coefficients down at once): %.2f ms "
+                   "(forward at %.0f%%, inverse at %.0f%%)\n", 1e3 * bus, 100 * bus / median(t[0], reps),
+                   100 * bus / median(t[1], reps));
+    }
+    if (rank == 0 && single) {
         /* one process, the whole array, in the same run */
         lwt_plan *p = NULL;
         lwt_plan_info info;
@@ -129,12 +209,8 @@ int main(int argc, char **argv)
             s[r] = MPI_Wtime() - t0;
         }
         const double copy = median(s, reps);
-        printf("lwt-mpi-bench: %s %s %zux%zu %s, %d levels, %d ranks%s, median of %d\n", wname, mname, d.shape[0],
-               d.shape[1], f64 ? "float64" : "float32", levels, nranks, weak ? " (weak: N x N a rank)" : "", reps);
-        printf("  forward: %.2f ms over the ranks, %.2f ms one process (%.2fx), memcpy %.2f ms\n",
-               1e3 * median(t[0], reps), 1e3 * one[0], one[0] / median(t[0], reps), 1e3 * copy);
-        printf("  inverse: %.2f ms over the ranks, %.2f ms one process (%.2fx)\n", 1e3 * median(t[1], reps),
-               1e3 * one[1], one[1] / median(t[1], reps));
+        printf("  one process (CPU): forward %.2f ms (%.2fx the ranks' time), inverse %.2f ms (%.2fx), memcpy %.2f ms\n",
+               1e3 * one[0], one[0] / median(t[0], reps), 1e3 * one[1], one[1] / median(t[1], reps), 1e3 * copy);
         free(X);
         free(C);
         free(ws);

@@ -4,7 +4,9 @@
  * --raw array; inverse: its pieces of the packed coefficients), the ranks transform it
  * together, and each writes its part of the output into a temporary file beside the output
  * path; rank 0 renames it over the path only after every rank succeeded, and removes it
- * otherwise: the output appears whole or not at all. Slabs: equal shares of axis 0.
+ * otherwise: the output appears whole or not at all. Slabs: equal shares of axis 0; the work:
+ * shares by slab, or by speed measured when the plan is made (--weight; the default when a
+ * rank has a GPU: --backend auto gives each rank its node's GPU by its place on the node).
  * Built only with MPI (CMakeLists.txt: LWT_HAVE_MPI).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -29,6 +31,8 @@ typedef struct mpi_opts {
     int shape_nd;
     size_t chunk_rows;
     int fail_rank; /* test option: this rank fails before it writes (-1: none) */
+    double weight; /* the ranks' shares (lwt_mpi_plan_create_weighted) */
+    int weight_set;
     const char *paths[2];
     int npaths;
 } mpi_opts;
@@ -48,10 +52,21 @@ static int parse(int argc, char **argv, const char *name, mpi_opts *o)
         const int common = cli_parse_common(argc, argv, &i, &o->t); /* -w, -l, -m, --threads, ... */
         if (common < 0)
             return -1;
-        const char *a = common ? "--mpi" : argv[i]; /* a common option: nothing more to do */
+        if (common) /* -w, -l, -m, --backend, ...: taken */
+            continue;
+        const char *a = argv[i];
         const int has_value = i + 1 < argc;
         if (!strcmp(a, "--mpi")) {
             continue;
+        } else if (!strcmp(a, "--weight") && has_value) {
+            const char *v = argv[++i];
+            if (!strcmp(v, "slab"))
+                o->weight = LWT_MPI_WEIGHT_SLAB;
+            else if (!strcmp(v, "measure"))
+                o->weight = LWT_MPI_WEIGHT_MEASURE;
+            else
+                return usage(name, "--weight needs slab or measure, not", v);
+            o->weight_set = 1;
         } else if (!strcmp(a, "--raw") && has_value) {
             const char *v = argv[++i];
             o->raw = 1;
@@ -263,7 +278,7 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
         pd.shape[k] = o->shape[k];
     pd.levels = o->t.levels;
     pd.mode = o->t.mode;
-    pd.backend = LWT_BACKEND_CPU;
+    pd.backend = LWT_BACKEND_CPU; /* the whole array's plan: its layout; the ranks' workers compute */
     pd.algorithm = o->t.algorithm;
     int rc = LWT_EXIT_RUNTIME;
     lwt_plan *whole = NULL;
@@ -291,10 +306,18 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
     size_t r0, r1;
     slab_of(info.shape[0], rank, &r0, &r1);
     const size_t row = info.input_count / info.shape[0]; /* elements of a row of axis 0 */
-    lwt_stream_desc sd = lwt_stream_desc_default();
+    /* each rank's workers: its node's GPU by its place on the node, else the CPU; when some
+       rank has a GPU the shares follow measured speed unless --weight says otherwise */
+    lwt_stream_desc sd;
+    if (lwt_mpi_stream_desc_local(ctx, MPI_COMM_WORLD, o->t.backend, o->t.threads, &sd) != LWT_OK)
+        goto done;
     sd.chunk_rows = o->chunk_rows;
-    sd.workers[0].threads = o->t.threads;
-    if (lwt_mpi_plan_create(ctx, &pd, &sd, MPI_COMM_WORLD, r0, r1, &mp) != LWT_OK)
+    if (!o->weight_set) {
+        int gpu = sd.workers[0].kind == LWT_WORKER_CUDA, any = 0;
+        MPI_Allreduce(&gpu, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        o->weight = any ? LWT_MPI_WEIGHT_MEASURE : LWT_MPI_WEIGHT_SLAB;
+    }
+    if (lwt_mpi_plan_create_weighted(ctx, &pd, &sd, MPI_COMM_WORLD, r0, r1, o->weight, &mp) != LWT_OK)
         goto done;
     size_t nin, ncoef;
     lwt_mpi_plan_local(mp, &nin, &ncoef);

@@ -21,7 +21,12 @@
  * All calls but lwt_mpi_band_rows and lwt_mpi_plan_local are collective over the plan's
  * communicator, and the calls on one plan run one at a time (they share the arrays the plan
  * reserved). A failure on any rank fails the call on every rank with the same status.
- * This version: CPU ranks, batch 1.
+ *
+ * A rank computes on the workers of its stream description: CPU threads, or a GPU
+ * (lwt_mpi_stream_desc_local picks one per rank by its rank on the node), and a job may mix
+ * them. The shares of the chunks follow the ranks' slabs, or weights: given, measured when the
+ * plan is made, or rebalanced between calls from the times observed (lwt_mpi_plan_rebalance).
+ * The bits never depend on the shares. This version: batch 1.
  */
 #ifndef LWT_MPI_H
 #define LWT_MPI_H
@@ -40,8 +45,9 @@ extern "C" {
 typedef struct lwt_mpi_plan lwt_mpi_plan;
 
 /*
- * Collective. desc describes the whole array (the same on every rank; backend CPU or AUTO,
- * batch 1); stream NULL or the chunking and this rank's workers (lwt_stream_desc_default);
+ * Collective. desc describes the whole array (the same on every rank; batch 1; its backend is
+ * not used: the workers of stream are); stream NULL (one CPU worker) or the chunking and this
+ * rank's workers (lwt_stream_desc_default, lwt_mpi_stream_desc_local);
  * [row0, row1) is this rank's slab of axis 0 of the input.
  */
 lwt_status lwt_mpi_plan_create(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
@@ -52,6 +58,41 @@ lwt_status lwt_mpi_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc
                                      const lwt_stream_tuning *tuning, MPI_Comm comm, size_t row0, size_t row1,
                                      lwt_mpi_plan **out);
 void lwt_mpi_plan_destroy(lwt_mpi_plan *plan); /* NULL is a no-op; not collective */
+
+/* The share of the work each rank computes. */
+#define LWT_MPI_WEIGHT_SLAB 0.0     /* in proportion to its slab (lwt_mpi_plan_create) */
+#define LWT_MPI_WEIGHT_MEASURE -1.0 /* in proportion to its speed, measured when the plan is made:
+                                       each rank times its workers on the transform's first chunk */
+/*
+ * Collective. lwt_mpi_plan_create with this rank's share of the work set by weight: > 0, its
+ * capability relative to the other ranks' (e.g. 4 for a GPU rank beside CPU ranks of 1),
+ * LWT_MPI_WEIGHT_MEASURE or LWT_MPI_WEIGHT_SLAB. Every rank passes the same kind (all given,
+ * all measured or all by slab), else every rank gets LWT_ERR_INVALID_ARGUMENT. A rank's slab
+ * and its share need not match: the rows between them travel with the halos.
+ */
+lwt_status lwt_mpi_plan_create_weighted(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
+                                        MPI_Comm comm, size_t row0, size_t row1, double weight,
+                                        lwt_mpi_plan **out);
+/* the weights the shares follow, rank by rank, summing to 1 (weights: the communicator's size) */
+lwt_status lwt_mpi_plan_weights(const lwt_mpi_plan *plan, double *weights);
+/*
+ * Collective: new shares in proportion to each rank's observed speed (the elements its workers
+ * wrote per second of their time in the calls since the shares were last set; a rank that ran
+ * no chunk keeps the mean speed). The coefficients' distribution moves with the shares: ask
+ * lwt_mpi_plan_local and lwt_mpi_band_rows again before the next call. No call observed:
+ * nothing changes.
+ */
+lwt_status lwt_mpi_plan_rebalance(lwt_mpi_plan *plan);
+
+/*
+ * Collective over comm: this rank's workers in a job of one rank per GPU. backend AUTO: a CUDA
+ * worker on the node's GPU numbered by the rank's place among the ranks of its node, when the
+ * node has that many GPUs, else a CPU worker of `threads` threads (0: all); CUDA: the GPU, and
+ * LWT_ERR_UNSUPPORTED on every rank when one rank has none; CPU: the CPU worker. chunk_rows is
+ * left 0.
+ */
+lwt_status lwt_mpi_stream_desc_local(lwt_context *ctx, MPI_Comm comm, lwt_backend backend, int threads,
+                                     lwt_stream_desc *out);
 
 /* this rank's element counts: its slab of the signal and its pieces of the coefficients */
 lwt_status lwt_mpi_plan_local(const lwt_mpi_plan *plan, size_t *input_count, size_t *coeff_count);

@@ -14,61 +14,15 @@
  * rank r before a group is then what q holds of what r reads.
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "core/fail.h"
-#include "core/plan.h"
-#include "lwt_mpi.h"
-#include "mpi/spans.h"
+#include "mpi/mpi_internal.h"
 #include "stream/recipe.h"
-#include "stream/worker.h"
-
-/* what a rank sends each peer and receives from each before a group (normalized spans of one
-   array, in elements) */
-typedef struct xchg {
-    spans *send, *recv;
-} xchg;
-
-typedef struct group {
-    level_job job;  /* host pointers unset */
-    long c0, c1;    /* this rank's chunks */
-    xchg src;       /* forward: its input approximation; inverse: the coarser approximation */
-    xchg coef;      /* inverse: the packed coefficients */
-} group;
-
-typedef struct piece {
-    int level;
-    unsigned mask;
-    size_t row0, row1, row_elems, band_first; /* band_first: its first element in the packed */
-    size_t packed_row;                        /* elements from one band row to the next */
-    size_t runs, run, run_stride;             /* a band row in the packed: runs contiguous runs of
-                                                 run elements, run_stride apart (3-D: its rows) */
-    size_t offset;                            /* in this rank's coefficients */
-} piece;
-
-struct lwt_mpi_plan {
-    lwt_context *ctx;
-    MPI_Comm comm;
-    int rank, size;
-    lwt_plan *plan;
-    lwt_streamer *streamer;
-    size_t es, row_elems;     /* input row: elements along axes 1.. */
-    size_t *slab;             /* size + 1 row boundaries */
-    group *fwd, *inv;
-    int nfwd, ninv;
-    xchg out;                 /* inverse: the signal rows to their slabs */
-    piece *pieces;
-    int npieces;
-    size_t local_coeffs;
-    /* the whole arrays, reserved once (reserve below): the signal, the packed coefficients and
-       two areas the approximations between groups alternate in, as in lwt_stream; a rank's
-       pages stay made between calls, so a call takes no page faults but the first's */
-    char *sig, *coef, *appr[2];
-    size_t sig_bytes, coef_bytes, appr_bytes;
-};
 
 /* three distinct addresses for the arrays of a group while the recipes are planned (never
    dereferenced: the recipes are only read) */
@@ -77,13 +31,25 @@ static const char FAKE[3];
 #define FAKE_COEF (FAKE + 1)
 #define FAKE_DST (FAKE + 2)
 
-static char *reserve(size_t bytes);
-static void release(char *p, size_t bytes);
+/* ---- the arrays ---- */
+
+/* an array of the whole size, reserved, pages made (zeroed) when first touched; NULL when the
+   address space is short */
+static char *reserve(size_t bytes)
+{
+    void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : (char *)p;
+}
+
+static void release(char *p, size_t bytes)
+{
+    if (p)
+        munmap(p, bytes ? bytes : 1);
+}
 
 /* ---- collective status ---- */
 
-/* the worst status of all ranks (every rank gets the same) */
-static lwt_status agree(const lwt_mpi_plan *mp, MPI_Comm comm, lwt_status st)
+lwt_status lwt__mpi_agree(const lwt_mpi_plan *mp, MPI_Comm comm, lwt_status st)
 {
     int mine = (int)st, all = 0;
     if (MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
@@ -111,16 +77,34 @@ static void spans_free_all(spans *s, int n)
     free(s);
 }
 
-/* chunks [c0, c1) of rank q: the share of the group's output rows proportional to q's slab */
+/* chunks [c0, c1) of rank q: the share of the group's output rows proportional to q's slab,
+   or to its weight (the same doubles and operations on every rank, so every rank derives the
+   same shares) */
 static void share_of(const lwt_mpi_plan *mp, const level_job *job, int q, long *c0, long *c1)
 {
     const unsigned __int128 n0 = mp->slab[mp->size], nout = (unsigned __int128)job->nout;
+    double total = 0, before[2] = {0, 0};
+    for (int p = 0; mp->weight && p < mp->size; p++) {
+        if (p < q)
+            before[0] += mp->weight[p];
+        if (p <= q)
+            before[1] += mp->weight[p];
+        total += mp->weight[p];
+    }
     long c[2];
     for (int e = 0; e < 2; e++) {
-        const unsigned __int128 rows = ((unsigned __int128)mp->slab[q + e] * nout + n0 - 1) / n0;
+        unsigned __int128 rows;
+        if (mp->weight) {
+            const double r = ceil(before[e] / total * (double)job->nout);
+            rows = r < (double)job->nout ? (unsigned __int128)r : nout;
+        } else {
+            rows = ((unsigned __int128)mp->slab[q + e] * nout + n0 - 1) / n0;
+        }
         const long ch = (long)((rows + (unsigned __int128)job->per_chunk - 1) / (unsigned __int128)job->per_chunk);
         c[e] = ch < job->nchunks ? ch : job->nchunks;
     }
+    if (mp->weight && q == mp->size - 1)
+        c[1] = job->nchunks; /* the last share ends with the group, whatever the rounding */
     *c0 = c[0];
     *c1 = c[1];
 }
@@ -393,13 +377,46 @@ static lwt_status read_slabs(lwt_mpi_plan *mp, size_t row0, size_t row1)
     return st;
 }
 
-static lwt_status make_plan(lwt_mpi_plan *mp, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
-                            const lwt_stream_tuning *tuning, size_t row0, size_t row1)
+/* every rank's weight: the same kind on every rank (mine: given, measured or by slab) */
+static lwt_status read_weights(lwt_mpi_plan *mp, double mine)
 {
-    if (!desc || desc->batch != 1 || desc->backend == LWT_BACKEND_CUDA)
-        return lwt_fail(mp->ctx, LWT_ERR_UNSUPPORTED, "lwt_mpi: this version runs batch-1 plans on CPU ranks");
+    lwt_status st = LWT_OK;
+    if (mine == LWT_MPI_WEIGHT_MEASURE)
+        st = lwt__mpi_probe(mp, &mine);
+    double *all = malloc((size_t)mp->size * sizeof *all);
+    if (!all)
+        return lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory");
+    if (MPI_Allgather(&mine, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, mp->comm) != MPI_SUCCESS) {
+        free(all);
+        return lwt_fail(mp->ctx, LWT_ERR_IO, "lwt_mpi: MPI_Allgather failed");
+    }
+    int slab = 0, given = 0;
+    for (int q = 0; q < mp->size; q++) {
+        slab += all[q] == LWT_MPI_WEIGHT_SLAB;
+        given += all[q] > 0 && isfinite(all[q]);
+    }
+    if (!st && slab != mp->size && given != mp->size)
+        st = lwt_fail(mp->ctx, LWT_ERR_INVALID_ARGUMENT,
+                      "lwt_mpi: every rank needs a positive weight, or every rank LWT_MPI_WEIGHT_MEASURE or "
+                      "LWT_MPI_WEIGHT_SLAB (this rank gave %g)", mine);
+    if (st || slab == mp->size) {
+        free(all);
+        return st;
+    }
+    mp->weight = all;
+    return LWT_OK;
+}
+
+static lwt_status make_plan(lwt_mpi_plan *mp, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
+                            const lwt_stream_tuning *tuning, size_t row0, size_t row1, double weight)
+{
+    if (!desc || desc->batch != 1)
+        return lwt_fail(mp->ctx, LWT_ERR_UNSUPPORTED, "lwt_mpi: this version runs batch-1 plans");
+    if (!(weight > 0 || weight == LWT_MPI_WEIGHT_SLAB || weight == LWT_MPI_WEIGHT_MEASURE))
+        return lwt_fail(mp->ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_mpi: weight %g is not positive, "
+                        "LWT_MPI_WEIGHT_MEASURE or LWT_MPI_WEIGHT_SLAB", weight);
     lwt_plan_desc d = *desc;
-    d.backend = LWT_BACKEND_CPU;
+    d.backend = LWT_BACKEND_CPU; /* the description the streamer's workers follow */
     LWT_FORWARD(lwt_plan_create(mp->ctx, &d, &mp->plan));
     mp->es = lwt_plan_elem_size(mp->plan);
     mp->row_elems = 1;
@@ -407,23 +424,14 @@ static lwt_status make_plan(lwt_mpi_plan *mp, const lwt_plan_desc *desc, const l
         mp->row_elems *= d.shape[k];
     LWT_FORWARD(read_slabs(mp, row0, row1));
     lwt_stream_desc sd = stream ? *stream : lwt_stream_desc_default();
-    if (!sd.chunk_rows) { /* the engine's chunks of about 64 MiB, but at least one a rank */
-        const size_t by_size = ((size_t)64 << 20) / (mp->row_elems * mp->es), by_ranks = d.shape[0] / (size_t)mp->size + 1;
+    if (!sd.chunk_rows) { /* the engine's chunks of about 64 MiB, but at least one a rank (eight
+                             when the shares follow weights, so that they can differ) */
+        const size_t by_size = ((size_t)64 << 20) / (mp->row_elems * mp->es);
+        const size_t by_ranks = d.shape[0] / ((size_t)mp->size * (weight == LWT_MPI_WEIGHT_SLAB ? 1 : 8)) + 1;
         sd.chunk_rows = by_ranks < by_size ? by_ranks : by_size > 2 ? by_size : 2;
     }
     const lwt_stream_tuning tune = tuning ? *tuning : lwt_stream_tuning_default();
     LWT_FORWARD(lwt_streamer_create_tuned(mp->plan, &sd, &tune, &mp->streamer));
-    spans *coef_hold = calloc((size_t)mp->size, sizeof(spans));
-    if (!coef_hold)
-        return lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory while planning");
-    lwt_status st = plan_forward(mp, coef_hold);
-    if (!st)
-        st = plan_inverse(mp, coef_hold);
-    if (!st)
-        st = plan_pieces(mp, &coef_hold[mp->rank]);
-    spans_free_all(coef_hold, mp->size);
-    if (st)
-        return st;
     const lwt_plan *p = mp->plan;
     mp->sig_bytes = p->input_count * mp->es;
     mp->coef_bytes = p->coeff_count * mp->es;
@@ -434,21 +442,49 @@ static lwt_status make_plan(lwt_mpi_plan *mp, const lwt_plan_desc *desc, const l
     mp->coef = reserve(mp->coef_bytes);
     mp->appr[0] = reserve(mp->appr_bytes);
     mp->appr[1] = reserve(mp->appr_bytes);
-    if (!mp->sig || !mp->coef || !mp->appr[0] || !mp->appr[1])
+    mp->seen = calloc(1, sizeof *mp->seen);
+    if (!mp->sig || !mp->coef || !mp->appr[0] || !mp->appr[1] || !mp->seen)
         return lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: cannot reserve %zu bytes of address space",
                         mp->sig_bytes + mp->coef_bytes + 2 * mp->appr_bytes);
-    return LWT_OK;
+    LWT_FORWARD(read_weights(mp, weight));
+    return lwt__mpi_plan_shares(mp);
 }
 
-lwt_status lwt_mpi_plan_create(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
-                               MPI_Comm comm, size_t row0, size_t row1, lwt_mpi_plan **out)
+lwt_status lwt__mpi_plan_shares(lwt_mpi_plan *mp)
 {
-    return lwt_mpi_plan_create_tuned(ctx, desc, stream, NULL, comm, row0, row1, out);
+    spans *coef_hold = calloc((size_t)mp->size, sizeof(spans));
+    if (!coef_hold)
+        return lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory while planning");
+    lwt_status st = plan_forward(mp, coef_hold);
+    if (!st)
+        st = plan_inverse(mp, coef_hold);
+    if (!st)
+        st = plan_pieces(mp, &coef_hold[mp->rank]);
+    spans_free_all(coef_hold, mp->size);
+    return st;
 }
 
-lwt_status lwt_mpi_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
-                                     const lwt_stream_tuning *tuning, MPI_Comm comm, size_t row0, size_t row1,
-                                     lwt_mpi_plan **out)
+void lwt__mpi_free_shares(lwt_mpi_plan *mp)
+{
+    for (int g = 0; mp->fwd && g < mp->nfwd; g++)
+        xchg_free(&mp->fwd[g].src, mp->size);
+    for (int g = 0; mp->inv && g < mp->ninv; g++) {
+        xchg_free(&mp->inv[g].src, mp->size);
+        xchg_free(&mp->inv[g].coef, mp->size);
+    }
+    xchg_free(&mp->out, mp->size);
+    free(mp->fwd);
+    free(mp->inv);
+    free(mp->pieces);
+    mp->fwd = mp->inv = NULL;
+    mp->pieces = NULL;
+    mp->nfwd = mp->ninv = mp->npieces = 0;
+    mp->local_coeffs = 0;
+}
+
+static lwt_status create(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
+                         const lwt_stream_tuning *tuning, MPI_Comm comm, size_t row0, size_t row1, double weight,
+                         lwt_mpi_plan **out)
 {
     if (!out)
         return LWT_ERR_INVALID_ARGUMENT;
@@ -460,9 +496,9 @@ lwt_status lwt_mpi_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc
         mp->comm = comm;
         MPI_Comm_rank(comm, &mp->rank);
         MPI_Comm_size(comm, &mp->size);
-        st = make_plan(mp, desc, stream, tuning, row0, row1);
+        st = make_plan(mp, desc, stream, tuning, row0, row1, weight);
     }
-    st = agree(mp, comm, st);
+    st = lwt__mpi_agree(mp, comm, st);
     if (st) {
         lwt_mpi_plan_destroy(mp);
         return st;
@@ -471,21 +507,33 @@ lwt_status lwt_mpi_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc
     return LWT_OK;
 }
 
+lwt_status lwt_mpi_plan_create(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
+                               MPI_Comm comm, size_t row0, size_t row1, lwt_mpi_plan **out)
+{
+    return create(ctx, desc, stream, NULL, comm, row0, row1, LWT_MPI_WEIGHT_SLAB, out);
+}
+
+lwt_status lwt_mpi_plan_create_weighted(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
+                                        MPI_Comm comm, size_t row0, size_t row1, double weight, lwt_mpi_plan **out)
+{
+    return create(ctx, desc, stream, NULL, comm, row0, row1, weight, out);
+}
+
+lwt_status lwt_mpi_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_stream_desc *stream,
+                                     const lwt_stream_tuning *tuning, MPI_Comm comm, size_t row0, size_t row1,
+                                     lwt_mpi_plan **out)
+{
+    return create(ctx, desc, stream, tuning, comm, row0, row1, LWT_MPI_WEIGHT_SLAB, out);
+}
+
 void lwt_mpi_plan_destroy(lwt_mpi_plan *mp)
 {
     if (!mp)
         return;
-    for (int g = 0; mp->fwd && g < mp->nfwd; g++)
-        xchg_free(&mp->fwd[g].src, mp->size);
-    for (int g = 0; mp->inv && g < mp->ninv; g++) {
-        xchg_free(&mp->inv[g].src, mp->size);
-        xchg_free(&mp->inv[g].coef, mp->size);
-    }
-    xchg_free(&mp->out, mp->size);
-    free(mp->fwd);
-    free(mp->inv);
-    free(mp->pieces);
+    lwt__mpi_free_shares(mp);
     free(mp->slab);
+    free(mp->weight);
+    free(mp->seen);
     release(mp->sig, mp->sig_bytes);
     release(mp->coef, mp->coef_bytes);
     release(mp->appr[0], mp->appr_bytes);
@@ -525,190 +573,3 @@ lwt_status lwt_mpi_band_rows(const lwt_mpi_plan *mp, int level, unsigned band_ma
                     band_mask);
 }
 
-/* ---- execution ---- */
-
-/* an array of the whole size, reserved, pages made (zeroed) when first touched; NULL when the
-   address space is short */
-static char *reserve(size_t bytes)
-{
-    void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    return p == MAP_FAILED ? NULL : (char *)p;
-}
-
-static void release(char *p, size_t bytes)
-{
-    if (p)
-        munmap(p, bytes ? bytes : 1);
-}
-
-#define MSG_MAX_BYTES ((size_t)1 << 30) /* one message; MPI counts are ints */
-
-/* the messages of x on array arr (this rank's holdings sent, its reads received); tag: the
-   step, so that steps never match each other's messages */
-static lwt_status exchange(const lwt_mpi_plan *mp, const xchg *x, char *arr, int tag)
-{
-    const int size = mp->size;
-    const size_t es = mp->es;
-    char **buf = calloc(2 * (size_t)size, sizeof(char *));
-    MPI_Request *req = malloc(2 * (size_t)size * sizeof(MPI_Request));
-    lwt_status st = buf && req ? LWT_OK : lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory");
-    int nreq = 0;
-    for (int q = 0; q < size && !st; q++)
-        for (int dir = 0; dir < 2 && !st; dir++) {
-            const spans *s = dir ? &x->send[q] : &x->recv[q];
-            const size_t bytes = spans_count(s) * es;
-            if (!bytes)
-                continue;
-            if (bytes > MSG_MAX_BYTES) {
-                st = lwt_fail(mp->ctx, LWT_ERR_UNSUPPORTED, "lwt_mpi: a message of %zu bytes (at most %zu in this version)",
-                              bytes, MSG_MAX_BYTES);
-                break;
-            }
-            char *b = buf[2 * q + dir] = malloc(bytes);
-            if (!b) {
-                st = lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory for a message of %zu bytes", bytes);
-                break;
-            }
-            if (dir) {
-                size_t at = 0;
-                for (size_t i = 0; i < s->n; i++) {
-                    const size_t n = (s->v[i].hi - s->v[i].lo) * es;
-                    memcpy(b + at, arr + s->v[i].lo * es, n);
-                    at += n;
-                }
-            }
-        }
-    /* every rank has its buffers before any message leaves: a rank that could not make one
-       would otherwise leave its peers waiting */
-    st = agree(mp, mp->comm, st);
-    for (int q = 0; q < size && !st; q++)
-        for (int dir = 0; dir < 2; dir++) {
-            const spans *s = dir ? &x->send[q] : &x->recv[q];
-            const int bytes = (int)(spans_count(s) * es);
-            if (!bytes)
-                continue;
-            const int rc = dir ? MPI_Isend(buf[2 * q + 1], bytes, MPI_BYTE, q, tag, mp->comm, &req[nreq])
-                               : MPI_Irecv(buf[2 * q], bytes, MPI_BYTE, q, tag, mp->comm, &req[nreq]);
-            if (rc != MPI_SUCCESS)
-                st = lwt_fail(mp->ctx, LWT_ERR_IO, "lwt_mpi: posting a message to rank %d failed", q);
-            else
-                nreq++;
-        }
-    if (nreq && MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS && !st)
-        st = lwt_fail(mp->ctx, LWT_ERR_IO, "lwt_mpi: a message failed");
-    for (int q = 0; q < size && !st; q++) {
-        const spans *s = &x->recv[q];
-        size_t at = 0;
-        for (size_t i = 0; i < s->n; i++) {
-            const size_t n = (s->v[i].hi - s->v[i].lo) * es;
-            memcpy(arr + s->v[i].lo * es, buf[2 * q] + at, n);
-            at += n;
-        }
-    }
-    for (int i = 0; buf && i < 2 * size; i++)
-        free(buf[i]);
-    free(buf);
-    free(req);
-    return agree(mp, mp->comm, st);
-}
-
-/* this rank's share of a group; then every rank learns whether all shares ran */
-static lwt_status run_share(const lwt_mpi_plan *mp, const group *g, level_job *job)
-{
-    lwt_status st = LWT_OK;
-    if (g->c1 > g->c0) {
-        job->chunk0 = g->c0;
-        job->nchunks = g->c1 - g->c0;
-        st = stream_run_job(mp->streamer, job);
-    }
-    return agree(mp, mp->comm, st);
-}
-
-/* between this rank's pieces and the packed array: to (1) or from (0) the packed */
-static void move_pieces(const lwt_mpi_plan *mp, char *packed, char *local, int to_packed)
-{
-    const size_t es = mp->es;
-    for (int i = 0; i < mp->npieces; i++) {
-        const piece *pc = &mp->pieces[i];
-        for (size_t r = pc->row0; r < pc->row1; r++)
-            for (size_t k = 0; k < pc->runs; k++) {
-                char *a = packed + (pc->band_first + r * pc->packed_row + k * pc->run_stride) * es;
-                char *b = local + (pc->offset + (r - pc->row0) * pc->row_elems + k * pc->run) * es;
-                if (to_packed)
-                    memcpy(a, b, pc->run * es);
-                else
-                    memcpy(b, a, pc->run * es);
-            }
-    }
-}
-
-static size_t bytes_of(const lwt_mpi_plan *mp, size_t elems)
-{
-    return elems * mp->es;
-}
-
-lwt_status lwt_mpi_forward(const lwt_mpi_plan *mp, const void *local_input, void *local_coeffs)
-{
-    if (!mp)
-        return LWT_ERR_INVALID_ARGUMENT;
-    const size_t mine = bytes_of(mp, (mp->slab[mp->rank + 1] - mp->slab[mp->rank]) * mp->row_elems);
-    lwt_status st = (mine && !local_input) || (mp->local_coeffs && !local_coeffs)
-                        ? lwt_fail(mp->ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_mpi_forward: NULL array")
-                        : LWT_OK;
-    st = agree(mp, mp->comm, st);
-    if (!st && mp->nfwd == 0) /* no level: the coefficients are the signal, the pieces the slab */
-        memcpy(local_coeffs, local_input, mine);
-    if (!st && mine)
-        memcpy(mp->sig + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems), local_input, mine);
-    char *src = mp->sig;
-    for (int g = 0; g < mp->nfwd && !st; g++) {
-        const group *gr = &mp->fwd[g];
-        level_job job = gr->job;
-        st = exchange(mp, &gr->src, src, g);
-        job.src = src;
-        job.coeffs_out = mp->coef;
-        job.dst = job.dst ? mp->appr[g & 1] : NULL;
-        if (!st)
-            st = run_share(mp, gr, &job);
-        src = job.dst;
-    }
-    if (!st && mp->nfwd)
-        move_pieces(mp, mp->coef, local_coeffs, 0);
-    return st;
-}
-
-lwt_status lwt_mpi_inverse(const lwt_mpi_plan *mp, const void *local_coeffs, void *local_output)
-{
-    if (!mp)
-        return LWT_ERR_INVALID_ARGUMENT;
-    const size_t mine = bytes_of(mp, (mp->slab[mp->rank + 1] - mp->slab[mp->rank]) * mp->row_elems);
-    lwt_status st = (mine && !local_output) || (mp->local_coeffs && !local_coeffs)
-                        ? lwt_fail(mp->ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_mpi_inverse: NULL array")
-                        : LWT_OK;
-    st = agree(mp, mp->comm, st);
-    if (!st && mp->ninv == 0) { /* no level */
-        memcpy(local_output, local_coeffs, mine);
-        return LWT_OK;
-    }
-    if (!st)
-        move_pieces(mp, mp->coef, (char *)local_coeffs, 1);
-    char *src = NULL;
-    for (int g = 0; g < mp->ninv && !st; g++) {
-        const group *gr = &mp->inv[g];
-        level_job job = gr->job;
-        st = exchange(mp, &gr->coef, mp->coef, 2 * g);
-        if (!st && src)
-            st = exchange(mp, &gr->src, src, 2 * g + 1);
-        job.coeffs_in = mp->coef;
-        job.src = job.src ? src : NULL;
-        job.dst = job.j0 == 1 ? mp->sig : mp->appr[g & 1];
-        if (!st)
-            st = run_share(mp, gr, &job);
-        src = job.dst;
-    }
-    if (!st)
-        st = exchange(mp, &mp->out, mp->sig, 2 * mp->ninv);
-    if (!st && mine)
-        memcpy(local_output, mp->sig + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems), mine);
-    return st;
-}

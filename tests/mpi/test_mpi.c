@@ -6,9 +6,11 @@
  * the maximum and beyond, uneven slabs (some empty), small chunks so that a share has several
  * and a halo crosses ranks. Every rank draws the same cases from one seed (LWT_SEED, else a
  * fresh one, printed by rank 0) and computes the reference itself. Rank 0 prints the summary;
- * the exit status is 1 on any rank's failure.
+ * the exit status is 1 on any rank's failure. LWT_MPI_BACKEND=auto: each rank streams through
+ * its node's GPU (one rank per GPU; the GPU machine's check), the same bits as the CPU.
  */
 #include <mpi.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 
 static int failures;
 static int rank, nranks;
+static lwt_backend workers = LWT_BACKEND_CPU; /* LWT_MPI_BACKEND=auto: each rank its node's GPU */
 
 #define CHECK(cond, ...)                                                                                               \
     do {                                                                                                               \
@@ -56,6 +59,67 @@ static void fill(void *x, size_t n, int f64)
         else
             ((float *)x)[i] = (float)v;
     }
+}
+
+/* the distributed forward and inverse of x on mp against the whole array's c and y */
+static void check_plan(const lwt_mpi_plan *mp, const lwt_plan *whole, const lwt_plan_info *pinfo,
+                       const lwt_plan_desc *pd, const void *x, const void *c, const void *y, const size_t *cut,
+                       const char *what)
+{
+    const lwt_plan_info info = *pinfo;
+    const lwt_plan_desc d = *pd;
+    const int ndim = d.ndim;
+    const size_t es = d.dtype == LWT_F64 ? 8 : 4;
+    lwt_status st;
+    size_t nin = 0, ncoef = 0;
+    lwt_mpi_plan_local(mp, &nin, &ncoef);
+    const size_t row = info.input_count / d.shape[0];
+    CHECK(nin == (cut[rank + 1] - cut[rank]) * row, "%s: %zu local inputs", what, nin);
+    char *lin = malloc(nin * es + 1), *lc = malloc(ncoef * es + 1), *lout = malloc(nin * es + 1);
+    memcpy(lin, (char *)x + cut[rank] * row * es, nin * es);
+    st = lwt_mpi_forward(mp, lin, lc);
+    CHECK(!st, "%s: lwt_mpi_forward: %s", what, lwt_status_string(st));
+    /* every band's rows here are the whole transform's; and all ranks' rows cover each band */
+    size_t packed_stride[3] = {1, 1, 1};
+    for (int k = ndim - 2; k >= 0; k--)
+        packed_stride[k] = packed_stride[k + 1] * info.packed_shape[k + 1];
+    long bad = 0, rows_here = 0, rows_all = 0, rows_want = 0;
+    for (int level = 0; level <= d.levels && !st; level++)
+        for (unsigned mask = level ? 1 : 0; mask < (level ? 1u << ndim : 1u); mask++) {
+            lwt_band b;
+            size_t r0, r1, off;
+            if (lwt_plan_band(whole, level, mask, &b) || lwt_mpi_band_rows(mp, level, mask, &r0, &r1, &off)) {
+                bad++;
+                continue;
+            }
+            size_t row_elems = 1;
+            for (int k = 1; k < ndim; k++)
+                row_elems *= b.shape[k];
+            rows_want += (long)b.shape[0];
+            rows_here += (long)(r1 - r0);
+            for (size_t r = r0; r < r1; r++)
+                for (size_t i1 = 0; i1 < (ndim > 1 ? b.shape[1] : 1); i1++) {
+                    const size_t n2 = ndim > 2 ? b.shape[2] : 1;
+                    const size_t at = (b.offset[0] + r) * packed_stride[0] +
+                                      (ndim > 1 ? (b.offset[1] + i1) * packed_stride[1] : 0) +
+                                      (ndim > 2 ? b.offset[2] * packed_stride[2] : 0);
+                    const size_t lo = off + (r - r0) * row_elems + i1 * n2;
+                    if (memcmp((char *)c + at * es, lc + lo * es, n2 * es))
+                        bad++;
+                }
+        }
+    MPI_Allreduce(&rows_here, &rows_all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(!bad, "%s: %ld band rows differ from lwt_forward", what, bad);
+    CHECK(st || rows_all == rows_want, "%s: the ranks hold %ld band rows of %ld", what, rows_all, rows_want);
+    if (!st) {
+        st = lwt_mpi_inverse(mp, lc, lout);
+        CHECK(!st, "%s: lwt_mpi_inverse: %s", what, lwt_status_string(st));
+        CHECK(st || !memcmp(lout, (char *)y + cut[rank] * row * es, nin * es),
+              "%s: the inverse's slab differs from lwt_inverse", what);
+    }
+    free(lin);
+    free(lc);
+    free(lout);
 }
 
 /* one case: the whole transform here, the distributed one, compared piece by piece */
@@ -111,71 +175,51 @@ static void run_case(lwt_context *ctx, int ci)
                 cut[q] = cut[r];
                 cut[r] = t;
             }
-    lwt_stream_desc sd = lwt_stream_desc_default();
+    lwt_stream_desc sd;
+    if (lwt_mpi_stream_desc_local(ctx, MPI_COMM_WORLD, workers, 0, &sd))
+        CHECK(0, "case %d: lwt_mpi_stream_desc_local", ci);
     sd.chunk_rows = (size_t)pick(2, 40);
     const size_t es = f64 ? 8 : 4;
     void *x = malloc(info.input_count * es), *c = malloc(info.coeff_count * es), *y = malloc(info.input_count * es);
     fill(x, info.input_count, f64);
     CHECK(!lwt_forward(whole, x, c, NULL) && !lwt_inverse(whole, c, y, NULL), "case %d: whole-array transform", ci);
 
-    char what[256];
-    snprintf(what, sizeof what, "case %d: %s %s %s %dD %zux%zux%zu levels %d chunk rows %zu", ci, wname, mname,
-             f64 ? "f64" : "f32", ndim, d.shape[0], ndim > 1 ? d.shape[1] : 1, ndim > 2 ? d.shape[2] : 1, d.levels,
-             sd.chunk_rows);
-    lwt_mpi_plan *mp = NULL;
-    lwt_status st = lwt_mpi_plan_create(ctx, &d, &sd, MPI_COMM_WORLD, cut[rank], cut[rank + 1], &mp);
-    CHECK(!st, "%s: lwt_mpi_plan_create: %s", what, lwt_status_string(st));
-    if (!st) {
-        size_t nin = 0, ncoef = 0;
-        lwt_mpi_plan_local(mp, &nin, &ncoef);
-        const size_t row = info.input_count / d.shape[0];
-        CHECK(nin == (cut[rank + 1] - cut[rank]) * row, "%s: %zu local inputs", what, nin);
-        char *lin = malloc(nin * es + 1), *lc = malloc(ncoef * es + 1), *lout = malloc(nin * es + 1);
-        memcpy(lin, (char *)x + cut[rank] * row * es, nin * es);
-        st = lwt_mpi_forward(mp, lin, lc);
-        CHECK(!st, "%s: lwt_mpi_forward: %s", what, lwt_status_string(st));
-        /* every band's rows here are the whole transform's; and all ranks' rows cover each band */
-        size_t packed_stride[3] = {1, 1, 1};
-        for (int k = ndim - 2; k >= 0; k--)
-            packed_stride[k] = packed_stride[k + 1] * info.packed_shape[k + 1];
-        long bad = 0, rows_here = 0, rows_all = 0, rows_want = 0;
-        for (int level = 0; level <= d.levels && !st; level++)
-            for (unsigned mask = level ? 1 : 0; mask < (level ? 1u << ndim : 1u); mask++) {
-                lwt_band b;
-                size_t r0, r1, off;
-                if (lwt_plan_band(whole, level, mask, &b) || lwt_mpi_band_rows(mp, level, mask, &r0, &r1, &off)) {
-                    bad++;
-                    continue;
-                }
-                size_t row_elems = 1;
-                for (int k = 1; k < ndim; k++)
-                    row_elems *= b.shape[k];
-                rows_want += (long)b.shape[0];
-                rows_here += (long)(r1 - r0);
-                for (size_t r = r0; r < r1; r++)
-                    for (size_t i1 = 0; i1 < (ndim > 1 ? b.shape[1] : 1); i1++) {
-                        const size_t n2 = ndim > 2 ? b.shape[2] : 1;
-                        const size_t at = (b.offset[0] + r) * packed_stride[0] +
-                                          (ndim > 1 ? (b.offset[1] + i1) * packed_stride[1] : 0) +
-                                          (ndim > 2 ? b.offset[2] * packed_stride[2] : 0);
-                        const size_t lo = off + (r - r0) * row_elems + i1 * n2;
-                        if (memcmp((char *)c + at * es, lc + lo * es, n2 * es))
-                            bad++;
-                    }
-            }
-        MPI_Allreduce(&rows_here, &rows_all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-        CHECK(!bad, "%s: %ld band rows differ from lwt_forward", what, bad);
-        CHECK(st || rows_all == rows_want, "%s: the ranks hold %ld band rows of %ld", what, rows_all, rows_want);
-        if (!st) {
-            st = lwt_mpi_inverse(mp, lc, lout);
-            CHECK(!st, "%s: lwt_mpi_inverse: %s", what, lwt_status_string(st));
-            CHECK(st || !memcmp(lout, (char *)y + cut[rank] * row * es, nin * es),
-                  "%s: the inverse's slab differs from lwt_inverse", what);
-        }
-        free(lin);
-        free(lc);
-        free(lout);
+    /* the shares: by slab, by weights given (random, different on each rank) or measured */
+    const int how = (int)pick(0, 2);
+    double wq = 1; /* every rank draws every rank's weight, in rank order, and keeps its own */
+    for (int q = 0; q < nranks; q++) {
+        const double v = 0.25 + (double)pick(0, 100) / 25.0;
+        if (q == rank)
+            wq = v;
     }
+    const double weight = how == 0 ? LWT_MPI_WEIGHT_SLAB : how == 1 ? wq : LWT_MPI_WEIGHT_MEASURE;
+    char what[300];
+    snprintf(what, sizeof what, "case %d: %s %s %s %dD %zux%zux%zu levels %d chunk rows %zu weight %g", ci, wname,
+             mname, f64 ? "f64" : "f32", ndim, d.shape[0], ndim > 1 ? d.shape[1] : 1, ndim > 2 ? d.shape[2] : 1,
+             d.levels, sd.chunk_rows, weight);
+    lwt_mpi_plan *mp = NULL;
+    lwt_status st = lwt_mpi_plan_create_weighted(ctx, &d, &sd, MPI_COMM_WORLD, cut[rank], cut[rank + 1], weight, &mp);
+    CHECK(!st, "%s: lwt_mpi_plan_create: %s", what, lwt_status_string(st));
+    if (!st && how == 1) { /* the given weights, normalized */
+        double *wts = malloc((size_t)nranks * sizeof *wts), sum = 0;
+        MPI_Allreduce(&wq, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        lwt_mpi_plan_weights(mp, wts);
+        CHECK(fabs(wts[rank] - wq / sum) < 1e-12, "%s: weight %g here, %g given of %g", what, wts[rank], wq, sum);
+        free(wts);
+    }
+    if (!st)
+        check_plan(mp, whole, &info, &d, x, c, y, cut, what);
+    /* new shares from the calls' times: the same bits, another distribution */
+    if (!st && how && !(st = lwt_mpi_plan_rebalance(mp))) {
+        double *wts = malloc((size_t)nranks * sizeof *wts), sum = 0;
+        lwt_mpi_plan_weights(mp, wts);
+        for (int q = 0; q < nranks; q++)
+            sum += wts[q];
+        CHECK(fabs(sum - 1) < 1e-12, "%s: the weights after a rebalance sum to %.17g", what, sum);
+        free(wts);
+        check_plan(mp, whole, &info, &d, x, c, y, cut, what);
+    }
+    CHECK(!st, "%s: lwt_mpi_plan_rebalance: %s", what, lwt_status_string(st));
     lwt_mpi_plan_destroy(mp);
     free(x);
     free(c);
@@ -210,6 +254,54 @@ static void bad_slabs(lwt_context *ctx)
     CHECK(st == LWT_ERR_INVALID_ARGUMENT && !mp, "slabs that do not tile the array: %s", lwt_status_string(st));
     lwt_mpi_plan_destroy(mp);
     lwt_wavelet_destroy(w);
+}
+
+/* weights of mixed kinds fail on every rank; the workers a rank gets with no GPU */
+static void weights_and_workers(lwt_context *ctx)
+{
+    lwt_wavelet *w = NULL;
+    lwt_wavelet_create(ctx, "db2", &w);
+    const lwt_plan_desc d = small_desc(w, 10 * (size_t)nranks, 0, 2);
+    lwt_mpi_plan *mp = NULL;
+    const double weight = nranks > 1 && rank == 0 ? LWT_MPI_WEIGHT_SLAB : 2.0;
+    lwt_status st = lwt_mpi_plan_create_weighted(ctx, &d, NULL, MPI_COMM_WORLD, 10 * (size_t)rank,
+                                                 10 * (size_t)(rank + 1), weight, &mp);
+    CHECK((nranks > 1 ? st == LWT_ERR_INVALID_ARGUMENT : !st) && (st ? !mp : 1), "weights of mixed kinds: %s",
+          lwt_status_string(st));
+    lwt_mpi_plan_destroy(mp);
+    mp = NULL;
+    st = lwt_mpi_plan_create_weighted(ctx, &d, NULL, MPI_COMM_WORLD, 10 * (size_t)rank, 10 * (size_t)(rank + 1), -3.0,
+                                      &mp);
+    CHECK(st == LWT_ERR_INVALID_ARGUMENT && !mp, "weight -3: %s", lwt_status_string(st));
+    /* the shares follow the weights: rank r, weight r + 1, holds that part of the rows of a band
+       (to a chunk: 4 input rows, 2 band rows) */
+    lwt_plan_desc d2 = small_desc(w, 400, 8, 1);
+    lwt_stream_desc chunks = lwt_stream_desc_default();
+    chunks.chunk_rows = 4;
+    st = lwt_mpi_plan_create_weighted(ctx, &d2, &chunks, MPI_COMM_WORLD, rank ? 400 : 0, 400, rank + 1.0, &mp);
+    size_t r0 = 0, r1 = 0;
+    CHECK(!st && !lwt_mpi_band_rows(mp, 1, 1, &r0, &r1, NULL), "weighted shares: %s", lwt_status_string(st));
+    const double sum = nranks * (nranks + 1) / 2.0, want = 201.0 * (rank + 1) / sum; /* db2: 201 band rows */
+    CHECK(fabs((double)(r1 - r0) - want) <= 2.0, "rank %d (weight %d of %g) holds %zu band rows, not about %.1f", rank,
+          rank + 1, sum, r1 - r0, want);
+    lwt_mpi_plan_destroy(mp);
+    lwt_wavelet_destroy(w);
+    lwt_stream_desc sd;
+    st = lwt_mpi_stream_desc_local(ctx, MPI_COMM_WORLD, LWT_BACKEND_CPU, 3, &sd);
+    CHECK(!st && sd.workers[0].kind == LWT_WORKER_CPU && sd.workers[0].threads == 3, "CPU workers: %s",
+          lwt_status_string(st));
+    const int ndev = lwt_context_device_count(ctx);
+    if (ndev > 0 && nranks <= ndev) { /* one rank per GPU: rank r of this node gets GPU r */
+        st = lwt_mpi_stream_desc_local(ctx, MPI_COMM_WORLD, LWT_BACKEND_AUTO, 0, &sd);
+        CHECK(!st && sd.workers[0].kind == LWT_WORKER_CUDA && sd.workers[0].device == rank,
+              "AUTO with %d GPUs: worker kind %d device %d", ndev, sd.workers[0].kind, sd.workers[0].device);
+    }
+    if (ndev == 0) {
+        st = lwt_mpi_stream_desc_local(ctx, MPI_COMM_WORLD, LWT_BACKEND_AUTO, 0, &sd);
+        CHECK(!st && sd.workers[0].kind == LWT_WORKER_CPU, "AUTO with no GPU: %s", lwt_status_string(st));
+        st = lwt_mpi_stream_desc_local(ctx, MPI_COMM_WORLD, LWT_BACKEND_CUDA, 0, &sd);
+        CHECK(st == LWT_ERR_UNSUPPORTED, "CUDA with no GPU: %s", lwt_status_string(st));
+    }
 }
 
 /* a rank whose worker fails on its first chunk fails the call on every rank, with one status,
@@ -266,6 +358,9 @@ int main(int argc, char **argv)
     }
     MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
     rng = seed * 0x9e3779b97f4a7c15ull + 1;
+    const char *b = getenv("LWT_MPI_BACKEND");
+    if (b && !strcmp(b, "auto"))
+        workers = LWT_BACKEND_AUTO;
     lwt_context *ctx = NULL;
     lwt_context_create(&ctx);
     lwt_context_set_log(ctx, quiet, NULL);
@@ -274,6 +369,7 @@ int main(int argc, char **argv)
     for (int ci = 0; ci < ncases; ci++)
         run_case(ctx, ci);
     bad_slabs(ctx);
+    weights_and_workers(ctx);
     failing_rank(ctx);
     lwt_context_destroy(ctx);
     int all = 0;

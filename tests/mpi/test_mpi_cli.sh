@@ -1,6 +1,7 @@
 #!/bin/sh
 # lwt forward|inverse --mpi on 1-3 ranks writes the same bytes as lwt forward|inverse (1-D, 2-D,
-# 3-D .npy, float32 and float64, a raw input, odd sizes, small chunks so that halos cross ranks);
+# 3-D .npy, float32 and float64, a raw input, odd sizes, small chunks so that halos cross ranks,
+# shares by measured speed);
 # a rank that fails (--fail-rank) fails the job with a non-zero status and leaves no output;
 # a bad input is refused on every rank; a FIFO or folder as input at once, never hanging.
 # Usage: test_mpi_cli.sh LWT MPIEXEC [MPIEXEC FLAGS...]; skips (77) without python3 + numpy.
@@ -44,6 +45,18 @@ done
 check "raw forward" "$lwt" forward --stream --raw f32 --shape 77,61 -w haar -m zero -l 3 r2.f32 r2.ref.npy
 check "raw forward on 3 ranks" $run -np 3 "$lwt" forward --mpi --raw f32 --shape 77,61 -w haar -m zero -l 3 r2.f32 r2.m.npy
 same r2.ref.npy r2.m.npy "raw forward on 3 ranks"
+# shares by measured speed: another distribution of the work, the same bytes
+check "a2 forward on 3 ranks, measured" $run -np 3 "$lwt" forward --mpi --weight measure --chunk-rows 6 -w bior4.4 \
+  -m periodization -l 3 a2.npy a2.w3.npy
+same a2.ref.npy a2.w3.npy "a2 forward on 3 ranks, measured shares"
+# --backend cuda on a rank without a GPU of its own: refused on every rank, no output
+if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" = 0 ]; then
+  if $run -np 2 "$lwt" forward --mpi --backend cuda -w db2 a2.npy cuda.npy > out.txt 2>&1; then
+    echo "FAIL: --backend cuda with no GPU: exit status 0"; fail=1
+  fi
+  grep -q "no GPU" out.txt || { echo "FAIL: --backend cuda with no GPU: no message"; cat out.txt; fail=1; }
+  [ ! -e cuda.npy ] || { echo "FAIL: --backend cuda with no GPU left an output"; fail=1; }
+fi
 # a failing rank: non-zero status, nothing at the output path, no temporary left
 if $run -np 3 "$lwt" forward --mpi --fail-rank 1 -w db2 a2.npy failed.npy > out.txt 2>&1; then
   echo "FAIL: --fail-rank 1: exit status 0"; fail=1

@@ -1,0 +1,188 @@
+/*
+ * The distributed plan's calls (lwt_mpi.h): before each group of levels the rows a rank's
+ * share reads arrive from the ranks that hold them (exchange), then the rank runs its share on
+ * its streamer; the planning (mpi_plan.c) decided both.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fail.h"
+#include "mpi/mpi_internal.h"
+
+/* one message's bytes at most: MPI counts are ints; a bigger transfer goes as several messages
+   of one tag, which MPI delivers in the order they were posted */
+#define MSG_MAX_BYTES ((size_t)1 << 30)
+
+static size_t pieces_of(size_t bytes)
+{
+    return (bytes + MSG_MAX_BYTES - 1) / MSG_MAX_BYTES;
+}
+
+/* the messages of x on array arr (this rank's holdings sent, its reads received); tag: the
+   step, so that steps never match each other's messages */
+static lwt_status exchange(const lwt_mpi_plan *mp, const xchg *x, char *arr, int tag)
+{
+    const int size = mp->size;
+    const size_t es = mp->es;
+    size_t nmsg = 0;
+    for (int q = 0; q < size; q++)
+        nmsg += pieces_of(spans_count(&x->send[q]) * es) + pieces_of(spans_count(&x->recv[q]) * es);
+    char **buf = calloc(2 * (size_t)size, sizeof(char *));
+    MPI_Request *req = malloc((nmsg ? nmsg : 1) * sizeof(MPI_Request));
+    lwt_status st = buf && req ? LWT_OK : lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory");
+    int nreq = 0;
+    for (int q = 0; q < size && !st; q++)
+        for (int dir = 0; dir < 2 && !st; dir++) {
+            const spans *s = dir ? &x->send[q] : &x->recv[q];
+            const size_t bytes = spans_count(s) * es;
+            if (!bytes)
+                continue;
+            char *b = buf[2 * q + dir] = malloc(bytes);
+            if (!b) {
+                st = lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory for a message of %zu bytes", bytes);
+                break;
+            }
+            if (dir) {
+                size_t at = 0;
+                for (size_t i = 0; i < s->n; i++) {
+                    const size_t n = (s->v[i].hi - s->v[i].lo) * es;
+                    memcpy(b + at, arr + s->v[i].lo * es, n);
+                    at += n;
+                }
+            }
+        }
+    /* every rank has its buffers before any message leaves: a rank that could not make one
+       would otherwise leave its peers waiting */
+    st = lwt__mpi_agree(mp, mp->comm, st);
+    for (int q = 0; q < size && !st; q++)
+        for (int dir = 0; dir < 2; dir++) {
+            const spans *s = dir ? &x->send[q] : &x->recv[q];
+            const size_t bytes = spans_count(s) * es;
+            for (size_t at = 0; at < bytes && !st; at += MSG_MAX_BYTES) {
+                const int n = (int)(bytes - at < MSG_MAX_BYTES ? bytes - at : MSG_MAX_BYTES);
+                const int rc = dir ? MPI_Isend(buf[2 * q + 1] + at, n, MPI_BYTE, q, tag, mp->comm, &req[nreq])
+                                   : MPI_Irecv(buf[2 * q] + at, n, MPI_BYTE, q, tag, mp->comm, &req[nreq]);
+                if (rc != MPI_SUCCESS)
+                    st = lwt_fail(mp->ctx, LWT_ERR_IO, "lwt_mpi: posting a message to rank %d failed", q);
+                else
+                    nreq++;
+            }
+        }
+    if (nreq && MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE) != MPI_SUCCESS && !st)
+        st = lwt_fail(mp->ctx, LWT_ERR_IO, "lwt_mpi: a message failed");
+    for (int q = 0; q < size && !st; q++) {
+        const spans *s = &x->recv[q];
+        size_t at = 0;
+        for (size_t i = 0; i < s->n; i++) {
+            const size_t n = (s->v[i].hi - s->v[i].lo) * es;
+            memcpy(arr + s->v[i].lo * es, buf[2 * q] + at, n);
+            at += n;
+        }
+    }
+    for (int i = 0; buf && i < 2 * size; i++)
+        free(buf[i]);
+    free(buf);
+    free(req);
+    return lwt__mpi_agree(mp, mp->comm, st);
+}
+
+/* this rank's share of a group; then every rank learns whether all shares ran */
+static lwt_status run_share(const lwt_mpi_plan *mp, const group *g, level_job *job)
+{
+    return lwt__mpi_agree(mp, mp->comm, lwt__mpi_run_chunks(mp, job, g->c0, g->c1));
+}
+
+/* between this rank's pieces and the packed array: to (1) or from (0) the packed */
+static void move_pieces(const lwt_mpi_plan *mp, char *packed, char *local, int to_packed)
+{
+    const size_t es = mp->es;
+    for (int i = 0; i < mp->npieces; i++) {
+        const piece *pc = &mp->pieces[i];
+        for (size_t r = pc->row0; r < pc->row1; r++)
+            for (size_t k = 0; k < pc->runs; k++) {
+                char *a = packed + (pc->band_first + r * pc->packed_row + k * pc->run_stride) * es;
+                char *b = local + (pc->offset + (r - pc->row0) * pc->row_elems + k * pc->run) * es;
+                if (to_packed)
+                    memcpy(a, b, pc->run * es);
+                else
+                    memcpy(b, a, pc->run * es);
+            }
+    }
+}
+
+static size_t bytes_of(const lwt_mpi_plan *mp, size_t elems)
+{
+    return elems * mp->es;
+}
+
+/* a call's arrays present where this rank has elements (every rank learns whether all are);
+   mine: the bytes of this rank's slab */
+static lwt_status check_arrays(const lwt_mpi_plan *mp, const void *signal, const void *coeffs, const char *call,
+                               size_t *mine)
+{
+    *mine = bytes_of(mp, (mp->slab[mp->rank + 1] - mp->slab[mp->rank]) * mp->row_elems);
+    const lwt_status st = (*mine && !signal) || (mp->local_coeffs && !coeffs)
+                              ? lwt_fail(mp->ctx, LWT_ERR_INVALID_ARGUMENT, "%s: NULL array", call)
+                              : LWT_OK;
+    return lwt__mpi_agree(mp, mp->comm, st);
+}
+
+lwt_status lwt_mpi_forward(const lwt_mpi_plan *mp, const void *local_input, void *local_coeffs)
+{
+    if (!mp)
+        return LWT_ERR_INVALID_ARGUMENT;
+    size_t mine;
+    lwt_status st = check_arrays(mp, local_input, local_coeffs, "lwt_mpi_forward", &mine);
+    if (!st && mp->nfwd == 0) /* no level: the coefficients are the signal, the pieces the slab */
+        memcpy(local_coeffs, local_input, mine);
+    if (!st && mine)
+        memcpy(mp->sig + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems), local_input, mine);
+    char *src = mp->sig;
+    for (int g = 0; g < mp->nfwd && !st; g++) {
+        const group *gr = &mp->fwd[g];
+        level_job job = gr->job;
+        st = exchange(mp, &gr->src, src, g);
+        job.src = src;
+        job.coeffs_out = mp->coef;
+        job.dst = job.dst ? mp->appr[g & 1] : NULL;
+        if (!st)
+            st = run_share(mp, gr, &job);
+        src = job.dst;
+    }
+    if (!st && mp->nfwd)
+        move_pieces(mp, mp->coef, local_coeffs, 0);
+    return st;
+}
+
+lwt_status lwt_mpi_inverse(const lwt_mpi_plan *mp, const void *local_coeffs, void *local_output)
+{
+    if (!mp)
+        return LWT_ERR_INVALID_ARGUMENT;
+    size_t mine;
+    lwt_status st = check_arrays(mp, local_output, local_coeffs, "lwt_mpi_inverse", &mine);
+    if (!st && mp->ninv == 0) { /* no level */
+        memcpy(local_output, local_coeffs, mine);
+        return LWT_OK;
+    }
+    if (!st)
+        move_pieces(mp, mp->coef, (char *)local_coeffs, 1);
+    char *src = NULL;
+    for (int g = 0; g < mp->ninv && !st; g++) {
+        const group *gr = &mp->inv[g];
+        level_job job = gr->job;
+        st = exchange(mp, &gr->coef, mp->coef, 2 * g);
+        if (!st && src)
+            st = exchange(mp, &gr->src, src, 2 * g + 1);
+        job.coeffs_in = mp->coef;
+        job.src = job.src ? src : NULL;
+        job.dst = job.j0 == 1 ? mp->sig : mp->appr[g & 1];
+        if (!st)
+            st = run_share(mp, gr, &job);
+        src = job.dst;
+    }
+    if (!st)
+        st = exchange(mp, &mp->out, mp->sig, 2 * mp->ninv);
+    if (!st && mine)
+        memcpy(local_output, mp->sig + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems), mine);
+    return st;
+}
