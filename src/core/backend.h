@@ -140,6 +140,11 @@ extern const lwt_backend_ops lwt_cpu_ops;
    and the number of devices it can use (0 without CUDA). */
 const lwt_backend_ops *lwt_cuda_backend(void);
 int lwt_cuda_device_count(void);
+/* Page-lock host memory [p, p + bytes) for DMA (cudaHostRegister) and undo it: the MPI ranks'
+   pieces of their whole-size arrays, so that their GPU workers copy them without staging.
+   0 on success; -1 without CUDA or on failure. */
+int lwt_cuda_host_register(void *p, size_t bytes);
+void lwt_cuda_host_unregister(void *p);
 
 /* a CPU pass on the instruction set p->simd names (cpu_simd.c) */
 lwt_status lwt_cpu_run_pass(const lwt_pass *p);

@@ -16,3 +16,15 @@ int lwt_cuda_device_count(void)
 {
     return 0;
 }
+
+int lwt_cuda_host_register(void *p, size_t bytes)
+{
+    (void)p;
+    (void)bytes;
+    return -1;
+}
+
+void lwt_cuda_host_unregister(void *p)
+{
+    (void)p;
+}

@@ -63,6 +63,21 @@ extern "C" int lwt_cuda_device_count(void)
     return n;
 }
 
+extern "C" int lwt_cuda_host_register(void *p, size_t bytes)
+{
+    if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    return 0;
+}
+
+extern "C" void lwt_cuda_host_unregister(void *p)
+{
+    if (cudaHostUnregister(p) != cudaSuccess)
+        cudaGetLastError();
+}
+
 /* scratch a pass needs, in doubles per line */
 static size_t scratch_per_line(const lwt_line_prog *lp)
 {

@@ -8,7 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include "core/backend.h"
 #include "core/fail.h"
 #include "mpi/mpi_internal.h"
 
@@ -76,6 +78,53 @@ lwt_status lwt__mpi_probe(lwt_mpi_plan *mp, double *weight)
     forget(mp->coef, mp->coef_bytes);
     forget(mp->appr[0], mp->appr_bytes);
     return st;
+}
+
+static char *array_of(const lwt_mpi_plan *mp, int a)
+{
+    return a == ARR_SIG ? mp->sig : a == ARR_COEF ? mp->coef : mp->appr[a - ARR_APPR0];
+}
+
+void lwt__mpi_pin(lwt_mpi_plan *mp)
+{
+    if (!mp->gpu)
+        return;
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t n = 0, failed = 0, bytes = 0;
+    for (int a = 0; a < ARR_COUNT; a++)
+        n += mp->touched[a].n;
+    mp->pinned = calloc(n ? n : 1, sizeof *mp->pinned);
+    for (int a = 0; a < ARR_COUNT && mp->pinned; a++) {
+        const spans *s = &mp->touched[a];
+        char *base = array_of(mp, a);
+        size_t done = 0; /* bytes of this array up to which pages are locked */
+        for (size_t i = 0; i < s->n; i++) {
+            size_t lo = s->v[i].lo * mp->es / page * page, hi = (s->v[i].hi * mp->es + page - 1) / page * page;
+            if (lo < done) /* a page the previous piece locked */
+                lo = done;
+            if (hi <= lo)
+                continue;
+            if (lwt_cuda_host_register(base + lo, hi - lo) == 0) {
+                mp->pinned[mp->npinned++] = base + lo;
+                bytes += hi - lo;
+            } else {
+                failed++;
+            }
+            done = hi;
+        }
+    }
+    if (failed || !mp->pinned) /* still right, only slower: the worker stages what is not locked */
+        lwt_log(mp->ctx, LWT_LOG_WARNING, "lwt_mpi: rank %d could not page-lock %zu pieces of its arrays (%zu bytes "
+                "locked); its GPU worker stages them", mp->rank, failed, bytes);
+}
+
+void lwt__mpi_unpin(lwt_mpi_plan *mp)
+{
+    for (size_t i = 0; i < mp->npinned; i++)
+        lwt_cuda_host_unregister(mp->pinned[i]);
+    free(mp->pinned);
+    mp->pinned = NULL;
+    mp->npinned = 0;
 }
 
 lwt_status lwt_mpi_plan_weights(const lwt_mpi_plan *mp, double *weights)

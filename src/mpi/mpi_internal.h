@@ -39,6 +39,9 @@ typedef struct observed {
     double seconds, elements;
 } observed;
 
+/* the arrays every rank reserves at the whole array's size */
+enum { ARR_SIG, ARR_COEF, ARR_APPR0, ARR_APPR1, ARR_COUNT };
+
 struct lwt_mpi_plan {
     lwt_context *ctx;
     MPI_Comm comm;
@@ -55,6 +58,10 @@ struct lwt_mpi_plan {
     int npieces;
     size_t local_coeffs;
     observed *seen;           /* written by the calls (the plan itself is const to them) */
+    int gpu;                  /* this rank has a GPU worker */
+    spans touched[ARR_COUNT]; /* what this rank's workers read and write of each array */
+    void **pinned;            /* the pieces of them page-locked for its GPU worker (mpi_balance.c) */
+    size_t npinned;
     /* the whole arrays, reserved once (reserve below): the signal, the packed coefficients and
        two areas the approximations between groups alternate in, as in lwt_stream; a rank's
        pages stay made between calls, so a call takes no page faults but the first's */
@@ -68,6 +75,12 @@ lwt_status lwt__mpi_agree(const lwt_mpi_plan *mp, MPI_Comm comm, lwt_status st);
 /* the shares, messages and pieces from mp->slab and mp->weight (again after a rebalance) */
 lwt_status lwt__mpi_plan_shares(lwt_mpi_plan *mp);
 void lwt__mpi_free_shares(lwt_mpi_plan *mp);
+
+/* Page-lock what this rank's GPU worker reads and writes of the arrays (mp->touched), so that
+   it copies them by DMA instead of packing them through staging (27x slower: 648 against 24 ms
+   of bus time, 16384^2 CDF 9/7 on an H100); and undo it. Nothing without a GPU worker. */
+void lwt__mpi_pin(lwt_mpi_plan *mp);
+void lwt__mpi_unpin(lwt_mpi_plan *mp);
 
 /* This rank's capability: its streamer's time for the first chunk of the forward's first
    group (a warm-up run first), as chunks per second; the arrays' pages it touched are given

@@ -219,6 +219,13 @@ static size_t approx_elems(const lwt_plan *p, int j)
     return n;
 }
 
+/* what this rank's chunks read or write (s) of array a */
+static void note_touched(lwt_mpi_plan *mp, int a, const spans *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        spans_add(&mp->touched[a], s->v[i].lo, s->v[i].hi);
+}
+
 /* The forward's groups: shares, messages, and every rank's coefficients (coef_hold). */
 static lwt_status plan_forward(lwt_mpi_plan *mp, spans *coef_hold)
 {
@@ -240,7 +247,10 @@ static lwt_status plan_forward(lwt_mpi_plan *mp, spans *coef_hold)
         st = plan_group_io(mp, &gr->job, &io);
         if (!st)
             st = plan_xchg(mp, io.read_src, hold, &gr->src);
-        if (!st) {
+        if (!st) { /* the arrays as mpi_run.c passes them: the signal, then the two areas in turn */
+            note_touched(mp, g ? ARR_APPR0 + ((g - 1) & 1) : ARR_SIG, &io.read_src[mp->rank]);
+            note_touched(mp, ARR_APPR0 + (g & 1), &io.write_dst[mp->rank]);
+            note_touched(mp, ARR_COEF, &io.write_coef[mp->rank]);
             spans_merge_into(coef_hold, io.write_coef, mp->size);
             spans_free_all(hold, mp->size);
             hold = io.write_dst; /* the next group's input */
@@ -278,6 +288,10 @@ static lwt_status plan_inverse(lwt_mpi_plan *mp, const spans *coef_hold)
         if (!st && hold)
             st = plan_xchg(mp, io.read_src, hold, &gr->src);
         if (!st) {
+            note_touched(mp, ARR_COEF, &io.read_coef[mp->rank]);
+            if (g)
+                note_touched(mp, ARR_APPR0 + ((g - 1) & 1), &io.read_src[mp->rank]);
+            note_touched(mp, gr->job.j0 == 1 ? ARR_SIG : ARR_APPR0 + (g & 1), &io.write_dst[mp->rank]);
             spans_free_all(hold, mp->size);
             hold = io.write_dst;
             io.write_dst = NULL;
@@ -430,6 +444,8 @@ static lwt_status make_plan(lwt_mpi_plan *mp, const lwt_plan_desc *desc, const l
         const size_t by_ranks = d.shape[0] / ((size_t)mp->size * (weight == LWT_MPI_WEIGHT_SLAB ? 1 : 8)) + 1;
         sd.chunk_rows = by_ranks < by_size ? by_ranks : by_size > 2 ? by_size : 2;
     }
+    for (int k = 0; k < (sd.nworkers ? sd.nworkers : 1); k++)
+        mp->gpu |= sd.workers[k].kind == LWT_WORKER_CUDA;
     const lwt_stream_tuning tune = tuning ? *tuning : lwt_stream_tuning_default();
     LWT_FORWARD(lwt_streamer_create_tuned(mp->plan, &sd, &tune, &mp->streamer));
     const lwt_plan *p = mp->plan;
@@ -461,11 +477,23 @@ lwt_status lwt__mpi_plan_shares(lwt_mpi_plan *mp)
     if (!st)
         st = plan_pieces(mp, &coef_hold[mp->rank]);
     spans_free_all(coef_hold, mp->size);
+    for (int a = 0; a < ARR_COUNT; a++) {
+        spans_normalize(&mp->touched[a]);
+        if (mp->touched[a].failed && !st)
+            st = lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory while planning");
+    }
+    if (!st)
+        lwt__mpi_pin(mp);
     return st;
 }
 
 void lwt__mpi_free_shares(lwt_mpi_plan *mp)
 {
+    lwt__mpi_unpin(mp);
+    for (int a = 0; a < ARR_COUNT; a++) {
+        spans_free(&mp->touched[a]);
+        memset(&mp->touched[a], 0, sizeof mp->touched[a]);
+    }
     for (int g = 0; mp->fwd && g < mp->nfwd; g++)
         xchg_free(&mp->fwd[g].src, mp->size);
     for (int g = 0; mp->inv && g < mp->ninv; g++) {

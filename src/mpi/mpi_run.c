@@ -92,21 +92,39 @@ static lwt_status run_share(const lwt_mpi_plan *mp, const group *g, level_job *j
     return lwt__mpi_agree(mp, mp->comm, lwt__mpi_run_chunks(mp, job, g->c0, g->c1));
 }
 
-/* between this rank's pieces and the packed array: to (1) or from (0) the packed */
+/* a big copy over the threads: one core moves a fraction of what the memory bus can, and the
+   slab in and the pieces out are each a pass over a rank's whole share */
+static void copy_par(void *dst, const void *src, size_t bytes)
+{
+    const size_t block = (size_t)1 << 20;
+    const long nb = (long)((bytes + block - 1) / block);
+#pragma omp parallel for schedule(static) if (nb > 4)
+    for (long i = 0; i < nb; i++) {
+        const size_t o = (size_t)i * block;
+        memcpy((char *)dst + o, (const char *)src + o, bytes - o < block ? bytes - o : block);
+    }
+}
+
+/* between this rank's pieces and the packed array: to (1) or from (0) the packed; the rows of
+   a piece over the threads */
 static void move_pieces(const lwt_mpi_plan *mp, char *packed, char *local, int to_packed)
 {
     const size_t es = mp->es;
     for (int i = 0; i < mp->npieces; i++) {
         const piece *pc = &mp->pieces[i];
-        for (size_t r = pc->row0; r < pc->row1; r++)
+        const long rows = (long)(pc->row1 - pc->row0);
+#pragma omp parallel for schedule(static) if ((size_t)rows * pc->row_elems * es > ((size_t)4 << 20))
+        for (long rr = 0; rr < rows; rr++) {
+            const size_t r = pc->row0 + (size_t)rr;
             for (size_t k = 0; k < pc->runs; k++) {
                 char *a = packed + (pc->band_first + r * pc->packed_row + k * pc->run_stride) * es;
-                char *b = local + (pc->offset + (r - pc->row0) * pc->row_elems + k * pc->run) * es;
+                char *b = local + (pc->offset + (size_t)rr * pc->row_elems + k * pc->run) * es;
                 if (to_packed)
                     memcpy(a, b, pc->run * es);
                 else
                     memcpy(b, a, pc->run * es);
             }
+        }
     }
 }
 
@@ -134,9 +152,9 @@ lwt_status lwt_mpi_forward(const lwt_mpi_plan *mp, const void *local_input, void
     size_t mine;
     lwt_status st = check_arrays(mp, local_input, local_coeffs, "lwt_mpi_forward", &mine);
     if (!st && mp->nfwd == 0) /* no level: the coefficients are the signal, the pieces the slab */
-        memcpy(local_coeffs, local_input, mine);
+        copy_par(local_coeffs, local_input, mine);
     if (!st && mine)
-        memcpy(mp->sig + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems), local_input, mine);
+        copy_par(mp->sig + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems), local_input, mine);
     char *src = mp->sig;
     for (int g = 0; g < mp->nfwd && !st; g++) {
         const group *gr = &mp->fwd[g];
@@ -161,7 +179,7 @@ lwt_status lwt_mpi_inverse(const lwt_mpi_plan *mp, const void *local_coeffs, voi
     size_t mine;
     lwt_status st = check_arrays(mp, local_output, local_coeffs, "lwt_mpi_inverse", &mine);
     if (!st && mp->ninv == 0) { /* no level */
-        memcpy(local_output, local_coeffs, mine);
+        copy_par(local_output, local_coeffs, mine);
         return LWT_OK;
     }
     if (!st)
@@ -183,6 +201,6 @@ lwt_status lwt_mpi_inverse(const lwt_mpi_plan *mp, const void *local_coeffs, voi
     if (!st)
         st = exchange(mp, &mp->out, mp->sig, 2 * mp->ninv);
     if (!st && mine)
-        memcpy(local_output, mp->sig + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems), mine);
+        copy_par(local_output, mp->sig + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems), mine);
     return st;
 }

@@ -120,6 +120,27 @@ int host_pinned(cuda_worker *cw, const void *p)
     return pinned;
 }
 
+/* whether the host side of copy c (its destination when down, else its source) is page-locked
+   from its first to its last element: the whole array (cached by base), or the piece of it a
+   caller registered (the MPI ranks register the parts of their whole-size arrays they touch) */
+static int host_side_pinned(cuda_worker *cw, const rcopy *c, int down)
+{
+    const rloc *h = down ? &c->dst : &c->src;
+    if (host_pinned(cw, h->host))
+        return 1;
+    const size_t es = down ? rcopy_dst_es(c, cw->es) : rcopy_src_es(c, cw->es);
+    const size_t *s = down ? c->ds : c->ss;
+    const size_t last = h->off + (c->n[0] - 1) * s[0] + (c->n[1] - 1) * s[1] + c->n[2] - 1;
+    cudaPointerAttributes a;
+    int pinned = 1;
+    for (int e = 0; e < 2 && pinned; e++) {
+        pinned = cudaPointerGetAttributes(&a, h->host + (e ? last : h->off) * es) == cudaSuccess &&
+                 a.type == cudaMemoryTypeHost;
+        cudaGetLastError();
+    }
+    return pinned;
+}
+
 /* A host copy that goes through the converting rings (cvt_ring.cuh), piece by piece: one that
  * converts or masks, and a split job's run in pageable memory (a window or a band: a whole
  * surface when the split has one chunk, which staging would pin whole per call: lwt filter's
@@ -131,7 +152,7 @@ int through_ring(cuda_worker *cw, const rcopy *c, int down)
         return 0;
     if (c->cvt != RCVT_NONE || c->nan_mask)
         return 1;
-    return cw->job && cw->job->split && !host_pinned(cw, down ? c->dst.host : c->src.host);
+    return cw->job && cw->job->split && !host_side_pinned(cw, c, down);
 }
 
 /* grow-only device buffer; cudaErrorMemoryAllocation tells the caller to split */
@@ -278,7 +299,7 @@ int needs_stage_in(cuda_worker *cw, const recipe *r)
 {
     for (int i = 0; i < r->gather.n; i++) {
         const rcopy *c = &r->gather.v[i].c;
-        if (!through_ring(cw, c, 0) && (c->cvt != RCVT_NONE || !host_pinned(cw, c->src.host)))
+        if (!through_ring(cw, c, 0) && (c->cvt != RCVT_NONE || !host_side_pinned(cw, c, 0)))
             return 1;
     }
     return 0;
@@ -404,7 +425,7 @@ lwt_status enqueue(cuda_worker *cw, slot *sl, const row_plan *pre)
     int stage_out = 0;
     for (int i = 0; i < r->scatter.n; i++) {
         const rcopy *c = &r->scatter.v[i].c;
-        if (!through_ring(cw, c, 1) && (c->cvt != RCVT_NONE || c->nan_mask || !host_pinned(cw, c->dst.host)))
+        if (!through_ring(cw, c, 1) && (c->cvt != RCVT_NONE || c->nan_mask || !host_side_pinned(cw, c, 1)))
             stage_out = 1; /* converted or masked on the host */
     }
     cudaError_t e = grow_dev((void **)&sl->arena, &sl->acap, r->arena_elems * es);
