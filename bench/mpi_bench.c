@@ -10,7 +10,8 @@
  * each rank streams its share through its node's GPU (lwt_mpi_stream_desc_local), host data in
  * and out; a build with CUDA then also prints the bus ceiling: every GPU rank copying its slab
  * to its GPU and its coefficients back, all ranks at once (pinned memory, both directions
- * together).
+ * together). The calls run in place (lwt_mpi_plan_signal: the slab written into the plan's own
+ * array, the coefficients left there); --copies: through the caller's arrays, a copy each way.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -75,6 +76,68 @@ static double median(double *v, int n)
     return v[n / 2];
 }
 
+static void log_line(void *user, lwt_log_level level, const char *message)
+{
+    (void)user;
+    (void)level;
+    fprintf(stderr, "  [log] %s\n", message);
+}
+
+/* rank 0 alone: lwt_streamer_forward / inverse of the whole array on the same workers, host
+   buffers pinned (1) or pageable (0); medians of reps in ms, or -1 */
+static void streamer_alone(lwt_context *ctx, const lwt_plan_desc *d, const lwt_stream_desc *sd, int pinned, int reps, double ms[2])
+{
+    ms[0] = ms[1] = -1;
+    lwt_plan *p = NULL;
+    lwt_streamer *s = NULL;
+    lwt_plan_info info;
+    if (lwt_plan_create(ctx, d, &p) || lwt_plan_get_info(p, &info) || lwt_streamer_create(p, sd, &s)) {
+        lwt_plan_destroy(p);
+        return;
+    }
+    const size_t es = d->dtype == LWT_F64 ? 8 : 4, nin = info.input_count * es, nout = info.coeff_count * es;
+    void *x = NULL, *c = NULL;
+#ifdef LWT_HAVE_CUDA
+    if (pinned && (cudaHostAlloc(&x, nin, 0) != cudaSuccess || cudaHostAlloc(&c, nout, 0) != cudaSuccess))
+        x = c = NULL;
+#endif
+    if (!pinned) {
+        x = malloc(nin);
+        c = malloc(nout);
+    }
+    double *t = malloc((size_t)reps * sizeof *t);
+    if (x && c && t) {
+        memset(x, 0, nin);
+        memset(c, 0, nout);
+        for (int dir = 0; dir < 2; dir++) {
+            if (dir ? lwt_streamer_inverse(s, c, x, NULL, NULL) : lwt_streamer_forward(s, x, c, NULL, NULL))
+                break; /* warm-up */
+            for (int r = 0; r < reps; r++) {
+                const double t0 = MPI_Wtime();
+                if (dir)
+                    lwt_streamer_inverse(s, c, x, NULL, NULL);
+                else
+                    lwt_streamer_forward(s, x, c, NULL, NULL);
+                t[r] = MPI_Wtime() - t0;
+            }
+            ms[dir] = 1e3 * median(t, reps);
+        }
+    }
+#ifdef LWT_HAVE_CUDA
+    if (pinned) {
+        cudaFreeHost(x);
+        cudaFreeHost(c);
+    }
+#endif
+    if (!pinned) {
+        free(x);
+        free(c);
+    }
+    free(t);
+    lwt_streamer_destroy(s);
+    lwt_plan_destroy(p);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -82,7 +145,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     const char *wname = "cdf97", *mname = "periodization";
-    int levels = 4, f64 = 0, reps = 10, weak = 0, single = 1;
+    int levels = 4, f64 = 0, reps = 10, weak = 0, single = 1, verbose = 0, baseline = 0, copies = 0;
     lwt_backend backend = LWT_BACKEND_CPU;
     double weight = LWT_MPI_WEIGHT_SLAB;
     size_t n = 4096;
@@ -96,6 +159,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--f64")) f64 = 1;
         else if (!strcmp(argv[i], "--weak")) weak = 1;
         else if (!strcmp(argv[i], "--no-single")) single = 0;
+        else if (!strcmp(argv[i], "--verbose")) verbose = 1;
+        else if (!strcmp(argv[i], "--baseline")) baseline = 1;
+        else if (!strcmp(argv[i], "--copies")) copies = 1;
         else if (!strcmp(argv[i], "--backend") && more) {
             const char *v = argv[++i];
             backend = !strcmp(v, "cuda") ? LWT_BACKEND_CUDA : !strcmp(v, "auto") ? LWT_BACKEND_AUTO : LWT_BACKEND_CPU;
@@ -104,7 +170,7 @@ int main(int argc, char **argv)
         else {
             if (rank == 0)
                 fprintf(stderr, "usage: mpirun -np N lwt-mpi-bench [-w W] [-m M] [-l L] [--size N] [--f64] [--reps R] [--weak]"
-                                " [--backend cpu|auto|cuda] [--weight slab|measure] [--no-single]\n");
+                                " [--backend cpu|auto|cuda] [--weight slab|measure] [--no-single] [--verbose] [--baseline] [--copies]\n");
             MPI_Finalize();
             return 2;
         }
@@ -113,6 +179,9 @@ int main(int argc, char **argv)
         reps = 1;
     lwt_context *ctx;
     lwt_context_create(&ctx);
+    if (verbose) {
+        lwt_context_set_log(ctx, log_line, NULL);
+    }
     lwt_wavelet *w = NULL;
     lwt_plan_desc d = lwt_plan_desc_default();
     if (lwt_wavelet_create(ctx, wname, &w) || lwt_mode_from_name(mname, &d.mode)) {
@@ -140,6 +209,8 @@ int main(int argc, char **argv)
     size_t nin, ncoef;
     lwt_mpi_plan_local(mp, &nin, &ncoef);
     char *x = malloc(nin * es + 1), *c = malloc(ncoef * es + 1);
+    void *slab = NULL;
+    lwt_mpi_plan_signal(mp, &slab);
     for (size_t i = 0; i < nin; i++) {
         const double v = (double)((i * 2654435761u) % 1000003) / 1000003.0;
         if (f64)
@@ -148,14 +219,18 @@ int main(int argc, char **argv)
             ((float *)x)[i] = (float)v;
     }
     double *t[2] = {malloc((size_t)reps * sizeof(double)), malloc((size_t)reps * sizeof(double))};
-    lwt_mpi_forward(mp, x, c); /* warm-up */
-    lwt_mpi_inverse(mp, c, x);
+    /* in place (the default): the input written into the plan's own array, the coefficients
+       left in it; --copies: through the caller's arrays */
+    void *in = copies ? x : NULL, *out = copies ? c : NULL;
+    if (!copies)
+        memcpy(slab, x, nin * es);
+    int failed = (lwt_mpi_forward(mp, in, out) != LWT_OK) + (lwt_mpi_inverse(mp, out, in) != LWT_OK); /* warm-up */
     for (int dir = 0; dir < 2; dir++)
         for (int r = 0; r < reps; r++) {
             MPI_Barrier(MPI_COMM_WORLD);
             const double t0 = MPI_Wtime();
-            if (dir ? lwt_mpi_inverse(mp, c, x) : lwt_mpi_forward(mp, x, c))
-                fprintf(stderr, "lwt-mpi-bench: rank %d: a call failed\n", rank);
+            if (dir ? lwt_mpi_inverse(mp, out, in) : lwt_mpi_forward(mp, in, out))
+                failed++;
             double mine = MPI_Wtime() - t0, slowest = 0;
             MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
             t[dir][r] = slowest;
@@ -168,10 +243,15 @@ int main(int argc, char **argv)
 #else
     const double bus = 0;
 #endif
+    int all_failed = 0;
+    MPI_Allreduce(&failed, &all_failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0 && all_failed)
+        printf("lwt-mpi-bench: %d calls FAILED: the times below are not of transforms\n", all_failed);
     if (rank == 0) {
         printf("lwt-mpi-bench: %s %s %zux%zu %s, %d levels, %d ranks%s, median of %d\n", wname, mname, d.shape[0],
                d.shape[1], f64 ? "float64" : "float32", levels, nranks, weak ? " (weak: N x N a rank)" : "", reps);
-        printf("  workers: %s; shares", backend == LWT_BACKEND_CPU ? "CPU" : "each rank its node's GPU where it has one");
+        printf("  workers: %s; %s; shares", backend == LWT_BACKEND_CPU ? "CPU" : "each rank its node's GPU where it has one",
+               copies ? "slab and coefficients copied in and out" : "in place");
         for (int q = 0; q < nranks && q < 64; q++)
             printf(" %.3f", wts[q]);
         printf("\n  forward: %.2f ms over the ranks; inverse: %.2f ms\n", 1e3 * median(t[0], reps),
@@ -180,6 +260,16 @@ int main(int argc, char **argv)
             printf("  bus ceiling (every GPU rank: its slab up and its coefficients down at once): %.2f ms "
                    "(forward at %.0f%%, inverse at %.0f%%)\n", 1e3 * bus, 100 * bus / median(t[0], reps),
                    100 * bus / median(t[1], reps));
+    }
+    if (rank == 0 && baseline) {
+        lwt_stream_desc whole = sd;
+        whole.chunk_rows = 0;
+        double ms[2];
+        for (int pin = 1; pin >= 0; pin--) {
+            streamer_alone(ctx, &d, &whole, pin, reps, ms);
+            printf("  lwt_streamer on rank 0's workers alone, the whole array, %s host memory: forward %.2f ms, "
+                   "inverse %.2f ms\n", pin ? "pinned" : "pageable", ms[0], ms[1]);
+        }
     }
     if (rank == 0 && single) {
         /* one process, the whole array, in the same run */
@@ -225,5 +315,5 @@ int main(int argc, char **argv)
     lwt_wavelet_destroy(w);
     lwt_context_destroy(ctx);
     MPI_Finalize();
-    return 0;
+    return all_failed ? 1 : 0;
 }

@@ -102,9 +102,23 @@ lwt_status lwt_mpi_plan_local(const lwt_mpi_plan *plan, size_t *input_count, siz
 lwt_status lwt_mpi_band_rows(const lwt_mpi_plan *plan, int level, unsigned band_mask, size_t *row0, size_t *row1,
                              size_t *offset);
 
-/* Collective: this rank's slab in, its coefficient pieces out (and the other way round). */
+/* Collective: this rank's slab in, its coefficient pieces out (and the other way round).
+   NULL for an array: it is in place in the plan's own arrays (below), no copy. */
 lwt_status lwt_mpi_forward(const lwt_mpi_plan *plan, const void *local_input, void *local_coeffs);
 lwt_status lwt_mpi_inverse(const lwt_mpi_plan *plan, const void *local_coeffs, void *local_output);
+
+/*
+ * The plan's own arrays, for calls without copies (a slab of a few GiB costs a pass over host
+ * memory each way, as long as a GPU rank's transform): this rank's slab of the signal, its rows
+ * one after the other; and its rows [row0, row1) of band (level, band_mask) inside the packed
+ * coefficients, *first at row row0, stride[k] elements between neighbours along axis k (the
+ * last axis contiguous). Write the slab there and call lwt_mpi_forward(plan, NULL, NULL), read
+ * the bands from their views; or write the band rows and call lwt_mpi_inverse(plan, NULL,
+ * NULL). Valid until the plan is destroyed or rebalanced.
+ */
+lwt_status lwt_mpi_plan_signal(const lwt_mpi_plan *plan, void **rows);
+lwt_status lwt_mpi_band_view(const lwt_mpi_plan *plan, int level, unsigned band_mask, void **first, size_t *row0,
+                             size_t *row1, size_t stride[LWT_MAX_NDIM]);
 
 #ifdef __cplusplus
 }

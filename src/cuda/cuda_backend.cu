@@ -65,7 +65,9 @@ extern "C" int lwt_cuda_device_count(void)
 
 extern "C" int lwt_cuda_host_register(void *p, size_t bytes)
 {
-    if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) != cudaSuccess) {
+    /* portable: pinned for every device's context, not only the current one (a rank's worker runs on
+       its own GPU, the plan is made on whatever device is current) */
+    if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
         cudaGetLastError();
         return -1;
     }

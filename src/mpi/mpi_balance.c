@@ -85,6 +85,10 @@ static char *array_of(const lwt_mpi_plan *mp, int a)
     return a == ARR_SIG ? mp->sig : a == ARR_COEF ? mp->coef : mp->appr[a - ARR_APPR0];
 }
 
+/* One registration per range of pages that copies share: each copy lies in one range (the
+   spans are the copies' extents, merged where they overlap or touch), and ranges that round to
+   a common page are merged too, since a DMA may not cross from one registration into the next
+   and a page cannot be registered twice. */
 void lwt__mpi_pin(lwt_mpi_plan *mp)
 {
     if (!mp->gpu)
@@ -97,22 +101,23 @@ void lwt__mpi_pin(lwt_mpi_plan *mp)
     for (int a = 0; a < ARR_COUNT && mp->pinned; a++) {
         const spans *s = &mp->touched[a];
         char *base = array_of(mp, a);
-        size_t done = 0; /* bytes of this array up to which pages are locked */
-        for (size_t i = 0; i < s->n; i++) {
-            size_t lo = s->v[i].lo * mp->es / page * page, hi = (s->v[i].hi * mp->es + page - 1) / page * page;
-            if (lo < done) /* a page the previous piece locked */
-                lo = done;
-            if (hi <= lo)
-                continue;
+        for (size_t i = 0; i < s->n;) {
+            const size_t lo = s->v[i].lo * mp->es / page * page;
+            size_t hi = (s->v[i].hi * mp->es + page - 1) / page * page;
+            for (i++; i < s->n && s->v[i].lo * mp->es / page * page < hi; i++) {
+                const size_t h = (s->v[i].hi * mp->es + page - 1) / page * page;
+                hi = h > hi ? h : hi;
+            }
             if (lwt_cuda_host_register(base + lo, hi - lo) == 0) {
                 mp->pinned[mp->npinned++] = base + lo;
                 bytes += hi - lo;
             } else {
                 failed++;
             }
-            done = hi;
         }
     }
+    lwt_log(mp->ctx, LWT_LOG_DEBUG, "lwt_mpi: rank %d page-locked %zu pieces of its arrays, %zu bytes", mp->rank,
+            mp->npinned, bytes);
     if (failed || !mp->pinned) /* still right, only slower: the worker stages what is not locked */
         lwt_log(mp->ctx, LWT_LOG_WARNING, "lwt_mpi: rank %d could not page-lock %zu pieces of its arrays (%zu bytes "
                 "locked); its GPU worker stages them", mp->rank, failed, bytes);
@@ -186,6 +191,7 @@ lwt_status lwt_mpi_stream_desc_local(lwt_context *ctx, MPI_Comm comm, lwt_backen
     if (!out)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_mpi_stream_desc_local: NULL argument");
     *out = lwt_stream_desc_default();
+    out->nworkers = 1; /* 0 would mean one CPU worker whatever workers[0] says */
     out->workers[0].kind = LWT_WORKER_CPU;
     out->workers[0].threads = threads;
     int local = 0, devices = 0;

@@ -59,7 +59,8 @@ struct lwt_mpi_plan {
     size_t local_coeffs;
     observed *seen;           /* written by the calls (the plan itself is const to them) */
     int gpu;                  /* this rank has a GPU worker */
-    spans touched[ARR_COUNT]; /* what this rank's workers read and write of each array */
+    spans touched[ARR_COUNT]; /* what this rank's workers' copies span of each array (first to
+                                 last element of each: a DMA must lie in one page-locked range) */
     void **pinned;            /* the pieces of them page-locked for its GPU worker (mpi_balance.c) */
     size_t npinned;
     /* the whole arrays, reserved once (reserve below): the signal, the packed coefficients and

@@ -109,9 +109,11 @@ static void share_of(const lwt_mpi_plan *mp, const level_job *job, int q, long *
     *c1 = c[1];
 }
 
-/* every rank's reads of src and coef and writes of dst and coef in one group */
+/* every rank's reads of src and coef and writes of dst and coef in one group; and what this
+   rank's copies span of each array, first to last element (its GPU worker's DMA) */
 typedef struct group_io {
     spans *read_src, *read_coef, *write_dst, *write_coef;
+    spans ext_src, ext_coef, ext_dst;
 } group_io;
 
 static void group_io_free(group_io *g, int size)
@@ -120,6 +122,9 @@ static void group_io_free(group_io *g, int size)
     spans_free_all(g->read_coef, size);
     spans_free_all(g->write_dst, size);
     spans_free_all(g->write_coef, size);
+    spans_free(&g->ext_src);
+    spans_free(&g->ext_coef);
+    spans_free(&g->ext_dst);
     memset(g, 0, sizeof *g);
 }
 
@@ -150,12 +155,16 @@ static lwt_status plan_group_io(const lwt_mpi_plan *mp, const level_job *tmpl, g
                 if (o->kind == ROP_COPY && !spans_add_copy(&g->read_src[q], &o->c, 1, FAKE_SRC) &&
                     !spans_add_copy(&g->read_coef[q], &o->c, 1, FAKE_COEF))
                     st = lwt_fail(mp->ctx, LWT_ERR_INTERNAL, "lwt_mpi: a chunk reads an array the plan does not know");
+                if (o->kind == ROP_COPY && q == mp->rank && !spans_add_extent(&g->ext_src, &o->c, 1, FAKE_SRC))
+                    spans_add_extent(&g->ext_coef, &o->c, 1, FAKE_COEF);
             }
             for (int i = 0; i < r.scatter.n && !st; i++) {
                 const rop *o = &r.scatter.v[i];
                 if (o->kind == ROP_COPY && !spans_add_copy(&g->write_dst[q], &o->c, 0, FAKE_DST) &&
                     !spans_add_copy(&g->write_coef[q], &o->c, 0, FAKE_COEF))
                     st = lwt_fail(mp->ctx, LWT_ERR_INTERNAL, "lwt_mpi: a chunk writes an array the plan does not know");
+                if (o->kind == ROP_COPY && q == mp->rank && !spans_add_extent(&g->ext_dst, &o->c, 0, FAKE_DST))
+                    spans_add_extent(&g->ext_coef, &o->c, 0, FAKE_COEF);
             }
         }
     }
@@ -248,9 +257,9 @@ static lwt_status plan_forward(lwt_mpi_plan *mp, spans *coef_hold)
         if (!st)
             st = plan_xchg(mp, io.read_src, hold, &gr->src);
         if (!st) { /* the arrays as mpi_run.c passes them: the signal, then the two areas in turn */
-            note_touched(mp, g ? ARR_APPR0 + ((g - 1) & 1) : ARR_SIG, &io.read_src[mp->rank]);
-            note_touched(mp, ARR_APPR0 + (g & 1), &io.write_dst[mp->rank]);
-            note_touched(mp, ARR_COEF, &io.write_coef[mp->rank]);
+            note_touched(mp, g ? ARR_APPR0 + ((g - 1) & 1) : ARR_SIG, &io.ext_src);
+            note_touched(mp, ARR_APPR0 + (g & 1), &io.ext_dst);
+            note_touched(mp, ARR_COEF, &io.ext_coef);
             spans_merge_into(coef_hold, io.write_coef, mp->size);
             spans_free_all(hold, mp->size);
             hold = io.write_dst; /* the next group's input */
@@ -288,10 +297,10 @@ static lwt_status plan_inverse(lwt_mpi_plan *mp, const spans *coef_hold)
         if (!st && hold)
             st = plan_xchg(mp, io.read_src, hold, &gr->src);
         if (!st) {
-            note_touched(mp, ARR_COEF, &io.read_coef[mp->rank]);
+            note_touched(mp, ARR_COEF, &io.ext_coef);
             if (g)
-                note_touched(mp, ARR_APPR0 + ((g - 1) & 1), &io.read_src[mp->rank]);
-            note_touched(mp, gr->job.j0 == 1 ? ARR_SIG : ARR_APPR0 + (g & 1), &io.write_dst[mp->rank]);
+                note_touched(mp, ARR_APPR0 + ((g - 1) & 1), &io.ext_src);
+            note_touched(mp, gr->job.j0 == 1 ? ARR_SIG : ARR_APPR0 + (g & 1), &io.ext_dst);
             spans_free_all(hold, mp->size);
             hold = io.write_dst;
             io.write_dst = NULL;
@@ -444,7 +453,7 @@ static lwt_status make_plan(lwt_mpi_plan *mp, const lwt_plan_desc *desc, const l
         const size_t by_ranks = d.shape[0] / ((size_t)mp->size * (weight == LWT_MPI_WEIGHT_SLAB ? 1 : 8)) + 1;
         sd.chunk_rows = by_ranks < by_size ? by_ranks : by_size > 2 ? by_size : 2;
     }
-    for (int k = 0; k < (sd.nworkers ? sd.nworkers : 1); k++)
+    for (int k = 0; k < sd.nworkers && k < LWT_STREAM_MAX_WORKERS; k++) /* nworkers 0: one CPU worker */
         mp->gpu |= sd.workers[k].kind == LWT_WORKER_CUDA;
     const lwt_stream_tuning tune = tuning ? *tuning : lwt_stream_tuning_default();
     LWT_FORWARD(lwt_streamer_create_tuned(mp->plan, &sd, &tune, &mp->streamer));
@@ -579,6 +588,41 @@ lwt_status lwt_mpi_plan_local(const lwt_mpi_plan *mp, size_t *input_count, size_
         *input_count = (mp->slab[mp->rank + 1] - mp->slab[mp->rank]) * mp->row_elems;
     if (coeff_count)
         *coeff_count = mp->local_coeffs;
+    return LWT_OK;
+}
+
+lwt_status lwt_mpi_plan_signal(const lwt_mpi_plan *mp, void **rows)
+{
+    if (!mp || !rows)
+        return LWT_ERR_INVALID_ARGUMENT;
+    *rows = mp->sig + mp->slab[mp->rank] * mp->row_elems * mp->es;
+    return LWT_OK;
+}
+
+lwt_status lwt_mpi_band_view(const lwt_mpi_plan *mp, int level, unsigned band_mask, void **first, size_t *row0,
+                             size_t *row1, size_t stride[LWT_MAX_NDIM])
+{
+    if (!mp || !first)
+        return LWT_ERR_INVALID_ARGUMENT;
+    size_t r0, r1;
+    LWT_FORWARD(lwt_mpi_band_rows(mp, level, band_mask, &r0, &r1, NULL));
+    for (int i = 0; i < mp->npieces; i++) {
+        const piece *pc = &mp->pieces[i];
+        if (pc->level != level || pc->mask != band_mask)
+            continue;
+        *first = mp->coef + (pc->band_first + r0 * pc->packed_row) * mp->es;
+        if (row0)
+            *row0 = r0;
+        if (row1)
+            *row1 = r1;
+        if (stride) { /* the packed array's strides: axis 0 a packed row, axis 1 (3-D) a run */
+            const int nd = mp->plan->ndim;
+            stride[0] = pc->packed_row;
+            stride[nd - 1] = 1;
+            if (nd == 3)
+                stride[1] = pc->run_stride;
+        }
+    }
     return LWT_OK;
 }
 

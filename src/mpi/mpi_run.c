@@ -133,16 +133,44 @@ static size_t bytes_of(const lwt_mpi_plan *mp, size_t elems)
     return elems * mp->es;
 }
 
-/* a call's arrays present where this rank has elements (every rank learns whether all are);
-   mine: the bytes of this rank's slab */
-static lwt_status check_arrays(const lwt_mpi_plan *mp, const void *signal, const void *coeffs, const char *call,
-                               size_t *mine)
+/* where a call's time went on this rank (logged at debug level): copying its slab or pieces
+   in, the messages, its chunks (with the wait for the slowest rank's), copying out */
+typedef struct phases {
+    double t, in, msg, run, out;
+} phases;
+
+static void lap(phases *ph, double *into)
+{
+    const double now = MPI_Wtime();
+    *into += now - ph->t;
+    ph->t = now;
+}
+
+static void log_phases(const lwt_mpi_plan *mp, const phases *ph, const char *call)
+{
+    lwt_log(mp->ctx, LWT_LOG_DEBUG, "%s: rank %d: in %.2f ms, messages %.2f ms, chunks %.2f ms, out %.2f ms", call,
+            mp->rank, 1e3 * ph->in, 1e3 * ph->msg, 1e3 * ph->run, 1e3 * ph->out);
+}
+
+/* mine: the bytes of this rank's slab (every rank agrees first, so a failure elsewhere stops
+   all of them here) */
+static lwt_status begin_call(const lwt_mpi_plan *mp, size_t *mine)
 {
     *mine = bytes_of(mp, (mp->slab[mp->rank + 1] - mp->slab[mp->rank]) * mp->row_elems);
-    const lwt_status st = (*mine && !signal) || (mp->local_coeffs && !coeffs)
-                              ? lwt_fail(mp->ctx, LWT_ERR_INVALID_ARGUMENT, "%s: NULL array", call)
-                              : LWT_OK;
-    return lwt__mpi_agree(mp, mp->comm, st);
+    return lwt__mpi_agree(mp, mp->comm, LWT_OK);
+}
+
+static char *my_signal(const lwt_mpi_plan *mp)
+{
+    return mp->sig + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems);
+}
+
+/* no level: the coefficients are the signal (their pieces the slab) */
+static void no_levels(const lwt_mpi_plan *mp, const void *in, void *out, size_t mine, int forward)
+{
+    char *at_sig = my_signal(mp), *at_coef = mp->coef + (at_sig - mp->sig);
+    const void *from = in ? in : forward ? at_sig : at_coef;
+    copy_par(out ? out : forward ? at_coef : at_sig, from, mine);
 }
 
 lwt_status lwt_mpi_forward(const lwt_mpi_plan *mp, const void *local_input, void *local_coeffs)
@@ -150,25 +178,33 @@ lwt_status lwt_mpi_forward(const lwt_mpi_plan *mp, const void *local_input, void
     if (!mp)
         return LWT_ERR_INVALID_ARGUMENT;
     size_t mine;
-    lwt_status st = check_arrays(mp, local_input, local_coeffs, "lwt_mpi_forward", &mine);
-    if (!st && mp->nfwd == 0) /* no level: the coefficients are the signal, the pieces the slab */
-        copy_par(local_coeffs, local_input, mine);
-    if (!st && mine)
-        copy_par(mp->sig + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems), local_input, mine);
+    lwt_status st = begin_call(mp, &mine);
+    phases ph = {MPI_Wtime(), 0, 0, 0, 0};
+    if (!st && mp->nfwd == 0) {
+        no_levels(mp, local_input, local_coeffs, mine, 1);
+        return LWT_OK;
+    }
+    if (!st && mine && local_input)
+        copy_par(my_signal(mp), local_input, mine);
+    lap(&ph, &ph.in);
     char *src = mp->sig;
     for (int g = 0; g < mp->nfwd && !st; g++) {
         const group *gr = &mp->fwd[g];
         level_job job = gr->job;
         st = exchange(mp, &gr->src, src, g);
+        lap(&ph, &ph.msg);
         job.src = src;
         job.coeffs_out = mp->coef;
         job.dst = job.dst ? mp->appr[g & 1] : NULL;
         if (!st)
             st = run_share(mp, gr, &job);
+        lap(&ph, &ph.run);
         src = job.dst;
     }
-    if (!st && mp->nfwd)
+    if (!st && local_coeffs)
         move_pieces(mp, mp->coef, local_coeffs, 0);
+    lap(&ph, &ph.out);
+    log_phases(mp, &ph, "lwt_mpi_forward");
     return st;
 }
 
@@ -177,13 +213,15 @@ lwt_status lwt_mpi_inverse(const lwt_mpi_plan *mp, const void *local_coeffs, voi
     if (!mp)
         return LWT_ERR_INVALID_ARGUMENT;
     size_t mine;
-    lwt_status st = check_arrays(mp, local_output, local_coeffs, "lwt_mpi_inverse", &mine);
-    if (!st && mp->ninv == 0) { /* no level */
-        copy_par(local_output, local_coeffs, mine);
+    lwt_status st = begin_call(mp, &mine);
+    if (!st && mp->ninv == 0) {
+        no_levels(mp, local_coeffs, local_output, mine, 0);
         return LWT_OK;
     }
-    if (!st)
+    phases ph = {MPI_Wtime(), 0, 0, 0, 0};
+    if (!st && local_coeffs)
         move_pieces(mp, mp->coef, (char *)local_coeffs, 1);
+    lap(&ph, &ph.in);
     char *src = NULL;
     for (int g = 0; g < mp->ninv && !st; g++) {
         const group *gr = &mp->inv[g];
@@ -191,16 +229,21 @@ lwt_status lwt_mpi_inverse(const lwt_mpi_plan *mp, const void *local_coeffs, voi
         st = exchange(mp, &gr->coef, mp->coef, 2 * g);
         if (!st && src)
             st = exchange(mp, &gr->src, src, 2 * g + 1);
+        lap(&ph, &ph.msg);
         job.coeffs_in = mp->coef;
         job.src = job.src ? src : NULL;
         job.dst = job.j0 == 1 ? mp->sig : mp->appr[g & 1];
         if (!st)
             st = run_share(mp, gr, &job);
+        lap(&ph, &ph.run);
         src = job.dst;
     }
     if (!st)
         st = exchange(mp, &mp->out, mp->sig, 2 * mp->ninv);
-    if (!st && mine)
-        copy_par(local_output, mp->sig + bytes_of(mp, mp->slab[mp->rank] * mp->row_elems), mine);
+    lap(&ph, &ph.msg);
+    if (!st && mine && local_output)
+        copy_par(local_output, my_signal(mp), mine);
+    lap(&ph, &ph.out);
+    log_phases(mp, &ph, "lwt_mpi_inverse");
     return st;
 }

@@ -106,3 +106,15 @@ int spans_add_copy(spans *s, const rcopy *c, int src, const char *base)
         }
     return 1;
 }
+
+int spans_add_extent(spans *s, const rcopy *c, int src, const char *base)
+{
+    const rloc *l = src ? &c->src : &c->dst;
+    if (l->buf >= 0 || l->host != base)
+        return 0;
+    if (c->n[0] && c->n[1] && c->n[2]) {
+        const size_t *st = src ? c->ss : c->ds;
+        spans_add(s, l->off, l->off + (c->n[0] - 1) * st[0] + (c->n[1] - 1) * st[1] + c->n[2]);
+    }
+    return 1;
+}

@@ -33,5 +33,8 @@ int spans_has(const spans *s, size_t i);
    it is the array at base (recipes name a host array by its base and an element offset);
    returns whether it was. */
 int spans_add_copy(spans *s, const rcopy *c, int src, const char *base);
+/* The same as one range from the copy's first element to its last (what a DMA of the copy
+   spans, the gaps between its rows included) */
+int spans_add_extent(spans *s, const rcopy *c, int src, const char *base);
 
 #endif

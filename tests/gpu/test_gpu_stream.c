@@ -322,6 +322,18 @@ int main(int argc, char **argv)
             run_case_up("bior2.2", LWT_MODE_PERIODIC, 3, big3, 2, LWT_F32, rs, 8, 1, c);
         }
     }
+    /* small 3-D volumes, a last axis of a few samples, every mode: test_mpi on three ranks found
+       rbio3.5 smooth float64 11 x 24 x 4 differing from the CPU in 2 band rows (2026-11-27) */
+    {
+        const char *tw[] = {"rbio3.5", "db2", "sym4", "coif1"};
+        const size_t shapes[4][3] = {{11, 24, 4}, {7, 5, 3}, {9, 6, 1}, {13, 9, 6}};
+        for (int a = 0; a < 4; a++)
+            for (int m = 0; m < LWT_MODE_COUNT; m++)
+                for (int k = 0; k < 4; k++)
+                    for (int f = 0; f < 2; f++)
+                        run_case(tw[a], (lwt_mode)m, 3, shapes[k], 1 + (k & 1), f ? LWT_F64 : LWT_F32, SETUP_GPU,
+                                 k % 2 ? 37 : 4, 0);
+    }
     streamer_reuse(SETUP_GPU);
     streamer_reuse(SETUP_GPU_CPU);
     printf("test_gpu_stream: %d cases (%d GPU%s), %d failures; streamed GPU results %s the CPU's bit for bit\n",

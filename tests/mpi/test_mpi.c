@@ -61,10 +61,43 @@ static void fill(void *x, size_t n, int f64)
     }
 }
 
-/* the distributed forward and inverse of x on mp against the whole array's c and y */
+/* this rank's band rows between its local layout lc (lwt_mpi_band_rows' offsets) and the
+   plan's own packed array (lwt_mpi_band_view): to the views (1) or from them (0); fill >= 0:
+   set the views' bytes to it instead */
+static int view_copy(const lwt_mpi_plan *mp, const lwt_plan *whole, int ndim, size_t es, char *lc, int to_view,
+                     int fill)
+{
+    lwt_plan_info info;
+    lwt_plan_get_info(whole, &info);
+    for (int level = 0; level <= info.levels; level++)
+        for (unsigned mask = level ? 1 : 0; mask < (level ? 1u << ndim : 1u); mask++) {
+            lwt_band b;
+            void *first;
+            size_t r0, r1, off, v0, v1, stride[3] = {0, 0, 0};
+            if (lwt_plan_band(whole, level, mask, &b) || lwt_mpi_band_rows(mp, level, mask, &r0, &r1, &off) ||
+                lwt_mpi_band_view(mp, level, mask, &first, &v0, &v1, stride) || v0 != r0 || v1 != r1)
+                return -1;
+            const size_t n1 = ndim == 3 ? b.shape[1] : 1, n2 = ndim == 1 ? 1 : b.shape[ndim - 1];
+            for (size_t r = r0; r < r1; r++)
+                for (size_t i1 = 0; i1 < n1; i1++) {
+                    char *v = (char *)first + ((r - r0) * stride[0] + (ndim == 3 ? i1 * stride[1] : 0)) * es;
+                    char *l = lc + (off + ((r - r0) * n1 + i1) * n2) * es;
+                    if (fill >= 0)
+                        memset(v, fill, n2 * es);
+                    else if (to_view)
+                        memcpy(v, l, n2 * es);
+                    else
+                        memcpy(l, v, n2 * es);
+                }
+        }
+    return 0;
+}
+
+/* the distributed forward and inverse of x on mp against the whole array's c and y; in place:
+   through the plan's own arrays (lwt_mpi_plan_signal, lwt_mpi_band_view) instead of copies */
 static void check_plan(const lwt_mpi_plan *mp, const lwt_plan *whole, const lwt_plan_info *pinfo,
                        const lwt_plan_desc *pd, const void *x, const void *c, const void *y, const size_t *cut,
-                       const char *what)
+                       const char *what, int in_place)
 {
     const lwt_plan_info info = *pinfo;
     const lwt_plan_desc d = *pd;
@@ -77,8 +110,19 @@ static void check_plan(const lwt_mpi_plan *mp, const lwt_plan *whole, const lwt_
     CHECK(nin == (cut[rank + 1] - cut[rank]) * row, "%s: %zu local inputs", what, nin);
     char *lin = malloc(nin * es + 1), *lc = malloc(ncoef * es + 1), *lout = malloc(nin * es + 1);
     memcpy(lin, (char *)x + cut[rank] * row * es, nin * es);
-    st = lwt_mpi_forward(mp, lin, lc);
-    CHECK(!st, "%s: lwt_mpi_forward: %s", what, lwt_status_string(st));
+    void *slab = NULL;
+    if (in_place) {
+        CHECK(!lwt_mpi_plan_signal(mp, &slab), "%s: lwt_mpi_plan_signal", what);
+        memcpy(slab, lin, nin * es);
+        st = lwt_mpi_forward(mp, NULL, NULL);
+        if (!st && d.levels)
+            CHECK(!view_copy(mp, whole, ndim, es, lc, 0, -1), "%s: lwt_mpi_band_view", what);
+        if (!st && !d.levels) /* no level: the pieces are the slab */
+            CHECK(!lwt_mpi_inverse(mp, NULL, lc), "%s: the slab of a 0-level plan", what);
+    } else {
+        st = lwt_mpi_forward(mp, lin, lc);
+    }
+    CHECK(!st, "%s: lwt_mpi_forward%s: %s", what, in_place ? " in place" : "", lwt_status_string(st));
     /* every band's rows here are the whole transform's; and all ranks' rows cover each band */
     size_t packed_stride[3] = {1, 1, 1};
     for (int k = ndim - 2; k >= 0; k--)
@@ -111,7 +155,15 @@ static void check_plan(const lwt_mpi_plan *mp, const lwt_plan *whole, const lwt_
     MPI_Allreduce(&rows_here, &rows_all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     CHECK(!bad, "%s: %ld band rows differ from lwt_forward", what, bad);
     CHECK(st || rows_all == rows_want, "%s: the ranks hold %ld band rows of %ld", what, rows_all, rows_want);
-    if (!st) {
+    if (!st && in_place && d.levels) { /* the views overwritten, then the coefficients written back */
+        CHECK(!view_copy(mp, whole, ndim, es, lc, 1, 0xff) && !view_copy(mp, whole, ndim, es, lc, 1, -1),
+              "%s: writing through lwt_mpi_band_view", what);
+        st = lwt_mpi_inverse(mp, NULL, NULL);
+        memcpy(lout, slab, nin * es);
+        CHECK(!st, "%s: lwt_mpi_inverse in place: %s", what, lwt_status_string(st));
+        CHECK(st || !memcmp(lout, (char *)y + cut[rank] * row * es, nin * es),
+              "%s: the inverse's slab in place differs from lwt_inverse", what);
+    } else if (!st) {
         st = lwt_mpi_inverse(mp, lc, lout);
         CHECK(!st, "%s: lwt_mpi_inverse: %s", what, lwt_status_string(st));
         CHECK(st || !memcmp(lout, (char *)y + cut[rank] * row * es, nin * es),
@@ -208,7 +260,7 @@ static void run_case(lwt_context *ctx, int ci)
         free(wts);
     }
     if (!st)
-        check_plan(mp, whole, &info, &d, x, c, y, cut, what);
+        check_plan(mp, whole, &info, &d, x, c, y, cut, what, ci % 2);
     /* new shares from the calls' times: the same bits, another distribution */
     if (!st && how && !(st = lwt_mpi_plan_rebalance(mp))) {
         double *wts = malloc((size_t)nranks * sizeof *wts), sum = 0;
@@ -217,7 +269,7 @@ static void run_case(lwt_context *ctx, int ci)
             sum += wts[q];
         CHECK(fabs(sum - 1) < 1e-12, "%s: the weights after a rebalance sum to %.17g", what, sum);
         free(wts);
-        check_plan(mp, whole, &info, &d, x, c, y, cut, what);
+        check_plan(mp, whole, &info, &d, x, c, y, cut, what, 1 - ci % 2);
     }
     CHECK(!st, "%s: lwt_mpi_plan_rebalance: %s", what, lwt_status_string(st));
     lwt_mpi_plan_destroy(mp);
@@ -288,12 +340,12 @@ static void weights_and_workers(lwt_context *ctx)
     lwt_wavelet_destroy(w);
     lwt_stream_desc sd;
     st = lwt_mpi_stream_desc_local(ctx, MPI_COMM_WORLD, LWT_BACKEND_CPU, 3, &sd);
-    CHECK(!st && sd.workers[0].kind == LWT_WORKER_CPU && sd.workers[0].threads == 3, "CPU workers: %s",
+    CHECK(!st && sd.nworkers == 1 && sd.workers[0].kind == LWT_WORKER_CPU && sd.workers[0].threads == 3, "CPU workers: %s",
           lwt_status_string(st));
     const int ndev = lwt_context_device_count(ctx);
     if (ndev > 0 && nranks <= ndev) { /* one rank per GPU: rank r of this node gets GPU r */
         st = lwt_mpi_stream_desc_local(ctx, MPI_COMM_WORLD, LWT_BACKEND_AUTO, 0, &sd);
-        CHECK(!st && sd.workers[0].kind == LWT_WORKER_CUDA && sd.workers[0].device == rank,
+        CHECK(!st && sd.nworkers == 1 && sd.workers[0].kind == LWT_WORKER_CUDA && sd.workers[0].device == rank,
               "AUTO with %d GPUs: worker kind %d device %d", ndev, sd.workers[0].kind, sd.workers[0].device);
     }
     if (ndev == 0) {
