@@ -1,16 +1,18 @@
 /*
  * gauss_recursive_probe.c - the measurement behind the Gaussian filter's choice of algorithm
- * (docs/SURFACE.md, "Gaussian filter"): the time of a recursive Gaussian (Young and van Vliet
- * 1995, third order, causal then anticausal, along x then y) on an N x N surface, with the
- * valid-point weights filtered too (two filters and a division, as the normalized filter needs),
- * beside lwt_gauss_lowpass (direct, truncated at +-lambda) on the same surface and threads.
- * Not part of any target: the recursive filter is not in liblwt (its transmission is 1-10 % off
- * ISO 16610-61's near the cut-off and 100x too high at lambda/4; see SURFACE.md).
+ * (docs/SURFACE.md, "Gaussian filter: speed"): on an N x N surface, one low-pass by
+ *  - a recursive Gaussian (Young and van Vliet 1995, third order, causal then anticausal, along
+ *    x then y), with the valid-point weights filtered too (two filters and a division, as the
+ *    normalized filter needs); not in liblwt: its transmission is 1-10 % off ISO 16610-61's near
+ *    the cut-off and 100x too high at lambda/4 (SURFACE.md);
+ *  - liblwt's direct convolution and its FFT convolution (lwt__gauss_smooth, forced each way),
+ * the best of 3 runs each, same surface and threads.
  *
- *   cc -O2 -fopenmp -Iinclude bench/experiments/gauss_recursive_probe.c build/liblwt.a -lm -o probe
+ *   cc -O2 -fopenmp -Iinclude -Isrc bench/experiments/gauss_recursive_probe.c build/liblwt.a -lm -o probe
  *   ./probe 4096 128 2        # N, lambda in spacings, threads
  */
 #include "lwt_surface.h"
+#include "surface/gauss.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -96,25 +98,28 @@ int main(int argc, char **argv)
         z[i] = sin(i * 1e-3) + (double)((i * 2654435761u) % 1000) * 1e-3;
     const double alpha = sqrt(log(2.0) / acos(-1.0));
     const yvv c = yvv_make(alpha * lam / sqrt(2 * acos(-1.0))); /* sigma of the ISO weighting function */
-    double t0 = now_ms();
-    for (size_t i = 0; i < n * n; i++)
-        o[i] = z[i], m[i] = 1;
-    rows(&c, o, n, n, threads);
-    cols(&c, o, n, n, threads);
-    rows(&c, m, n, n, threads);
-    cols(&c, m, n, n, threads);
-    for (size_t i = 0; i < n * n; i++)
-        o[i] /= m[i];
-    double t_rec = now_ms() - t0;
-    lwt_context *ctx;
-    lwt_context_create(&ctx);
-    t0 = now_ms();
-    lwt_status st = lwt_gauss_lowpass(ctx, z, n, n, 1, 1, lam, threads, o);
-    double t_dir = now_ms() - t0;
-    printf("%zu^2, lambda %g spacings, %d threads: recursive (YvV, weights too) %.0f ms, direct (lwt_gauss_lowpass) "
-           "%.0f ms%s\n",
-           n, lam, threads, t_rec, t_dir, st == LWT_OK ? "" : " (failed)");
-    lwt_context_destroy(ctx);
+    double t_rec = 1e300, t_dir = 1e300, t_fft = 1e300;
+    int ok = 1;
+    for (int rep = 0; rep < 3; rep++) {
+        double t0 = now_ms();
+        for (size_t i = 0; i < n * n; i++)
+            o[i] = z[i], m[i] = 1;
+        rows(&c, o, n, n, threads);
+        cols(&c, o, n, n, threads);
+        rows(&c, m, n, n, threads);
+        cols(&c, m, n, n, threads);
+        for (size_t i = 0; i < n * n; i++)
+            o[i] /= m[i];
+        t_rec = fmin(t_rec, now_ms() - t0);
+        t0 = now_ms();
+        ok &= lwt__gauss_smooth(z, n, n, 1, 1, lam, 0, threads, LWT_GAUSS_DIRECT, o) == LWT_OK;
+        t_dir = fmin(t_dir, now_ms() - t0);
+        t0 = now_ms();
+        ok &= lwt__gauss_smooth(z, n, n, 1, 1, lam, 0, threads, LWT_GAUSS_FFT, o) == LWT_OK;
+        t_fft = fmin(t_fft, now_ms() - t0);
+    }
+    printf("%zu^2, lambda %g spacings, %d threads: recursive (YvV, weights too) %.0f ms, direct %.0f ms, FFT %.0f ms%s\n",
+           n, lam, threads, t_rec, t_dir, t_fft, ok ? "" : " (failed)");
     free(z);
     free(m);
     free(o);

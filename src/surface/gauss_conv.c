@@ -75,34 +75,71 @@ static double edge_sum(const double *w, int h, size_t n, size_t i)
     return s;
 }
 
+/* One axis of the separable filter: the kernel and, for a long one, its FFT plan. */
+typedef struct axis {
+    const double *w;
+    int h;
+    lwt__gauss_fft *fft; /* NULL: direct */
+} axis;
+
 typedef struct pass {
     size_t nx, ny;
-    const double *wx, *wy;
-    int hx, hy;
+    axis x, y;
     int threads;
 } pass;
 
-/* tmp = the x pass of `in` (values = 0, 1: the valid-point indicator instead of the heights) */
+/* the scratch doubles a thread needs for lines along axis a of n points (padded or FFT) */
+static size_t scratch_of(const axis *a, size_t n, size_t lanes)
+{
+    return a->fft ? lwt__gauss_fft_scratch(a->fft) : (n + 2 * (size_t)a->h) * lanes;
+}
+
+/* tmp = the x pass of `in` (ones: the valid-point indicator instead of the heights). Direct:
+   one row at a time in a zero-padded buffer; FFT: rows 2p and 2p+1 together. */
 static int pass_x(const pass *p, const double *in, int ones, double *tmp)
 {
-    const size_t nx = p->nx, hx = (size_t)p->hx;
+    const size_t nx = p->nx, ny = p->ny, hx = p->x.fft ? 0 : (size_t)p->x.h;
+    const int rows = p->x.fft ? 2 : 1;
     int bad = 0;
 #pragma omp parallel num_threads(lwt__surf_threads(p->threads)) reduction(| : bad)
     {
-        double *row = calloc(nx + 2 * hx, sizeof *row);
-        bad |= !row;
+        double *row = calloc((nx + 2 * hx) * (size_t)rows, sizeof *row);
+        double *scr = p->x.fft ? malloc(scratch_of(&p->x, nx, 1) * sizeof *scr) : NULL;
+        bad |= !row || (p->x.fft && !scr);
 #pragma omp for schedule(static)
-        for (long long iy = 0; iy < (long long)p->ny; iy++) {
-            if (!row)
+        for (long long g = 0; g < (long long)((ny + (size_t)rows - 1) / (size_t)rows); g++) {
+            if (bad)
                 continue;
-            const double *z = in + (size_t)iy * nx;
-            for (size_t i = 0; i < nx; i++)
-                row[hx + i] = isfinite(z[i]) ? (ones ? 1.0 : z[i]) : 0.0;
-            conv_sym(row + hx, tmp + (size_t)iy * nx, nx, 1, p->wx, p->hx);
+            const size_t y0 = (size_t)g * (size_t)rows, nr = ny - y0 < (size_t)rows ? ny - y0 : (size_t)rows;
+            for (size_t r = 0; r < nr; r++) {
+                const double *z = in + (y0 + r) * nx;
+                double *b = row + r * (nx + 2 * hx) + hx;
+                for (size_t i = 0; i < nx; i++)
+                    b[i] = isfinite(z[i]) ? (ones ? 1.0 : z[i]) : 0.0;
+            }
+            if (p->x.fft)
+                lwt__gauss_fft_pair(p->x.fft, row, nr > 1 ? row + nx : NULL, 1, tmp + y0 * nx,
+                                    nr > 1 ? tmp + (y0 + 1) * nx : NULL, 1, scr);
+            else
+                conv_sym(row + hx, tmp + y0 * nx, nx, 1, p->x.w, p->x.h);
         }
         free(row);
+        free(scr);
     }
     return bad;
+}
+
+/* res (ny x STRIP) = the y pass of a gathered strip col (STRIP lanes, hy zero rows before and
+   after): direct over all lanes at once, or FFT over pairs of lanes */
+static void strip_y(const axis *a, const double *col, size_t ny, size_t hy, size_t lanes, double *res, double *scr)
+{
+    if (!a->fft) {
+        conv_sym(col + hy * STRIP, res, ny * STRIP, STRIP, a->w, a->h);
+        return;
+    }
+    for (size_t l = 0; l < lanes; l += 2)
+        lwt__gauss_fft_pair(a->fft, col + hy * STRIP + l, l + 1 < lanes ? col + hy * STRIP + l + 1 : NULL, STRIP,
+                            res + l, l + 1 < lanes ? res + l + 1 : NULL, STRIP, scr);
 }
 
 /* out = the y pass of tmp, divided by the weight sum: den (nx x ny) when given, else wsx[ix] *
@@ -110,22 +147,23 @@ static int pass_x(const pass *p, const double *in, int ones, double *tmp)
 static int pass_y(const pass *p, const double *tmp, const double *den, const double *wsx, const double *wsy,
                   const double *in, double *out)
 {
-    const size_t nx = p->nx, ny = p->ny, hy = (size_t)p->hy;
+    const size_t nx = p->nx, ny = p->ny, hy = (size_t)p->y.h;
     const long long strips = (long long)((nx + STRIP - 1) / STRIP);
     int bad = 0;
 #pragma omp parallel num_threads(lwt__surf_threads(p->threads)) reduction(| : bad)
     {
         double *col = calloc((ny + 2 * hy) * STRIP, sizeof *col);
         double *res = malloc(ny * STRIP * sizeof *res);
-        bad |= !col || !res;
+        double *scr = p->y.fft ? malloc(scratch_of(&p->y, ny, 1) * sizeof *scr) : NULL;
+        bad |= !col || !res || (p->y.fft && !scr);
 #pragma omp for schedule(static)
         for (long long st = 0; st < strips; st++) {
-            if (!col || !res)
+            if (bad)
                 continue;
             const size_t x0 = (size_t)st * STRIP, bw = nx - x0 < STRIP ? nx - x0 : STRIP;
             for (size_t iy = 0; iy < ny; iy++)
                 memcpy(col + (hy + iy) * STRIP, tmp + iy * nx + x0, bw * sizeof *col);
-            conv_sym(col + hy * STRIP, res, ny * STRIP, STRIP, p->wy, p->hy);
+            strip_y(&p->y, col, ny, hy, bw, res, scr);
             for (size_t iy = 0; iy < ny; iy++)
                 for (size_t l = 0; l < bw; l++) {
                     const size_t i = iy * nx + x0 + l;
@@ -139,34 +177,71 @@ static int pass_y(const pass *p, const double *tmp, const double *den, const dou
         }
         free(col);
         free(res);
+        free(scr);
     }
     return bad;
 }
 
-lwt_status lwt__gauss_smooth(const double *in, size_t nx, size_t ny, double dx, double dy, double lambda,
-                             int masked, int threads, double *out)
+/* FFT or direct for lines of n points and half width h. The direct pass costs about h * n
+   multiply-adds per line; the FFT about N log2 N (two lines per transform of length N >= n + 2h,
+   each a forward and an inverse of (N / 2) log2 N butterflies). COST_FFT is measured: one
+   low-pass of 4096^2 on the 2-core development VM (bench/experiments/gauss_recursive_probe.c;
+   docs/SURFACE.md, "Gaussian filter: speed") took 0.25 s + ~3 ms per tap directly and 0.7-1.0 s
+   by FFT (N = 8192 up to h = 2048): they meet near h = 230, h n = 9 N log2 N. */
+#define COST_FFT 9.0
+static int use_fft(lwt_gauss_algo algo, int h, size_t n)
 {
-    pass p = {nx, ny, NULL, NULL, lwt__gauss_half_width(lambda, dx, nx), lwt__gauss_half_width(lambda, dy, ny),
-              threads};
-    double *wx = kernel(lambda, dx, p.hx), *wy = kernel(lambda, dy, p.hy);
+    if (algo != LWT_GAUSS_AUTO || h < 16)
+        return algo == LWT_GAUSS_FFT;
+    size_t N = 2;
+    double lg = 1;
+    while (N < n + 2 * (size_t)h)
+        N <<= 1, lg++;
+    return (double)h * (double)n > COST_FFT * (double)N * lg;
+}
+
+static int axis_make(axis *a, double lambda, double d, size_t n, lwt_gauss_algo algo)
+{
+    a->h = lwt__gauss_half_width(lambda, d, n);
+    a->fft = NULL;
+    double *w = kernel(lambda, d, a->h);
+    a->w = w;
+    if (w && use_fft(algo, a->h, n) && !(a->fft = lwt__gauss_fft_make(w, a->h, n)))
+        return -1;
+    return w ? 0 : -1;
+}
+
+static void axis_free(axis *a)
+{
+    free((double *)a->w);
+    lwt__gauss_fft_free(a->fft);
+}
+
+lwt_status lwt__gauss_smooth(const double *in, size_t nx, size_t ny, double dx, double dy, double lambda,
+                             int masked, int threads, lwt_gauss_algo algo, double *out)
+{
+    pass p;
+    memset(&p, 0, sizeof p);
+    p.nx = nx;
+    p.ny = ny;
+    p.threads = threads;
+    int bad = axis_make(&p.x, lambda, dx, nx, algo) | axis_make(&p.y, lambda, dy, ny, algo);
     double *wsx = malloc(nx * sizeof *wsx), *wsy = malloc(ny * sizeof *wsy);
     double *tmp = malloc(nx * ny * sizeof *tmp), *den = masked ? malloc(nx * ny * sizeof *den) : NULL;
-    int bad = !wx || !wy || !wsx || !wsy || !tmp || (masked && !den);
+    bad = bad || !wsx || !wsy || !tmp || (masked && !den);
     if (!bad) {
-        p.wx = wx;
-        p.wy = wy;
         for (size_t i = 0; i < nx; i++)
-            wsx[i] = edge_sum(wx, p.hx, nx, i);
+            wsx[i] = edge_sum(p.x.w, p.x.h, nx, i);
         for (size_t i = 0; i < ny; i++)
-            wsy[i] = edge_sum(wy, p.hy, ny, i);
+            wsy[i] = edge_sum(p.y.w, p.y.h, ny, i);
         /* the weight sum of the valid points under each kernel position: the same two passes
            over the valid-point indicator (x pass into tmp, y pass into den) */
         if (masked)
             bad = pass_x(&p, in, 1, tmp) || pass_y(&p, tmp, NULL, NULL, NULL, NULL, den);
         bad = bad || pass_x(&p, in, 0, tmp) || pass_y(&p, tmp, den, wsx, wsy, in, out);
     }
-    free(wx);
-    free(wy);
+    axis_free(&p.x);
+    axis_free(&p.y);
     free(wsx);
     free(wsy);
     free(tmp);

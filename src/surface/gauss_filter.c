@@ -39,7 +39,7 @@ lwt_status lwt_gauss_lowpass(lwt_context *ctx, const double *z, size_t nx, size_
                   ctx, LWT_ERR_INVALID_ARGUMENT, "bad arguments to the Gaussian filter");
     LWT_RETURN_IF(z == out, ctx, LWT_ERR_INVALID_ARGUMENT, "the Gaussian filter cannot work in place");
     const int masked = lwt__count_invalid(z, nx * ny, threads) > 0;
-    LWT_RETURN_IF(lwt__gauss_smooth(z, nx, ny, dx, dy, lambda, masked, threads, out) != LWT_OK, ctx,
+    LWT_RETURN_IF(lwt__gauss_smooth(z, nx, ny, dx, dy, lambda, masked, threads, LWT_GAUSS_AUTO, out) != LWT_OK, ctx,
                   LWT_ERR_OUT_OF_MEMORY, "out of memory for the Gaussian filter of %zu x %zu points", nx, ny);
     return LWT_OK;
 }
@@ -70,13 +70,13 @@ static lwt_status cascade(lwt_context *ctx, const lwt_filter_spec *spec, double 
     lwt_status st = r && w && f ? LWT_OK : LWT_ERR_OUT_OF_MEMORY;
     if (st == LWT_OK && noise) { /* r = s1 = S(lev); noise = lev - s1 in lev's place */
         progress(spec, 1, steps, "S-filter (lambda-s)");
-        if ((st = lwt__gauss_smooth(lev, nx, ny, dx, dy, g->lambda_s, masked, t, r)) == LWT_OK)
+        if ((st = lwt__gauss_smooth(lev, nx, ny, dx, dy, g->lambda_s, masked, t, LWT_GAUSS_AUTO, r)) == LWT_OK)
             subtract(lev, r, n, t);
     }
     if (st == LWT_OK) { /* w = s2 = L(s1); roughness = s1 - s2 */
         progress(spec, 1 + noise, steps, "L-filter (lambda-c)");
         const double *s1 = noise ? r : lev;
-        if ((st = lwt__gauss_smooth(s1, nx, ny, dx, dy, g->lambda_c, masked, t, w)) == LWT_OK) {
+        if ((st = lwt__gauss_smooth(s1, nx, ny, dx, dy, g->lambda_c, masked, t, LWT_GAUSS_AUTO, w)) == LWT_OK) {
             if (!noise)
                 memcpy(r, lev, n * sizeof *r);
             subtract(r, w, n, t);
@@ -84,7 +84,7 @@ static lwt_status cascade(lwt_context *ctx, const lwt_filter_spec *spec, double 
     }
     if (st == LWT_OK) { /* f = s3 = F(s2); waviness = s2 - s3 */
         progress(spec, 2 + noise, steps, "form filter (lambda-f)");
-        if ((st = lwt__gauss_smooth(w, nx, ny, dx, dy, g->lambda_f, masked, t, f)) == LWT_OK)
+        if ((st = lwt__gauss_smooth(w, nx, ny, dx, dy, g->lambda_f, masked, t, LWT_GAUSS_AUTO, f)) == LWT_OK)
             subtract(w, f, n, t);
     }
     if (st != LWT_OK) {

@@ -2,11 +2,12 @@
  * test_surface_gauss.c - the ISO 16610-61 Gaussian filter (src/surface/gauss*.c): transmission of
  * sinusoids against the standard's closed form, a plane through the L-filter, constants and
  * invalid points against a brute-force weighted mean written here from the definition, thread
- * counts (bits), and the Gaussian band split of lwt_filter_run (bands add up, NaN kept, errors).
+ * counts (bits), the FFT path against the direct one, and the Gaussian band split of lwt_filter_run (bands add up, NaN kept, errors).
  */
 #include "check.h"
 #include "test_log.h"
 #include "lwt_surface.h"
+#include "surface/gauss.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -168,6 +169,44 @@ static void test_threads(lwt_context *ctx)
     free(z);
 }
 
+/* the FFT path (long kernels) against the direct one: the same convolution to rounding, and
+   its own bits independent of the thread count; odd row and column counts leave a lone line */
+static void test_fft(void)
+{
+    const size_t nx = 257, ny = 191;
+    double *z = malloc(nx * ny * sizeof *z), *a = malloc(nx * ny * sizeof *a), *b = malloc(nx * ny * sizeof *b);
+    unsigned s = 777;
+    for (size_t i = 0; i < nx * ny; i++) {
+        s = s * 1103515245u + 12345u;
+        z[i] = 1e-3 + (double)(s >> 8) / (1 << 24) * 1e-6 + 1e-9 * (double)(i % nx);
+    }
+    for (int masked = 0; masked < 2; masked++) {
+        if (masked)
+            for (size_t i = 5; i < nx * ny; i += 61)
+                z[i] = NAN;
+        const double lam[] = {7e-6, 70e-6, 400e-6}; /* h 7 and 70 samples, and one beyond the field */
+        for (int k = 0; k < 3; k++) {
+            CHECK(lwt__gauss_smooth(z, nx, ny, 1e-6, 1.3e-6, lam[k], masked, 2, LWT_GAUSS_DIRECT, a) == LWT_OK &&
+                      lwt__gauss_smooth(z, nx, ny, 1e-6, 1.3e-6, lam[k], masked, 1, LWT_GAUSS_FFT, b) == LWT_OK,
+                  "smooth failed");
+            double e = 0;
+            int nan_ok = 1;
+            for (size_t i = 0; i < nx * ny; i++) {
+                nan_ok &= isnan(a[i]) == isnan(b[i]);
+                if (!isnan(a[i]))
+                    e = fmax(e, fabs(a[i] - b[i]));
+            }
+            CHECK(nan_ok && e <= 1e-14 * 1e-3, "lambda %g um%s: FFT off the direct convolution by %.3g m",
+                  lam[k] * 1e6, masked ? " with holes" : "", e);
+            lwt__gauss_smooth(z, nx, ny, 1e-6, 1.3e-6, lam[k], masked, 3, LWT_GAUSS_FFT, a);
+            CHECK(!memcmp(a, b, nx * ny * sizeof *a), "FFT: 1 and 3 threads give different bits");
+        }
+    }
+    free(z);
+    free(a);
+    free(b);
+}
+
 /* lwt_filter_run with the Gaussian: the bands add up to the (levelled) input, NaN kept, the
    form is the lambda-f low-pass of the lambda-c low-pass; bad nesting and CUDA refused */
 static void test_split(lwt_context *ctx)
@@ -271,6 +310,7 @@ int main(void)
     test_transmission(ctx);
     test_plane_nan(ctx);
     test_threads(ctx);
+    test_fft();
     test_split(ctx);
     lwt_context_destroy(ctx);
     return finish("test_surface_gauss");
