@@ -263,18 +263,20 @@ static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input
             req.levels = 1;
     }
     char msg[400];
-    lwt_status st = LIB_CALL(j, lwt_bands_resolve(ctx, &req, s->nx, s->ny, s->dx, s->dy, &split));
-    if (st != LWT_OK)
-        return lib_fail(j, st, input, err, errlen);
     lwt_filter_spec spec = o->spec;
-    spec.split = split;
-    if (spec.filter == LWT_FILTER_GAUSSIAN) {
-        st = LIB_CALL(j, lwt_gauss_nesting_resolve(ctx, &req, &split, &spec.gauss));
-        if (st != LWT_OK)
-            return lib_fail(j, st, input, err, errlen);
+    lwt_status st;
+    if (spec.filter == LWT_FILTER_GAUSSIAN) { /* no levels: the split keeps only the spacing */
+        memset(&split, 0, sizeof split);
+        split.spacing = fmin(s->dx, s->dy);
+        st = LIB_CALL(j, lwt_gauss_nesting_resolve(ctx, &req, s->dx, s->dy, &spec.gauss));
         j->gauss = spec.gauss;
         r->gauss = &j->gauss;
+    } else {
+        st = LIB_CALL(j, lwt_bands_resolve(ctx, &req, s->nx, s->ny, s->dx, s->dy, &split));
     }
+    if (st != LWT_OK)
+        return lib_fail(j, st, input, err, errlen);
+    spec.split = split;
     spec.progress = on_progress;
     spec.progress_user = j->pg;
     st = LIB_CALL(j, lwt_filter_run(ctx, &spec, s->z, s->nx, s->ny, s->dx, s->dy, &j->res));

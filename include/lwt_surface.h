@@ -226,13 +226,15 @@ typedef struct lwt_filter_spec {
  *  the wavelet filter (gauss zeroed). */
 LWT_API lwt_filter_spec lwt_filter_spec_default(void);
 
-/** The Gaussian's nesting indices for a request whose wavelet split is resolved: a cutoff the
- *  request gives is used as given (not moved to a level boundary); one it does not give is the
- *  split's level boundary from the smaller spacing, so that both filters split at the same
- *  wavelengths by default: lambda_s = 2^A d only when the split has a noise band, lambda_c =
- *  2^(B+1) d, lambda_f = 2^(J+1) d. LWT_ERR_INVALID_ARGUMENT unless lambda_s < lambda_c < lambda_f. */
-LWT_API lwt_status lwt_gauss_nesting_resolve(lwt_context *ctx, const lwt_band_request *req,
-                                             const lwt_band_split *split, lwt_gauss_nesting *out);
+/** The Gaussian's nesting indices for a request (lwt_band_request, spacing dx, dy in metres): a
+ *  cutoff the request gives is used as given (not moved to a level boundary); one it does not
+ *  give is the level boundary of the wavelet split the request describes (lwt_bands_resolve's
+ *  rules, from the smaller spacing d), so that both filters split at the same wavelengths by
+ *  default: lambda_s = 2^A d only when that split has a noise band, lambda_c = 2^(B+1) d,
+ *  lambda_f = 2^(J+1) d. No size rule: the Gaussian needs no 2^(J+1) points.
+ *  LWT_ERR_INVALID_ARGUMENT for an inconsistent request or unless lambda_s < lambda_c < lambda_f. */
+LWT_API lwt_status lwt_gauss_nesting_resolve(lwt_context *ctx, const lwt_band_request *req, double dx, double dy,
+                                             lwt_gauss_nesting *out);
 
 typedef struct lwt_filter_result {
     size_t nx, ny;

@@ -14,17 +14,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-lwt_status lwt_gauss_nesting_resolve(lwt_context *ctx, const lwt_band_request *req, const lwt_band_split *split,
+lwt_status lwt_gauss_nesting_resolve(lwt_context *ctx, const lwt_band_request *req, double dx, double dy,
                                      lwt_gauss_nesting *out)
 {
-    LWT_RETURN_IF(!req || !split || !out || !(split->spacing > 0), ctx, LWT_ERR_INVALID_ARGUMENT,
-                  "lwt_gauss_nesting_resolve: needs a request and a resolved split");
-    const double d = split->spacing;
+    LWT_RETURN_IF(!req || !out, ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_gauss_nesting_resolve: no request or result");
+    /* the split the request describes, for a field large enough for any level count: the
+       wavelet's rules without its size rule, which the Gaussian does not have */
+    const size_t any = (size_t)1 << 40;
+    lwt_band_split split;
+    LWT_FORWARD(lwt_bands_resolve(ctx, req, any, any, dx, dy, &split));
+    const double d = split.spacing;
     out->lambda_s = req->lambda_s > 0 ? req->lambda_s
-                    : split->noise_hi > 0 ? lwt_band_boundary(split->rough_lo, d)
-                                          : 0;
-    out->lambda_c = req->lambda_c > 0 ? req->lambda_c : lwt_band_boundary(split->rough_hi + 1, d);
-    out->lambda_f = lwt_band_boundary(split->levels + 1, d);
+                    : split.noise_hi > 0 ? lwt_band_boundary(split.rough_lo, d)
+                                         : 0;
+    out->lambda_c = req->lambda_c > 0 ? req->lambda_c : lwt_band_boundary(split.rough_hi + 1, d);
+    out->lambda_f = lwt_band_boundary(split.levels + 1, d);
     LWT_RETURN_IF(!(out->lambda_s < out->lambda_c && out->lambda_c < out->lambda_f), ctx, LWT_ERR_INVALID_ARGUMENT,
                   "Gaussian nesting indices must grow: lambda-s %g um < lambda-c %g um < lambda-f %g um (the form's, "
                   "2^(levels+1) spacings: raise --levels)",

@@ -100,9 +100,25 @@ static void test_plane_nan(lwt_context *ctx)
     lwt_gauss_lowpass(ctx, z, nx, ny, dx, dy, lc, 0, o);
     CHECK(interior_error(z, o, nx, ny, 25, 20, 1.0) <= 1e-18, "plane changed in the interior by %.3g m",
           interior_error(z, o, nx, ny, 25, 20, 1.0));
-    /* near the border the renormalized kernel is one-sided: a tilt is not kept there (documented) */
-    CHECK(fabs(o[0] - z[0]) > 1e-8, "plane at the corner: %.3g (expected the one-sided mean to differ)",
-          o[0] - z[0]);
+    /* near the border the renormalized kernel is one-sided: a tilt is not kept there; at the
+       corner the output is the plane at the centroid of the one-sided weights, sum_k k w / sum w
+       along each axis (about 0.146 lc, docs/SURFACE.md) */
+    double mean_k[2];
+    const double sp[2] = {dx, dy};
+    for (int a = 0; a < 2; a++) {
+        double num = 0, den = 0;
+        const double alpha = sqrt(log(2.0) / PI);
+        for (int k = 0; k * sp[a] <= lc * (1 + 1e-12); k++) {
+            const double wk = exp(-PI * (k * sp[a] / (alpha * lc)) * (k * sp[a] / (alpha * lc)));
+            num += wk * k * sp[a];
+            den += wk;
+        }
+        mean_k[a] = num / den;
+    }
+    const double corner = 0.02 * mean_k[0] - 0.05 * mean_k[1];
+    CHECK(fabs((o[0] - z[0]) - corner) <= 1e-9 * fabs(corner) && fabs(mean_k[0] / lc - 0.146) < 0.01,
+          "plane at the corner moved by %.6g m, expected %.6g (centroids %.4g, %.4g lc)", o[0] - z[0], corner,
+          mean_k[0] / lc, mean_k[1] / lc);
     /* holes: a disc, a row segment and the corner */
     size_t nbad = 0;
     for (size_t iy = 0; iy < ny; iy++)
@@ -284,23 +300,28 @@ static void test_split(lwt_context *ctx)
     CHECK(lwt_filter_run(ctx, &f, z, nx, ny, d, d, &r) == LWT_ERR_UNSUPPORTED && strstr(tlog.last, "CPU only"),
           "CUDA: '%s'", tlog.last);
 
-    /* nesting resolved from a request: given cutoffs as given, the others from the split */
+    /* nesting resolved from a request: given cutoffs as given, the others from the split the
+       request describes, with no size rule (a 2048 um form on a field of any size) */
     lwt_band_request q = {0};
-    lwt_band_split sp;
     lwt_gauss_nesting g;
     q.lambda_c = 50e-6;
-    CHECK(lwt_bands_resolve(ctx, &q, 512, 512, d, d, &sp) == LWT_OK &&
-              lwt_gauss_nesting_resolve(ctx, &q, &sp, &g) == LWT_OK,
-          "resolve: %s", tlog.last);
+    CHECK(lwt_gauss_nesting_resolve(ctx, &q, d, d, &g) == LWT_OK, "resolve: %s", tlog.last);
     CHECK(g.lambda_s == 0 && g.lambda_c == 50e-6 && close_to(g.lambda_f, 128e-6, 1e-12),
           "nesting from lambda-c 50 um: %g %g %g", g.lambda_s, g.lambda_c, g.lambda_f);
+    q.lambda_c = 800e-6;
+    CHECK(lwt_gauss_nesting_resolve(ctx, &q, d, d, &g) == LWT_OK && close_to(g.lambda_f, 2048e-6, 1e-12),
+          "nesting from lambda-c 800 um: %g %g %g (%s)", g.lambda_s, g.lambda_c, g.lambda_f, tlog.last);
     q = (lwt_band_request){0};
     q.rough_lo = 2;
     q.rough_hi = 3;
-    CHECK(lwt_bands_resolve(ctx, &q, 512, 512, d, 2 * d, &sp) == LWT_OK &&
-              lwt_gauss_nesting_resolve(ctx, &q, &sp, &g) == LWT_OK && close_to(g.lambda_s, 4e-6, 1e-12) &&
-              close_to(g.lambda_c, 16e-6, 1e-12),
+    CHECK(lwt_gauss_nesting_resolve(ctx, &q, d, 2 * d, &g) == LWT_OK && close_to(g.lambda_s, 4e-6, 1e-12) &&
+              close_to(g.lambda_c, 16e-6, 1e-12) && close_to(g.lambda_f, 128e-6, 1e-12),
           "nesting from levels 2-3: %g %g %g", g.lambda_s, g.lambda_c, g.lambda_f);
+    q.levels = 3;
+    test_log_reset(&tlog);
+    CHECK(lwt_gauss_nesting_resolve(ctx, &q, d, d, &g) == LWT_ERR_INVALID_ARGUMENT && tlog.errors == 1 &&
+              strstr(tlog.last, "lambda-c 16 um < lambda-f 16 um"),
+          "levels 3 with roughness 2-3: '%s'", tlog.last);
     free(z);
 }
 

@@ -12,6 +12,7 @@
   field to the truncation difference (surfalize cuts at 4 sigma = 0.75 lambda-c), different
   near the border by design (it mirrors the field, lwt renormalizes);
 - the Python package's lwt.surface.filter(filter="gaussian") gives the CLI's bands, bit for bit;
+- no size rule: a field too small for the wavelet's levels filters;
 - usage errors: exit status 2, one line, no output.
 Exit 0 pass, 1 fail, 77 skip (CLI not built).
 """
@@ -205,6 +206,22 @@ def surfalize_side(c, binary, tmp):
     shutil.rmtree(od)
 
 
+def small_field(c, binary, tmp):
+    """the Gaussian has no size rule: a 100 x 80 field the 6-level wavelet split refuses"""
+    src = os.path.join(tmp, "small.x3p")
+    rc, _, err = lwt(binary, "synth", src, "--size", "100,80", "--seed", "2")
+    if not c.check(rc == 0, "synth small: %s" % err):
+        return
+    rc, _, err = lwt(binary, "filter", src, "-o", os.path.join(tmp, "sw"), "--no-png")
+    c.check(rc == 1 and "too small" in err, "wavelet on 100 x 80: exit %d, %r" % (rc, err))
+    od = os.path.join(tmp, "sg")
+    rc, out, err = lwt(binary, "filter", src, "-o", od, "--no-png", "--filter", "gaussian", "--lambda-c", "25")
+    c.check(rc == 0 and "lambda-f 128 um exceeds the field" in out, "gaussian on 100 x 80: exit %d, %r %r"
+            % (rc, out, err))
+    rep = json.load(open(os.path.join(od, "small", "report.json")))
+    c.check(rep["cutoffs_um"]["lambda_c"]["effective"] == [25, 25], "small: %r" % rep["cutoffs_um"])
+
+
 def usage(c, binary, tmp):
     src = os.path.join(tmp, "part.x3p")
     for args, words in ((["--filter", "fourier"], "wavelet or gaussian"),
@@ -230,6 +247,7 @@ def main():
         c.run("python package", package, c, *got["r"])
     c.run("real files against the definition", real_files, c, binary, tmp)
     c.run("surfalize", surfalize_side, c, binary, tmp)
+    c.run("small field", small_field, c, binary, tmp)
     c.run("usage errors", usage, c, binary, tmp)
     shutil.rmtree(tmp, ignore_errors=True)
     c.finish()

@@ -465,8 +465,8 @@ static PyObject *py_filter_spec_default(PyObject *self, PyObject *noargs)
 
 /* filter(z, nx, ny, dx, dy, (wavelet|None, mode, f64, backend, algorithm, plane, threads,
  * chunk_rows, gaussian), (levels, rough_lo, rough_hi, wavy_lo, wavy_hi, lambda_s, lambda_c)) ->
- * dict: lwt_bands_resolve (and with gaussian lwt_gauss_nesting_resolve), then lwt_filter_run,
- * as `lwt filter` calls them (cli/filter_job.c).
+ * dict: lwt_bands_resolve (with gaussian lwt_gauss_nesting_resolve instead: the split is then
+ * zero but for its spacing), then lwt_filter_run, as `lwt filter` calls them (cli/filter_job.c).
  * The bands are the library's own blocks (no copy); absent bands are None. */
 static PyObject *py_filter(PyObject *self, PyObject *args)
 {
@@ -502,11 +502,14 @@ static PyObject *py_filter(PyObject *self, PyObject *args)
     const char *failed = NULL;
     lwt_py_forget();
     Py_BEGIN_ALLOW_THREADS
-    s = lwt_bands_resolve(g_ctx, &req, (size_t)nx, (size_t)ny, dx, dy, &spec.split);
+    if (gaussian) { /* no levels: the split keeps only the spacing (cli/filter_job.c) */
+        spec.split.spacing = dx < dy ? dx : dy;
+        s = lwt_gauss_nesting_resolve(g_ctx, &req, dx, dy, &spec.gauss);
+    } else {
+        s = lwt_bands_resolve(g_ctx, &req, (size_t)nx, (size_t)ny, dx, dy, &spec.split);
+    }
     if (s != LWT_OK)
-        failed = "lwt_bands_resolve";
-    else if (gaussian && (s = lwt_gauss_nesting_resolve(g_ctx, &req, &spec.split, &spec.gauss)) != LWT_OK)
-        failed = "lwt_gauss_nesting_resolve";
+        failed = gaussian ? "lwt_gauss_nesting_resolve" : "lwt_bands_resolve";
     else if ((s = lwt_filter_run(g_ctx, &spec, z.buf, (size_t)nx, (size_t)ny, dx, dy, &r)) != LWT_OK)
         failed = "lwt_filter_run";
     Py_END_ALLOW_THREADS

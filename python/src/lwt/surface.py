@@ -102,7 +102,7 @@ class FilterResult:
     (PyWavelets' dwtn_max_level) and times_ms (fill, transform, total) as lwt_filter_result.
     filter: "wavelet" or "gaussian", the filter that made the bands; nesting: the Gaussian's
     nesting indices (lambda_s, lambda_c, lambda_f) in metres as used (lambda_s 0: no S-filter),
-    zeros for the wavelet.
+    zeros for the wavelet; with the Gaussian the split is zeros but for its spacing.
     """
 
     __slots__ = ("bands", "parameters", "split", "plane", "n_filled", "wavelet", "backend", "path", "max_level",
@@ -260,9 +260,9 @@ def filter(surface_or_z, dx=None, dy=None, *, levels=None, roughness_levels=None
 
     filter: "wavelet" (default) or "gaussian", as `lwt filter --filter`: the ISO 16610-61
     Gaussian with lambda_s and lambda_c as given (not moved to level boundaries), the cutoffs not
-    given and the form's lambda_f = 2^(J+1) spacings from the split the levels describe;
-    invalid points weighted out instead of filled; float64 on the CPU (wavelet, mode, dtype,
-    algorithm and chunk_rows do not apply). docs/SURFACE.md, "Gaussian filter".
+    given and the form's lambda_f = 2^(J+1) spacings from the split the levels describe (with
+    no size rule); invalid points weighted out instead of filled; float64 on the CPU (wavelet,
+    mode, dtype, algorithm and chunk_rows do not apply). docs/SURFACE.md, "Gaussian filter".
 
     surface_or_z: a Surface, or a (ny, nx) array of heights in metres with dx, dy (metres).
     The split (lwt_band_request; None = not given, the library's rules decide):
