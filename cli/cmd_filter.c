@@ -46,22 +46,27 @@ static int parse_um(const char *s, double *metres)
     return 0;
 }
 
-/* a cutoff or nesting index: micrometres, or with a unit: 800um, 0.8mm */
+/* a cutoff or nesting index: micrometres, or with a unit: 800um, 0.8mm. The metres are the
+   decimal's nearest double (the number is read with the unit's exponent appended), so that
+   0.02mm, 20um and Python's 20e-6 are the same nesting index to the bit. */
 static int parse_wavelength(const char *s, double *metres)
 {
     char buf[64];
     size_t n = strlen(s);
-    if (n >= sizeof buf)
+    if (n + 4 >= sizeof buf || n == 0)
         return -1;
     strcpy(buf, s);
-    double scale = 1;
+    int exp10 = -6;
     if (n > 2 && (!strcmp(buf + n - 2, "mm") || !strcmp(buf + n - 2, "um"))) {
-        scale = buf[n - 2] == 'm' ? 1e3 : 1;
-        buf[n - 2] = 0;
+        exp10 = buf[n - 2] == 'm' ? -3 : -6;
+        buf[n -= 2] = 0;
     }
     if (parse_um(buf, metres))
         return -1;
-    *metres *= scale;
+    if (strpbrk(buf, "eExXpP")) /* a number with its own exponent: scaled */
+        *metres *= exp10 == -3 ? 1e3 : 1;
+    else
+        *metres = (snprintf(buf + n, sizeof buf - n, "e%d", exp10), strtod(buf, NULL));
     return 0;
 }
 
