@@ -42,9 +42,9 @@ static double *kernel(double lambda, double d, int h)
 
 /* out[j] = w[0] a[j] + sum_{k=1..h} w[k] (a[j - k s] + a[j + k s]) for j in [0, n), k ascending;
    a has h * s readable values (the zero padding) before a[0] and after a[n - 1]. Cloned per
-   instruction set; the file is compiled with -ffp-contract=off and none of the clones has FMA
-   unless asked, so every clone rounds the same way (tests/c/test_surface_gauss.c compares
-   thread counts, which reach the clones through different alignments). */
+   instruction set; the file is compiled with -ffp-contract=off, so no clone fuses a multiply
+   and an add and every clone rounds each output the same way, vector lanes or scalar tail
+   (tests/c/test_surface_gauss.c compares thread counts, whose buffers differ in alignment). */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
@@ -88,12 +88,6 @@ typedef struct pass {
     int threads;
 } pass;
 
-/* the scratch doubles a thread needs for lines along axis a of n points (padded or FFT) */
-static size_t scratch_of(const axis *a, size_t n, size_t lanes)
-{
-    return a->fft ? lwt__gauss_fft_scratch(a->fft) : (n + 2 * (size_t)a->h) * lanes;
-}
-
 /* tmp = the x pass of `in` (ones: the valid-point indicator instead of the heights). Direct:
    one row at a time in a zero-padded buffer; FFT: rows 2p and 2p+1 together. */
 static int pass_x(const pass *p, const double *in, int ones, double *tmp)
@@ -104,7 +98,7 @@ static int pass_x(const pass *p, const double *in, int ones, double *tmp)
 #pragma omp parallel num_threads(lwt__surf_threads(p->threads)) reduction(| : bad)
     {
         double *row = calloc((nx + 2 * hx) * (size_t)rows, sizeof *row);
-        double *scr = p->x.fft ? malloc(scratch_of(&p->x, nx, 1) * sizeof *scr) : NULL;
+        double *scr = p->x.fft ? malloc(lwt__gauss_fft_scratch(p->x.fft) * sizeof *scr) : NULL;
         bad |= !row || (p->x.fft && !scr);
 #pragma omp for schedule(static)
         for (long long g = 0; g < (long long)((ny + (size_t)rows - 1) / (size_t)rows); g++) {
@@ -154,7 +148,7 @@ static int pass_y(const pass *p, const double *tmp, const double *den, const dou
     {
         double *col = calloc((ny + 2 * hy) * STRIP, sizeof *col);
         double *res = malloc(ny * STRIP * sizeof *res);
-        double *scr = p->y.fft ? malloc(scratch_of(&p->y, ny, 1) * sizeof *scr) : NULL;
+        double *scr = p->y.fft ? malloc(lwt__gauss_fft_scratch(p->y.fft) * sizeof *scr) : NULL;
         bad |= !col || !res || (p->y.fft && !scr);
 #pragma omp for schedule(static)
         for (long long st = 0; st < strips; st++) {
