@@ -1,5 +1,6 @@
 /*
- * lwt filter INPUT... -o OUTDIR: split measured surfaces into form, waviness and roughness.
+ * lwt filter INPUT... -o OUTDIR: split measured surfaces into form, waviness and roughness, by
+ * the wavelet split (default) or the ISO 16610-61 Gaussian (--filter gaussian).
  * For each input: OUTDIR/<name without extension>/ with form.x3p, waviness.x3p, roughness.x3p
  * (noise.x3p with --lambda-s or a roughness band above level 1), report.json and PNG previews,
  * written atomically. A bad input gets one line on stderr and no folder; the batch goes on;
@@ -42,6 +43,30 @@ static int parse_um(const char *s, double *metres)
     if (errno || end == s || *end || !(v > 0) || !isfinite(v))
         return -1;
     *metres = v * 1e-6;
+    return 0;
+}
+
+/* a cutoff or nesting index: micrometres, or with a unit: 800um, 0.8mm. The metres are the
+   decimal's nearest double (the number is read with the unit's exponent appended), so that
+   0.02mm, 20um and Python's 20e-6 are the same nesting index to the bit. */
+static int parse_wavelength(const char *s, double *metres)
+{
+    char buf[64];
+    size_t n = strlen(s);
+    if (n + 4 >= sizeof buf || n == 0)
+        return -1;
+    strcpy(buf, s);
+    int exp10 = -6;
+    if (n > 2 && (!strcmp(buf + n - 2, "mm") || !strcmp(buf + n - 2, "um"))) {
+        exp10 = buf[n - 2] == 'm' ? -3 : -6;
+        buf[n -= 2] = 0;
+    }
+    if (parse_um(buf, metres))
+        return -1;
+    if (strpbrk(buf, "eExXpP")) /* a number with its own exponent: scaled */
+        *metres *= exp10 == -3 ? 1e3 : 1;
+    else
+        *metres = (snprintf(buf + n, sizeof buf - n, "e%d", exp10), strtod(buf, NULL));
     return 0;
 }
 
@@ -91,7 +116,7 @@ static int parse_filter_option(int argc, char **argv, int *i, filter_opts *o)
     const char *a = argv[*i];
     static const char *const with_value[] = {"-o", "--output", "--roughness-levels", "--waviness-levels",
                                              "--lambda-s", "--lambda-c", "--spacing", "--z-unit", "--dtype",
-                                             "--preview-size"};
+                                             "--preview-size", "--filter"};
     int needs = 0;
     for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
         needs |= !strcmp(a, with_value[k]);
@@ -107,11 +132,17 @@ static int parse_filter_option(int argc, char **argv, int *i, filter_opts *o)
         if (parse_range(v, &o->req.wavy_lo, &o->req.wavy_hi))
             return bad_value("--waviness-levels needs C-D with 1 <= C <= D (got '%s')", v);
     } else if (!strcmp(a, "--lambda-s")) {
-        if (parse_um(v, &o->req.lambda_s))
-            return bad_value("--lambda-s needs a positive wavelength in micrometres (got '%s')", v);
+        if (parse_wavelength(v, &o->req.lambda_s))
+            return bad_value("--lambda-s needs a positive wavelength in micrometres, or with a unit: 2.5um, "
+                             "0.0025mm (got '%s')", v);
     } else if (!strcmp(a, "--lambda-c")) {
-        if (parse_um(v, &o->req.lambda_c))
-            return bad_value("--lambda-c needs a positive wavelength in micrometres (got '%s')", v);
+        if (parse_wavelength(v, &o->req.lambda_c))
+            return bad_value("--lambda-c needs a positive wavelength in micrometres, or with a unit: 800um, 0.8mm "
+                             "(got '%s')", v);
+    } else if (!strcmp(a, "--filter")) {
+        if (strcmp(v, "wavelet") && strcmp(v, "gaussian"))
+            return bad_value("--filter needs wavelet or gaussian (got '%s')", v);
+        o->spec.filter = !strcmp(v, "gaussian") ? LWT_FILTER_GAUSSIAN : LWT_FILTER_WAVELET;
     } else if (!strcmp(a, "--spacing")) {
         if (parse_spacing(v, o->spacing))
             return bad_value("--spacing needs DX[,DY] in micrometres, positive (got '%s')", v);
@@ -176,6 +207,10 @@ int cmd_filter(int argc, char **argv)
     if (!ninputs || !o.outdir) {
         free(inputs);
         return usage_error("needs INPUT... and -o OUTDIR%s", "");
+    }
+    if (o.spec.filter == LWT_FILTER_GAUSSIAN && t.backend == LWT_BACKEND_CUDA) {
+        free(inputs);
+        return usage_error("--filter gaussian runs on the CPU only: use --backend cpu or auto%s", "");
     }
     if (t.levels_given && t.levels == 0) {
         free(inputs);

@@ -2,6 +2,7 @@
 #include "filter_job.h"
 
 #include <math.h>
+#include <stdio.h>
 
 static void range(FILE *f, const char *band, int lo, int hi, const double *a, const double *b, int aniso)
 {
@@ -23,12 +24,26 @@ static void value(FILE *f, double v)
         fprintf(f, " %10s", "-");
 }
 
-void filter_table_print(FILE *f, const lwt_report *r, const char *outdir)
+/* the Gaussian's header and band lines: nesting indices, the same along both axes */
+static void gauss_head(FILE *f, const lwt_report *r)
+{
+    const lwt_gauss_nesting *g = r->gauss;
+    fprintf(f, "  %zu x %zu points, spacing %.6g x %.6g um, %zu invalid; ISO 16610-61 Gaussian, float64, cpu\n", r->nx,
+            r->ny, r->dx * 1e6, r->dy * 1e6, r->nx * r->ny - r->n_valid);
+    fputs("  nesting indices:", f);
+    if (g->lambda_s > 0)
+        fprintf(f, "  noise < %.4g um", g->lambda_s * 1e6);
+    fprintf(f, "  roughness %.4g-%.4g um  waviness %.4g-%.4g um  form > %.4g um\n",
+            (g->lambda_s > 0 ? g->lambda_s : 2 * fmax(r->dx, r->dy)) * 1e6, g->lambda_c * 1e6, g->lambda_c * 1e6,
+            g->lambda_f * 1e6, g->lambda_f * 1e6);
+}
+
+/* the wavelet split's header and level lines */
+static void wavelet_head(FILE *f, const lwt_report *r)
 {
     const lwt_band_split *s = r->split;
     const lwt_filter_result *x = r->result;
     int aniso = fabs(r->dx - r->dy) > 1e-3 * (r->dx + r->dy);
-    fprintf(f, "%s -> %s/\n", r->input, outdir);
     fprintf(f, "  %zu x %zu points, spacing %.6g x %.6g um, %zu invalid; %s (%s), %d levels, %s, %s, %s\n", r->nx,
             r->ny, r->dx * 1e6, r->dy * 1e6, r->nx * r->ny - r->n_valid, x->wavelet, r->wavelet, s->levels, r->mode,
             r->dtype, x->backend == LWT_BACKEND_CUDA ? "cuda" : "cpu");
@@ -43,6 +58,16 @@ void filter_table_print(FILE *f, const lwt_report *r, const char *outdir)
     if (aniso)
         fprintf(f, " along x, > %.4g um along y", s->lambda_f[1] * 1e6);
     fputc('\n', f);
+}
+
+void filter_table_print(FILE *f, const lwt_report *r, const char *outdir)
+{
+    const lwt_filter_result *x = r->result;
+    fprintf(f, "%s -> %s/\n", r->input, outdir);
+    if (r->gauss)
+        gauss_head(f, r);
+    else
+        wavelet_head(f, r);
     static const char *const head[LWT_ISO_PARAM_COUNT] = {"Sa/um", "Sq/um", "Ssk", "Sku", "Sp/um",
                                                           "Sv/um", "Sz/um", "Sdq", "Sdr/%"};
     static const char *const who[1 + LWT_BAND_COUNT] = {"input", "form", "waviness", "roughness", "noise"};
@@ -64,10 +89,13 @@ void filter_table_print(FILE *f, const lwt_report *r, const char *outdir)
     int ninv = 0;
     for (int b = 0; b < LWT_BAND_COUNT; b++)
         ninv += x->band[b] != NULL;
-    fprintf(f,
-            "  time: read %.0f ms, fill %.0f ms, forward + %d inverse %.0f ms, filter %.0f ms, "
-            "parameters %.0f ms, write %.0f ms, total %.0f ms\n",
-            r->ms_read, x->ms_fill, ninv, x->ms_transform, x->ms_total, r->ms_params, r->ms_write, r->ms_total);
+    char what[64];
+    if (r->gauss)
+        snprintf(what, sizeof what, "levelling %.0f ms, %d Gaussian low-passes", x->ms_fill, ninv - 1);
+    else
+        snprintf(what, sizeof what, "fill %.0f ms, forward + %d inverse", x->ms_fill, ninv);
+    fprintf(f, "  time: read %.0f ms, %s %.0f ms, filter %.0f ms, parameters %.0f ms, write %.0f ms, total %.0f ms\n",
+            r->ms_read, what, x->ms_transform, x->ms_total, r->ms_params, r->ms_write, r->ms_total);
     for (int k = 0; k < r->nnotes; k++)
         fprintf(f, "  note: %s\n", r->notes[k]);
     fflush(f);

@@ -161,10 +161,13 @@ LWT_API void lwt_plane_subtract(double *z, size_t nx, size_t ny, double dx, doub
 /* ----------------------------------------------------------------- filter */
 
 /*
- * lwt_filter_run: optional plane removal, invalid points filled (harmonic inpainting), one
+ * lwt_filter_run, spec.filter = LWT_FILTER_WAVELET (default): optional plane removal, invalid
+ * points filled (harmonic inpainting), one
  * forward J-level 2-D transform, then per band an inverse of that band's coefficients alone;
  * invalid points are NaN again in every band. The transform is linear and perfectly
  * reconstructing: form + waviness + roughness (+ noise) equals the (levelled) input to rounding.
+ * spec.filter = LWT_FILTER_GAUSSIAN: the same bands by the ISO 16610-61 Gaussian (see
+ * lwt_filter_kind; spec.split is not used, no fill), on the CPU.
  */
 enum { LWT_BAND_FORM = 0, LWT_BAND_WAVINESS = 1, LWT_BAND_ROUGHNESS = 2, LWT_BAND_NOISE = 3, LWT_BAND_COUNT = 4 };
 
@@ -181,6 +184,24 @@ typedef void (*lwt_filter_progress_fn)(void *user, int step, int steps, const ch
  * library which version of this struct a program was built with, so that fields added at the
  * end in later versions get their defaults for binaries built against an older header.
  */
+/*
+ * The filter that makes the bands. LWT_FILTER_WAVELET: the band split above (spec.split).
+ * LWT_FILTER_GAUSSIAN: the areal Gaussian filter of ISO 16610-61 (lwt_gauss_lowpass below),
+ * cascaded as the standard chains its operators, with the nesting indices of spec.gauss:
+ *   s1 = G(lambda_s) z (the S-filter; s1 = z without lambda_s), s2 = G(lambda_c) s1 (the
+ *   L-filter), s3 = G(lambda_f) s2;  noise = z - s1, roughness = s1 - s2, waviness = s2 - s3,
+ *   form = s3; so the bands add up to the (levelled) input to rounding, as the wavelet's do.
+ * Invalid points are weighted out (no fill) and are NaN in every band.
+ */
+typedef enum lwt_filter_kind { LWT_FILTER_WAVELET = 0, LWT_FILTER_GAUSSIAN = 1 } lwt_filter_kind;
+
+/** Nesting indices (cut-off wavelengths, 50 % transmission) of the Gaussian split, metres. */
+typedef struct lwt_gauss_nesting {
+    double lambda_s; /* S-filter; 0 = none (no noise band) */
+    double lambda_c; /* L-filter between roughness and waviness, > lambda_s */
+    double lambda_f; /* between waviness and form, > lambda_c */
+} lwt_gauss_nesting;
+
 typedef struct lwt_filter_spec {
     size_t size;              /* sizeof(lwt_filter_spec), set by lwt_filter_spec_default() */
     const char *wavelet;      /* NULL = "cdf97" */
@@ -196,10 +217,24 @@ typedef struct lwt_filter_spec {
     lwt_band_split split;     /* from lwt_bands_resolve */
     lwt_filter_progress_fn progress;
     void *progress_user;
+    /* added in 0.x (the Gaussian filter); older binaries get the defaults */
+    lwt_filter_kind filter;   /* LWT_FILTER_WAVELET (default) or LWT_FILTER_GAUSSIAN */
+    lwt_gauss_nesting gauss;  /* the Gaussian's nesting indices (lwt_gauss_nesting_resolve) */
 } lwt_filter_spec;
 
-/** Defaults: cdf97, symmetric, f64, auto backend and algorithm, no plane; split zeroed. */
+/** Defaults: cdf97, symmetric, f64, auto backend and algorithm, no plane; split zeroed;
+ *  the wavelet filter (gauss zeroed). */
 LWT_API lwt_filter_spec lwt_filter_spec_default(void);
+
+/** The Gaussian's nesting indices for a request (lwt_band_request, spacing dx, dy in metres): a
+ *  cutoff the request gives is used as given (not moved to a level boundary); one it does not
+ *  give is the level boundary of the wavelet split the request describes (lwt_bands_resolve's
+ *  rules, from the smaller spacing d), so that both filters split at the same wavelengths by
+ *  default: lambda_s = 2^A d only when that split has a noise band, lambda_c = 2^(B+1) d,
+ *  lambda_f = 2^(J+1) d. No size rule: the Gaussian needs no 2^(J+1) points.
+ *  LWT_ERR_INVALID_ARGUMENT for an inconsistent request or unless lambda_s < lambda_c < lambda_f. */
+LWT_API lwt_status lwt_gauss_nesting_resolve(lwt_context *ctx, const lwt_band_request *req, double dx, double dy,
+                                             lwt_gauss_nesting *out);
 
 typedef struct lwt_filter_result {
     size_t nx, ny;
@@ -222,6 +257,28 @@ LWT_API lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec,
                                   size_t ny, double dx, double dy, lwt_filter_result *out);
 /** Free the bands; NULL is a no-op. */
 LWT_API void lwt_filter_result_free(lwt_filter_result *r);
+
+/* ------------------------------------------- Gaussian filter, ISO 16610-61 */
+
+/*
+ * The weighting function s(x, y) = 1 / (alpha^2 lc^2) exp(-pi (r / (alpha lc))^2), alpha =
+ * sqrt(ln 2 / pi), as the product of its 1-D factors along x and y (separable), sampled at the
+ * grid points and truncated at +-LWT_GAUSS_TRUNCATION * lc on each side: its transmission of a
+ * sinusoid of wavelength w is exp(-pi (alpha lc / w)^2), 50 % at w = lc, within 2e-7.
+ * End effects and invalid points: each output is the weighted mean of the valid points under
+ * the truncated kernel (the weights renormalized to their sum inside the field, ISO 16610-28's
+ * idea), so no point outside the field or not measured contributes, and a constant passes
+ * unchanged everywhere. Direct convolution, each output summed in one fixed order: the result
+ * does not depend on the thread count. docs/SURFACE.md, "Gaussian filter".
+ */
+#define LWT_GAUSS_TRUNCATION 1.0
+
+/** The Gaussian low-pass (the mean surface) of z with nesting index lambda (metres > 0) into
+ *  out (nx x ny, not overlapping z): NaN where z is not finite, and where no valid point lies
+ *  under the kernel. threads: CPU threads, 0 = default. LWT_ERR_INVALID_ARGUMENT,
+ *  LWT_ERR_OUT_OF_MEMORY. */
+LWT_API lwt_status lwt_gauss_lowpass(lwt_context *ctx, const double *z, size_t nx, size_t ny, double dx, double dy,
+                                     double lambda, int threads, double *out);
 
 /* --------------------------------------------------------------- splitter */
 

@@ -5,6 +5,7 @@
 #include "io/surface_file.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define UM 1e6
@@ -18,13 +19,19 @@ static void pair(json_writer *w, const char *key, double a, double b)
     json_end_array(w);
 }
 
-/* {"levels": [lo, hi] | "approximation", "wavelength_um": {"x": [lo, hi], "y": [lo, hi]}} */
-static void band(json_writer *w, const char *name, int lo, int hi, const double *wl_lo, const double *wl_hi)
+/* {"filter": made_by, "levels": [lo, hi] | "approximation" | null (lo < 0), "wavelength_um":
+   {"x": [lo, hi], "y": [lo, hi]}} */
+static void band(json_writer *w, const char *name, const char *made_by, int lo, int hi, const double *wl_lo,
+                 const double *wl_hi)
 {
     json_key(w, name);
     json_begin_object(w);
+    json_key(w, "filter");
+    json_string(w, made_by);
     json_key(w, "levels");
-    if (lo == 0) {
+    if (lo < 0) {
+        json_null(w);
+    } else if (lo == 0) {
         json_string(w, "approximation");
     } else {
         json_begin_array(w);
@@ -53,6 +60,46 @@ static void cutoff(json_writer *w, const char *name, double requested, const dou
         json_null(w);
     pair(w, "effective", eff[0] * UM, eff[1] * UM);
     json_end_object(w);
+}
+
+/* the wavelet split's bands: detail levels and their wavelengths per axis */
+static void wavelet_bands(json_writer *w, const lwt_report *r)
+{
+    const lwt_band_split *s = r->split;
+    const double nyq[2] = {2 * r->dx, 2 * r->dy};
+    char by[4][96];
+    snprintf(by[0], sizeof by[0], "wavelet %s, detail levels 1-%d", r->wavelet, s->noise_hi);
+    snprintf(by[1], sizeof by[1], "wavelet %s, detail levels %d-%d", r->wavelet, s->rough_lo, s->rough_hi);
+    snprintf(by[2], sizeof by[2], "wavelet %s, detail levels %d-%d", r->wavelet, s->wavy_lo, s->wavy_hi);
+    snprintf(by[3], sizeof by[3], "wavelet %s, approximation at level %d", r->wavelet, s->levels);
+    if (s->noise_hi > 0)
+        band(w, "noise", by[0], 1, s->noise_hi, nyq, s->lambda_s);
+    band(w, "roughness", by[1], s->rough_lo, s->rough_hi, s->lambda_s, s->lambda_c);
+    band(w, "waviness", by[2], s->wavy_lo, s->wavy_hi, s->lambda_c, s->lambda_f);
+    band(w, "form", by[3], 0, 0, s->lambda_f, NULL);
+}
+
+/* the Gaussian's bands: differences of the cascaded low-passes, wavelengths = nesting indices */
+static void gauss_bands(json_writer *w, const lwt_report *r)
+{
+    const lwt_gauss_nesting *g = r->gauss;
+    const double nyq[2] = {2 * r->dx, 2 * r->dy}, ls[2] = {g->lambda_s, g->lambda_s},
+                 lc[2] = {g->lambda_c, g->lambda_c}, lf[2] = {g->lambda_f, g->lambda_f};
+    char by[4][160];
+    snprintf(by[0], sizeof by[0], "ISO 16610-61 Gaussian: input minus S-filter (lambda-s %g um)", g->lambda_s * UM);
+    if (g->lambda_s > 0)
+        snprintf(by[1], sizeof by[1], "ISO 16610-61 Gaussian: S-filter (lambda-s %g um) minus L-filter (lambda-c %g um)",
+                 g->lambda_s * UM, g->lambda_c * UM);
+    else
+        snprintf(by[1], sizeof by[1], "ISO 16610-61 Gaussian: input minus L-filter (lambda-c %g um)", g->lambda_c * UM);
+    snprintf(by[2], sizeof by[2], "ISO 16610-61 Gaussian: L-filter (lambda-c %g um) minus form filter (lambda-f %g um)",
+             g->lambda_c * UM, g->lambda_f * UM);
+    snprintf(by[3], sizeof by[3], "ISO 16610-61 Gaussian: low-pass at lambda-f %g um", g->lambda_f * UM);
+    if (g->lambda_s > 0)
+        band(w, "noise", by[0], -1, 0, nyq, ls);
+    band(w, "roughness", by[1], -1, 0, g->lambda_s > 0 ? ls : nyq, lc);
+    band(w, "waviness", by[2], -1, 0, lc, lf);
+    band(w, "form", by[3], -1, 0, lf, NULL);
 }
 
 static void params(json_writer *w, const char *name, const lwt_iso_params *p)
@@ -125,24 +172,36 @@ static void body(json_writer *w, const lwt_report *r)
     json_int(w, (long long)r->n_valid);
     json_key(w, "invalid_points");
     json_int(w, (long long)(r->nx * r->ny - r->n_valid));
+    const int gauss = r->gauss != NULL;
     json_key(w, "fill");
-    json_string(w, "harmonic (Laplace) inpainting, coarse to fine; invalid again (NaN) in every output");
-    json_key(w, "wavelet");
-    json_string(w, r->wavelet);
-    json_key(w, "wavelet_pywt");
-    json_string(w, f->wavelet);
-    json_key(w, "mode");
-    json_string(w, r->mode);
-    json_key(w, "levels");
-    json_int(w, s->levels);
-    json_key(w, "max_level_pywt");
-    json_int(w, f->max_level);
+    json_string(w, gauss ? "none: invalid points weighted out by the normalized Gaussian; NaN in every output"
+                         : "harmonic (Laplace) inpainting, coarse to fine; invalid again (NaN) in every output");
+    json_key(w, "filter");
+    json_string(w, gauss ? "gaussian" : "wavelet");
+    const char *const wavelet_only[] = {"wavelet", "wavelet_pywt", "mode", "levels", "max_level_pywt"};
+    for (int k = 0; gauss && k < 5; k++) {
+        json_key(w, wavelet_only[k]);
+        json_null(w);
+    }
+    if (!gauss) {
+        json_key(w, "wavelet");
+        json_string(w, r->wavelet);
+        json_key(w, "wavelet_pywt");
+        json_string(w, f->wavelet);
+        json_key(w, "mode");
+        json_string(w, r->mode);
+        json_key(w, "levels");
+        json_int(w, s->levels);
+        json_key(w, "max_level_pywt");
+        json_int(w, f->max_level);
+    }
     json_key(w, "dtype");
-    json_string(w, r->dtype);
+    json_string(w, gauss ? "float64" : r->dtype);
     json_key(w, "backend");
     json_string(w, f->backend == LWT_BACKEND_CUDA ? "cuda" : "cpu");
     json_key(w, "algorithm");
-    json_string(w, f->path == LWT_PATH_LIFTING ? "lifting" : "convolution");
+    json_string(w, gauss ? "separable direct convolution, kernel truncated at +-1 nesting index"
+                   : f->path == LWT_PATH_LIFTING ? "lifting" : "convolution");
     json_key(w, "plane_removed");
     json_bool(w, r->plane_removed);
     json_key(w, "plane");
@@ -157,19 +216,26 @@ static void body(json_writer *w, const lwt_report *r)
     }
     json_key(w, "bands");
     json_begin_object(w);
-    const double nyq[2] = {2 * r->dx, 2 * r->dy};
-    if (s->noise_hi > 0)
-        band(w, "noise", 1, s->noise_hi, nyq, s->lambda_s);
-    band(w, "roughness", s->rough_lo, s->rough_hi, s->lambda_s, s->lambda_c);
-    band(w, "waviness", s->wavy_lo, s->wavy_hi, s->lambda_c, s->lambda_f);
-    band(w, "form", 0, 0, s->lambda_f, NULL);
+    if (gauss)
+        gauss_bands(w, r);
+    else
+        wavelet_bands(w, r);
     json_end_object(w);
     json_key(w, "cutoffs_um");
     json_begin_object(w);
-    cutoff(w, "lambda_s", r->lambda_s_req, s->lambda_s);
-    cutoff(w, "lambda_c", r->lambda_c_req, s->lambda_c);
-    cutoff(w, "lambda_f", 0, s->lambda_f);
-    json_key_number(w, "spacing_used", s->spacing * UM);
+    if (gauss) { /* the nesting indices as used: lengths, the same along both axes */
+        const lwt_gauss_nesting *g = r->gauss;
+        const double ls[2] = {g->lambda_s > 0 ? g->lambda_s : NAN, g->lambda_s > 0 ? g->lambda_s : NAN},
+                     lc[2] = {g->lambda_c, g->lambda_c}, lf[2] = {g->lambda_f, g->lambda_f};
+        cutoff(w, "lambda_s", r->lambda_s_req, ls);
+        cutoff(w, "lambda_c", r->lambda_c_req, lc);
+        cutoff(w, "lambda_f", 0, lf);
+    } else {
+        cutoff(w, "lambda_s", r->lambda_s_req, s->lambda_s);
+        cutoff(w, "lambda_c", r->lambda_c_req, s->lambda_c);
+        cutoff(w, "lambda_f", 0, s->lambda_f);
+    }
+    json_key_number(w, "spacing_used", s->spacing * UM); /* the Gaussian's defaults come from it too */
     json_end_object(w);
     json_key(w, "parameters");
     json_begin_object(w);

@@ -2,13 +2,16 @@
  * report_json.h - report.json of one filtered surface (lwt filter).
  *
  * Top-level keys: "lwt_version", "input", "input_format", "points" [nx, ny], "spacing_um"
- * [dx, dy], "valid_points", "invalid_points", "fill", "wavelet" (as asked), "wavelet_pywt"
- * (PyWavelets name), "mode", "levels", "max_level_pywt", "dtype", "backend", "algorithm",
- * "plane_removed", "plane", "bands" (per band: "levels" [first, last] or "approximation", and
- * "wavelength_um" {"x": [lo, hi], "y": [lo, hi]}, hi null for form), "cutoffs_um" ("lambda_s",
- * "lambda_c", "lambda_f": {"requested", "effective": [x, y]}), "parameters" ({"input", "form",
- * "waviness", "roughness"[, "noise"]}: {"Sa", "Sq", "Ssk", "Sku", "Sp", "Sv", "Sz", "Sdq",
- * "Sdr"}), "units", "timing_ms", "outputs", "notes".
+ * [dx, dy], "valid_points", "invalid_points", "fill", "filter" ("wavelet" or "gaussian"),
+ * "wavelet" (as asked), "wavelet_pywt" (PyWavelets name), "mode", "levels", "max_level_pywt",
+ * "dtype", "backend", "algorithm", "plane_removed", "plane", "bands" (per band: "filter", what
+ * made it, "levels" [first, last] or "approximation", and "wavelength_um" {"x": [lo, hi], "y":
+ * [lo, hi]}, hi null for form), "cutoffs_um" ("lambda_s", "lambda_c", "lambda_f": {"requested",
+ * "effective": [x, y]}), "parameters" ({"input", "form", "waviness", "roughness"[, "noise"]}:
+ * {"Sa", "Sq", "Ssk", "Sku", "Sp", "Sv", "Sz", "Sdq", "Sdr"}), "units", "timing_ms", "outputs",
+ * "notes". The Gaussian's report has the same keys: the wavelet's own ("wavelet",
+ * "wavelet_pywt", "mode", "levels", "max_level_pywt", the bands' "levels") are null, its
+ * wavelengths and effective cutoffs are the nesting indices used, the same along x and y.
  * Heights and lengths in micrometres, Sdr in percent, Sdq/Ssk/Sku dimensionless, times in ms.
  */
 #ifndef LWT_IO_REPORT_JSON_H
@@ -36,6 +39,7 @@ typedef struct lwt_report {
     const char *dtype;              /* "float64" */
     const char *algorithm;          /* "auto", "lifting", "convolution" */
     const lwt_band_split *split;
+    const lwt_gauss_nesting *gauss; /* the Gaussian's nesting indices; NULL: the wavelet split made the bands */
     double lambda_s_req, lambda_c_req; /* metres, 0 = not given */
     const lwt_filter_result *result;   /* wavelet_pywt, backend, plane, n_filled, timings */
     int plane_removed;

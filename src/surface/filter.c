@@ -4,6 +4,7 @@
 
 #include "surface/filter.h"
 #include "surface/fill.h"
+#include "surface/gauss.h"
 #include "surface/split_impl.h"
 #include "core/fail.h"
 #include "core/sized.h"
@@ -80,8 +81,7 @@ void lwt_filter_result_free(lwt_filter_result *r)
     }
 }
 
-/* The number of non-finite values of z (n of them), on the threads. */
-static size_t count_invalid(const double *z, size_t n, int threads)
+size_t lwt__count_invalid(const double *z, size_t n, int threads)
 {
     const int nt = lwt__surf_threads(threads);
     size_t bad = 0;
@@ -128,6 +128,10 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec_in, cons
     lwt_filter_spec sv;
     LWT_FORWARD(lwt__filter_spec_read(ctx, spec_in, &sv));
     const lwt_filter_spec *spec = &sv;
+    if (spec->filter == LWT_FILTER_GAUSSIAN)
+        return lwt__gauss_filter_run(ctx, spec, z, nx, ny, dx, dy, out);
+    LWT_RETURN_IF(spec->filter != LWT_FILTER_WAVELET, ctx, LWT_ERR_INVALID_ARGUMENT, "unknown filter kind %d",
+                  (int)spec->filter);
     const double t_start = lwt_filter_now_ms();
     const size_t n = nx * ny;
     lwt_status st;
@@ -154,7 +158,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec_in, cons
        invalid points (20-250 ms for 4096^2 on the 2-core development VM, most of it page faults) */
     progress(spec, 0, steps, "filling invalid points");
     const double t_fill = lwt_filter_now_ms();
-    const size_t n_bad = count_invalid(z, n, spec->threads);
+    const size_t n_bad = lwt__count_invalid(z, n, spec->threads);
     const int copy = n_bad || spec->plane;
     if (copy) {
         k.filled = big_alloc(n * sizeof *k.filled);

@@ -36,4 +36,7 @@
    size this library does not know is LWT_ERR_INVALID_ARGUMENT, logged. */
 lwt_status lwt__filter_spec_read(const lwt_context *ctx, const lwt_filter_spec *in, lwt_filter_spec *out);
 
+/* The number of non-finite values of z (n of them), on the threads. */
+size_t lwt__count_invalid(const double *z, size_t n, int threads);
+
 #endif /* LWT_SURFACE_FILTER_H */

@@ -457,14 +457,16 @@ static PyObject *pair_tuple(const double v[2]) { return Py_BuildValue("(dd)", v[
 static PyObject *py_filter_spec_default(PyObject *self, PyObject *noargs)
 {
     lwt_filter_spec d = lwt_filter_spec_default();
-    return Py_BuildValue("{s:z,s:s,s:i,s:i,s:i,s:O,s:i,s:n}", "wavelet", d.wavelet, "mode", lwt_mode_name(d.mode),
-                         "f64", d.dtype == LWT_F64, "backend", (int)d.backend, "algorithm", (int)d.algorithm, "plane",
-                         d.plane ? Py_True : Py_False, "threads", d.threads, "chunk_rows", (Py_ssize_t)d.chunk_rows);
+    return Py_BuildValue("{s:z,s:s,s:i,s:i,s:i,s:O,s:i,s:n,s:s}", "wavelet", d.wavelet, "mode",
+                         lwt_mode_name(d.mode), "f64", d.dtype == LWT_F64, "backend", (int)d.backend, "algorithm",
+                         (int)d.algorithm, "plane", d.plane ? Py_True : Py_False, "threads", d.threads, "chunk_rows",
+                         (Py_ssize_t)d.chunk_rows, "filter", d.filter == LWT_FILTER_GAUSSIAN ? "gaussian" : "wavelet");
 }
 
 /* filter(z, nx, ny, dx, dy, (wavelet|None, mode, f64, backend, algorithm, plane, threads,
- * chunk_rows), (levels, rough_lo, rough_hi, wavy_lo, wavy_hi, lambda_s, lambda_c)) -> dict:
- * lwt_bands_resolve, then lwt_filter_run, as `lwt filter` calls them (cli/filter_job.c).
+ * chunk_rows, gaussian), (levels, rough_lo, rough_hi, wavy_lo, wavy_hi, lambda_s, lambda_c)) ->
+ * dict: lwt_bands_resolve (with gaussian lwt_gauss_nesting_resolve instead: the split is then
+ * zero but for its spacing), then lwt_filter_run, as `lwt filter` calls them (cli/filter_job.c).
  * The bands are the library's own blocks (no copy); absent bands are None. */
 static PyObject *py_filter(PyObject *self, PyObject *args)
 {
@@ -472,10 +474,10 @@ static PyObject *py_filter(PyObject *self, PyObject *args)
     Py_ssize_t nx, ny, chunk_rows;
     double dx, dy;
     const char *wavelet, *mode_name;
-    int f64, backend, algorithm, plane, threads;
+    int f64, backend, algorithm, plane, threads, gaussian;
     lwt_band_request req = {0};
-    if (!PyArg_ParseTuple(args, "Onndd(zsiiiiin)(iiiiidd)", &zobj, &nx, &ny, &dx, &dy, &wavelet, &mode_name, &f64,
-                          &backend, &algorithm, &plane, &threads, &chunk_rows, &req.levels, &req.rough_lo,
+    if (!PyArg_ParseTuple(args, "Onndd(zsiiiiinp)(iiiiidd)", &zobj, &nx, &ny, &dx, &dy, &wavelet, &mode_name, &f64,
+                          &backend, &algorithm, &plane, &threads, &chunk_rows, &gaussian, &req.levels, &req.rough_lo,
                           &req.rough_hi, &req.wavy_lo, &req.wavy_hi, &req.lambda_s, &req.lambda_c))
         return NULL;
     if (chunk_rows < 0)
@@ -491,6 +493,7 @@ static PyObject *py_filter(PyObject *self, PyObject *args)
     spec.plane = plane;
     spec.threads = threads;
     spec.chunk_rows = (size_t)chunk_rows;
+    spec.filter = gaussian ? LWT_FILTER_GAUSSIAN : LWT_FILTER_WAVELET;
     Py_buffer z;
     if (get_heights(zobj, nx, ny, 0, &z) < 0)
         return NULL;
@@ -499,9 +502,14 @@ static PyObject *py_filter(PyObject *self, PyObject *args)
     const char *failed = NULL;
     lwt_py_forget();
     Py_BEGIN_ALLOW_THREADS
-    s = lwt_bands_resolve(g_ctx, &req, (size_t)nx, (size_t)ny, dx, dy, &spec.split);
+    if (gaussian) { /* no levels: the split keeps only the spacing (cli/filter_job.c) */
+        spec.split.spacing = dx < dy ? dx : dy;
+        s = lwt_gauss_nesting_resolve(g_ctx, &req, dx, dy, &spec.gauss);
+    } else {
+        s = lwt_bands_resolve(g_ctx, &req, (size_t)nx, (size_t)ny, dx, dy, &spec.split);
+    }
     if (s != LWT_OK)
-        failed = "lwt_bands_resolve";
+        failed = gaussian ? "lwt_gauss_nesting_resolve" : "lwt_bands_resolve";
     else if ((s = lwt_filter_run(g_ctx, &spec, z.buf, (size_t)nx, (size_t)ny, dx, dy, &r)) != LWT_OK)
         failed = "lwt_filter_run";
     Py_END_ALLOW_THREADS
@@ -527,11 +535,13 @@ static PyObject *py_filter(PyObject *self, PyObject *args)
         return NULL;
     const lwt_band_split *sp = &spec.split;
     return Py_BuildValue(
-        "{s:N,s:(ddd),s:n,s:i,s:s,s:i,s:s,s:d,s:d,s:d,"
+        "{s:N,s:(ddd),s:n,s:i,s:s,s:i,s:s,s:d,s:d,s:d,s:s,s:(ddd),"
         "s:{s:i,s:i,s:i,s:i,s:i,s:i,s:d,s:N,s:N,s:N}}",
         "bands", bands, "plane", r.plane.z0, r.plane.sx, r.plane.sy, "n_filled", (Py_ssize_t)r.n_filled, "backend",
         (int)r.backend, "path", r.path == LWT_PATH_LIFTING ? "lifting" : "convolution", "max_level", r.max_level,
-        "wavelet", r.wavelet, "ms_fill", r.ms_fill, "ms_transform", r.ms_transform, "ms_total", r.ms_total, "split",
+        "wavelet", r.wavelet, "ms_fill", r.ms_fill, "ms_transform", r.ms_transform, "ms_total", r.ms_total, "filter",
+        gaussian ? "gaussian" : "wavelet", "nesting", spec.gauss.lambda_s, spec.gauss.lambda_c, spec.gauss.lambda_f,
+        "split",
         "levels", sp->levels, "noise_hi", sp->noise_hi, "rough_lo", sp->rough_lo, "rough_hi", sp->rough_hi,
         "wavy_lo", sp->wavy_lo, "wavy_hi", sp->wavy_hi, "spacing", sp->spacing, "lambda_s", pair_tuple(sp->lambda_s),
         "lambda_c", pair_tuple(sp->lambda_c), "lambda_f", pair_tuple(sp->lambda_f));

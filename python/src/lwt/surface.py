@@ -100,16 +100,22 @@ class FilterResult:
     plane: the removed Plane (zeros without plane=True). n_filled: invalid points filled before
     the transform. wavelet: canonical name (cdf97 -> bior4.4); backend, path, max_level
     (PyWavelets' dwtn_max_level) and times_ms (fill, transform, total) as lwt_filter_result.
+    filter: "wavelet" or "gaussian", the filter that made the bands; nesting: the Gaussian's
+    nesting indices (lambda_s, lambda_c, lambda_f) in metres as used (lambda_s 0: no S-filter),
+    zeros for the wavelet; with the Gaussian the split is zeros but for its spacing.
     """
 
     __slots__ = ("bands", "parameters", "split", "plane", "n_filled", "wavelet", "backend", "path", "max_level",
-                 "times_ms")
+                 "times_ms", "filter", "nesting")
 
     def __getitem__(self, band):
         return self.bands[band]
 
     def __repr__(self):
         sp = self.split
+        if self.filter == "gaussian":
+            return ("<FilterResult %s: ISO 16610-61 Gaussian, nesting indices %s um>"
+                    % (", ".join(self.bands), ", ".join("%g" % (v * 1e6) for v in self.nesting if v)))
         return ("<FilterResult %s: %s, %d levels, roughness %d-%d, waviness %s, on %s>"
                 % (", ".join(self.bands), self.wavelet, sp["levels"], sp["rough_lo"], sp["rough_hi"],
                    "%d-%d" % (sp["wavy_lo"], sp["wavy_hi"]) if sp["wavy_lo"] <= sp["wavy_hi"] else "empty",
@@ -246,11 +252,17 @@ def _wavelength(name, v):
 
 def filter(surface_or_z, dx=None, dy=None, *, levels=None, roughness_levels=None, waviness_levels=None,
            lambda_s=None, lambda_c=None, wavelet=None, mode=None, plane=None, dtype=None, backend=None,
-           algorithm=None, threads=None, chunk_rows=None):
+           algorithm=None, threads=None, chunk_rows=None, filter=None):
     """Split a surface into form, waviness and roughness (and noise) as `lwt filter` does:
     optional plane removal, invalid points filled by harmonic inpainting, one J-level 2-D
     wavelet transform, one inverse per band; NaN again at invalid points in every band.
     form + waviness + roughness (+ noise) equals the (levelled) input to rounding.
+
+    filter: "wavelet" (default) or "gaussian", as `lwt filter --filter`: the ISO 16610-61
+    Gaussian with lambda_s and lambda_c as given (not moved to level boundaries), the cutoffs not
+    given and the form's lambda_f = 2^(J+1) spacings from the split the levels describe (with
+    no size rule); invalid points weighted out instead of filled; float64 on the CPU (wavelet,
+    mode, dtype, algorithm and chunk_rows do not apply). docs/SURFACE.md, "Gaussian filter".
 
     surface_or_z: a Surface, or a (ny, nx) array of heights in metres with dx, dy (metres).
     The split (lwt_band_request; None = not given, the library's rules decide):
@@ -284,7 +296,8 @@ def filter(surface_or_z, dx=None, dy=None, *, levels=None, roughness_levels=None
             d["algorithm"] if algorithm is None else _choice("algorithm", algorithm, _ALGORITHMS),
             int(d["plane"] if plane is None else bool(plane)),
             d["threads"] if threads is None else int(threads),
-            d["chunk_rows"] if chunk_rows is None else int(chunk_rows))
+            d["chunk_rows"] if chunk_rows is None else int(chunk_rows),
+            _choice("filter", d["filter"] if filter is None else filter, {"wavelet": False, "gaussian": True}))
     if levels is not None and (isinstance(levels, bool) or int(levels) != levels or levels < 1):
         raise ValueError("levels must be a positive integer, got %r" % (levels,))
     request = ((0 if levels is None else int(levels),) + _levels("roughness_levels", roughness_levels)
@@ -309,6 +322,7 @@ def filter(surface_or_z, dx=None, dy=None, *, levels=None, roughness_levels=None
     r.n_filled, r.wavelet, r.path, r.max_level = out["n_filled"], out["wavelet"], out["path"], out["max_level"]
     r.backend = _BACKEND_NAME[out["backend"]]
     r.times_ms = {"fill": out["ms_fill"], "transform": out["ms_transform"], "total": out["ms_total"]}
+    r.filter, r.nesting = out["filter"], out["nesting"]
     return r
 
 

@@ -1,0 +1,52 @@
+/*
+ * gauss.h - the areal Gaussian filter of ISO 16610-61 (lwt_gauss_lowpass, public in
+ * lwt_surface.h) and the Gaussian band split behind lwt_filter_run (spec.filter =
+ * LWT_FILTER_GAUSSIAN).
+ *
+ * gauss_conv.c: one low-pass, a separable truncated convolution normalized by the weights of
+ * the valid points under the kernel (so the field border and invalid points are handled by one
+ * rule). The layout a GPU path can follow: pass 1 convolves each row (x) into a temporary, pass 2
+ * each strip of columns (y). Short kernels directly: every output is w0 a[j] + sum_k w[k]
+ * (a[j-k] + a[j+k]) with k ascending, so any decomposition that keeps that order gives the same
+ * bits; long kernels through gauss_fft.c (two lines per complex FFT, fixed pairs of lines).
+ * gauss_filter.c: the cascade S -> L -> F and the bands.
+ *
+ * Pure computation on arrays: no printing, no files, no global state.
+ */
+#ifndef LWT_SURFACE_GAUSS_H
+#define LWT_SURFACE_GAUSS_H
+
+#include <stddef.h>
+
+#include "lwt_surface.h"
+
+/* How an axis is convolved: AUTO picks by the cost model of gauss_conv.c (measured). */
+typedef enum { LWT_GAUSS_AUTO = 0, LWT_GAUSS_DIRECT = 1, LWT_GAUSS_FFT = 2 } lwt_gauss_algo;
+
+/* The low-pass of `in` (nx x ny, NaN = invalid) into out (not overlapping in). masked: in has
+   non-finite points (then the weight sum is convolved too; else it is the product of the 1-D
+   sums inside the field). Returns LWT_OK or LWT_ERR_OUT_OF_MEMORY; logs nothing. */
+lwt_status lwt__gauss_smooth(const double *in, size_t nx, size_t ny, double dx, double dy, double lambda,
+                             int masked, int threads, lwt_gauss_algo algo, double *out);
+
+/* gauss_fft.c: the convolution of lines of n points with the even kernel w[0..h] (zeros beyond
+   the line) by a radix-2 FFT of length N >= n + 2h, two lines per transform (the real and the
+   imaginary part; a1 and o1 may be NULL). scratch: lwt__gauss_fft_scratch() doubles. */
+typedef struct lwt__gauss_fft lwt__gauss_fft;
+lwt__gauss_fft *lwt__gauss_fft_make(const double *w, int h, size_t n); /* NULL: out of memory */
+void lwt__gauss_fft_free(lwt__gauss_fft *p);
+size_t lwt__gauss_fft_scratch(const lwt__gauss_fft *p);
+void lwt__gauss_fft_pair(const lwt__gauss_fft *p, const double *a0, const double *a1, size_t stride, double *o0,
+                         double *o1, size_t ostride, double *scratch);
+
+/* Half width in samples of the kernel for nesting index lambda at spacing d, along an axis of n
+   points: floor(LWT_GAUSS_TRUNCATION * lambda / d), at most n - 1 (taps beyond the field only
+   ever meet its zero padding). */
+int lwt__gauss_half_width(double lambda, double d, size_t n);
+
+/* The Gaussian band split (lwt_filter_run with spec->filter = LWT_FILTER_GAUSSIAN): spec read and
+   checked by the caller; out zeroed. */
+lwt_status lwt__gauss_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const double *z, size_t nx,
+                                 size_t ny, double dx, double dy, lwt_filter_result *out);
+
+#endif /* LWT_SURFACE_GAUSS_H */

@@ -1,0 +1,244 @@
+/* gauss_conv.c - one ISO 16610-61 Gaussian low-pass: separable, truncated, normalized (gauss.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "surface/gauss.h"
+#include "surface/threads.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Columns per strip of the y pass: 16 doubles = two cache lines per row, and a padded strip of
+   4096 + 2 * 4096 rows (the longest kernel along a 4096-point axis) is 1.5 MiB, inside the 2 MiB
+   L2 per core of the development VM. */
+#define STRIP 16
+/* Outputs per accumulation block: 4 KiB of sums stay in L1 while the taps stream past. */
+#define BLOCK 512
+
+int lwt__gauss_half_width(double lambda, double d, size_t n)
+{
+    double h = floor(LWT_GAUSS_TRUNCATION * lambda / d);
+    double cap = n > 0 ? (double)(n - 1) : 0;
+    return (int)(h < cap ? h : cap);
+}
+
+/* w[k] = exp(-pi (k d / (alpha lambda))^2), k = 0..h, scaled to sum 1 over -h..h. */
+static double *kernel(double lambda, double d, int h)
+{
+    double *w = malloc(((size_t)h + 1) * sizeof *w);
+    if (!w)
+        return NULL;
+    const double alpha = sqrt(log(2.0) / acos(-1.0)), pi = acos(-1.0);
+    double sum = 0;
+    for (int k = h; k >= 0; k--) { /* smallest first */
+        double u = k * d / (alpha * lambda);
+        w[k] = exp(-pi * u * u);
+        sum += k ? 2 * w[k] : w[k];
+    }
+    for (int k = 0; k <= h; k++)
+        w[k] /= sum;
+    return w;
+}
+
+/* out[j] = w[0] a[j] + sum_{k=1..h} w[k] (a[j - k s] + a[j + k s]) for j in [0, n), k ascending;
+   a has h * s readable values (the zero padding) before a[0] and after a[n - 1]. Cloned per
+   instruction set; the file is compiled with -ffp-contract=off, so no clone fuses a multiply
+   and an add and every clone rounds each output the same way, vector lanes or scalar tail
+   (tests/c/test_surface_gauss.c compares thread counts, whose buffers differ in alignment). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static void conv_sym(const double *restrict a, double *restrict out, size_t n, size_t s, const double *restrict w,
+                     int h)
+{
+    for (size_t j0 = 0; j0 < n; j0 += BLOCK) {
+        const size_t m = n - j0 < BLOCK ? n - j0 : BLOCK;
+        double *restrict o = out + j0;
+        const double *restrict c = a + j0;
+        for (size_t j = 0; j < m; j++)
+            o[j] = w[0] * c[j];
+        for (int k = 1; k <= h; k++) {
+            const double wk = w[k];
+            const double *restrict lo = c - (size_t)k * s, *restrict hi = c + (size_t)k * s;
+            for (size_t j = 0; j < m; j++)
+                o[j] += wk * (lo[j] + hi[j]);
+        }
+    }
+}
+
+/* sum of the weights of taps -h..h that fall on points 0..n-1, seen from point i */
+static double edge_sum(const double *w, int h, size_t n, size_t i)
+{
+    double s = w[0];
+    for (int k = 1; k <= h; k++)
+        s += w[k] * ((i >= (size_t)k) + (i + (size_t)k < n));
+    return s;
+}
+
+/* One axis of the separable filter: the kernel and, for a long one, its FFT plan. */
+typedef struct axis {
+    const double *w;
+    int h;
+    lwt__gauss_fft *fft; /* NULL: direct */
+} axis;
+
+typedef struct pass {
+    size_t nx, ny;
+    axis x, y;
+    int threads;
+} pass;
+
+/* tmp = the x pass of `in` (ones: the valid-point indicator instead of the heights). Direct:
+   one row at a time in a zero-padded buffer; FFT: rows 2p and 2p+1 together. */
+static int pass_x(const pass *p, const double *in, int ones, double *tmp)
+{
+    const size_t nx = p->nx, ny = p->ny, hx = p->x.fft ? 0 : (size_t)p->x.h;
+    const int rows = p->x.fft ? 2 : 1;
+    int bad = 0;
+#pragma omp parallel num_threads(lwt__surf_threads(p->threads)) reduction(| : bad)
+    {
+        double *row = calloc((nx + 2 * hx) * (size_t)rows, sizeof *row);
+        double *scr = p->x.fft ? malloc(lwt__gauss_fft_scratch(p->x.fft) * sizeof *scr) : NULL;
+        bad |= !row || (p->x.fft && !scr);
+#pragma omp for schedule(static)
+        for (long long g = 0; g < (long long)((ny + (size_t)rows - 1) / (size_t)rows); g++) {
+            if (bad)
+                continue;
+            const size_t y0 = (size_t)g * (size_t)rows, nr = ny - y0 < (size_t)rows ? ny - y0 : (size_t)rows;
+            for (size_t r = 0; r < nr; r++) {
+                const double *z = in + (y0 + r) * nx;
+                double *b = row + r * (nx + 2 * hx) + hx;
+                for (size_t i = 0; i < nx; i++)
+                    b[i] = isfinite(z[i]) ? (ones ? 1.0 : z[i]) : 0.0;
+            }
+            if (p->x.fft)
+                lwt__gauss_fft_pair(p->x.fft, row, nr > 1 ? row + nx : NULL, 1, tmp + y0 * nx,
+                                    nr > 1 ? tmp + (y0 + 1) * nx : NULL, 1, scr);
+            else
+                conv_sym(row + hx, tmp + y0 * nx, nx, 1, p->x.w, p->x.h);
+        }
+        free(row);
+        free(scr);
+    }
+    return bad;
+}
+
+/* res (ny x STRIP) = the y pass of a gathered strip col (STRIP lanes, hy zero rows before and
+   after): direct over all lanes at once, or FFT over pairs of lanes */
+static void strip_y(const axis *a, const double *col, size_t ny, size_t hy, size_t lanes, double *res, double *scr)
+{
+    if (!a->fft) {
+        conv_sym(col + hy * STRIP, res, ny * STRIP, STRIP, a->w, a->h);
+        return;
+    }
+    for (size_t l = 0; l < lanes; l += 2)
+        lwt__gauss_fft_pair(a->fft, col + hy * STRIP + l, l + 1 < lanes ? col + hy * STRIP + l + 1 : NULL, STRIP,
+                            res + l, l + 1 < lanes ? res + l + 1 : NULL, STRIP, scr);
+}
+
+/* out = the y pass of tmp, divided by the weight sum: den (nx x ny) when given, else wsx[ix] *
+   wsy[iy]; NaN where `in` is not finite or the weight sum is 0. in NULL: the y pass alone. */
+static int pass_y(const pass *p, const double *tmp, const double *den, const double *wsx, const double *wsy,
+                  const double *in, double *out)
+{
+    const size_t nx = p->nx, ny = p->ny, hy = (size_t)p->y.h;
+    const long long strips = (long long)((nx + STRIP - 1) / STRIP);
+    int bad = 0;
+#pragma omp parallel num_threads(lwt__surf_threads(p->threads)) reduction(| : bad)
+    {
+        double *col = calloc((ny + 2 * hy) * STRIP, sizeof *col);
+        double *res = malloc(ny * STRIP * sizeof *res);
+        double *scr = p->y.fft ? malloc(lwt__gauss_fft_scratch(p->y.fft) * sizeof *scr) : NULL;
+        bad |= !col || !res || (p->y.fft && !scr);
+#pragma omp for schedule(static)
+        for (long long st = 0; st < strips; st++) {
+            if (bad)
+                continue;
+            const size_t x0 = (size_t)st * STRIP, bw = nx - x0 < STRIP ? nx - x0 : STRIP;
+            for (size_t iy = 0; iy < ny; iy++)
+                memcpy(col + (hy + iy) * STRIP, tmp + iy * nx + x0, bw * sizeof *col);
+            strip_y(&p->y, col, ny, hy, bw, res, scr);
+            for (size_t iy = 0; iy < ny; iy++)
+                for (size_t l = 0; l < bw; l++) {
+                    const size_t i = iy * nx + x0 + l;
+                    if (!in) {
+                        out[i] = res[iy * STRIP + l];
+                        continue;
+                    }
+                    const double d = den ? den[i] : wsx[x0 + l] * wsy[iy];
+                    out[i] = isfinite(in[i]) && d > 0 ? res[iy * STRIP + l] / d : NAN;
+                }
+        }
+        free(col);
+        free(res);
+        free(scr);
+    }
+    return bad;
+}
+
+/* FFT or direct for lines of n points and half width h. The direct pass costs about h * n
+   multiply-adds per line; the FFT about N log2 N (two lines per transform of length N >= n + 2h,
+   each a forward and an inverse of (N / 2) log2 N butterflies). COST_FFT is measured: one
+   low-pass of 4096^2 on the 2-core development VM (bench/experiments/gauss_recursive_probe.c;
+   docs/SURFACE.md, "Gaussian filter: speed") took 0.25 s + ~3 ms per tap directly and 0.7-1.0 s
+   by FFT (N = 8192 up to h = 2048): they meet near h = 230, h n = 9 N log2 N. */
+#define COST_FFT 9.0
+static int use_fft(lwt_gauss_algo algo, int h, size_t n)
+{
+    if (algo != LWT_GAUSS_AUTO || h < 16)
+        return algo == LWT_GAUSS_FFT;
+    size_t N = 2;
+    double lg = 1;
+    while (N < n + 2 * (size_t)h)
+        N <<= 1, lg++;
+    return (double)h * (double)n > COST_FFT * (double)N * lg;
+}
+
+static int axis_make(axis *a, double lambda, double d, size_t n, lwt_gauss_algo algo)
+{
+    a->h = lwt__gauss_half_width(lambda, d, n);
+    a->fft = NULL;
+    double *w = kernel(lambda, d, a->h);
+    a->w = w;
+    if (w && use_fft(algo, a->h, n) && !(a->fft = lwt__gauss_fft_make(w, a->h, n)))
+        return -1;
+    return w ? 0 : -1;
+}
+
+static void axis_free(axis *a)
+{
+    free((double *)a->w);
+    lwt__gauss_fft_free(a->fft);
+}
+
+lwt_status lwt__gauss_smooth(const double *in, size_t nx, size_t ny, double dx, double dy, double lambda,
+                             int masked, int threads, lwt_gauss_algo algo, double *out)
+{
+    pass p;
+    memset(&p, 0, sizeof p);
+    p.nx = nx;
+    p.ny = ny;
+    p.threads = threads;
+    int bad = axis_make(&p.x, lambda, dx, nx, algo) | axis_make(&p.y, lambda, dy, ny, algo);
+    double *wsx = malloc(nx * sizeof *wsx), *wsy = malloc(ny * sizeof *wsy);
+    double *tmp = malloc(nx * ny * sizeof *tmp), *den = masked ? malloc(nx * ny * sizeof *den) : NULL;
+    bad = bad || !wsx || !wsy || !tmp || (masked && !den);
+    if (!bad) {
+        for (size_t i = 0; i < nx; i++)
+            wsx[i] = edge_sum(p.x.w, p.x.h, nx, i);
+        for (size_t i = 0; i < ny; i++)
+            wsy[i] = edge_sum(p.y.w, p.y.h, ny, i);
+        /* the weight sum of the valid points under each kernel position: the same two passes
+           over the valid-point indicator (x pass into tmp, y pass into den) */
+        if (masked)
+            bad = pass_x(&p, in, 1, tmp) || pass_y(&p, tmp, NULL, NULL, NULL, NULL, den);
+        bad = bad || pass_x(&p, in, 0, tmp) || pass_y(&p, tmp, den, wsx, wsy, in, out);
+    }
+    axis_free(&p.x);
+    axis_free(&p.y);
+    free(wsx);
+    free(wsy);
+    free(tmp);
+    free(den);
+    return bad ? LWT_ERR_OUT_OF_MEMORY : LWT_OK;
+}
