@@ -48,12 +48,18 @@ def np_params(z, dx, dy):
     p["Sz"] = p["Sp"] + p["Sv"]
     p["Ssk"] = np.mean(d ** 3) / sq ** 3 if sq > 0 else np.nan
     p["Sku"] = np.mean(d ** 4) / sq ** 4 if sq > 0 else np.nan
-    z00, z10, z01, z11 = z[:-1, :-1], z[:-1, 1:], z[1:, :-1], z[1:, 1:]
-    gx = ((z10 - z00) + (z11 - z01)) / (2 * dx)
-    gy = ((z01 - z00) + (z11 - z10)) / (2 * dy)
-    g2 = (gx * gx + gy * gy)[np.isfinite(gx) & np.isfinite(gy)]
-    p["Sdq"] = np.sqrt(g2.mean()) if g2.size else np.nan
-    p["Sdr"] = 100 * np.mean(g2 / (1 + np.sqrt(1 + g2))) if g2.size else np.nan  # sqrt(1 + g2) - 1
+    # Sdq: forward differences, each direction averaged over its valid pairs
+    hx = np.diff(z, axis=1) / dx
+    hy = np.diff(z, axis=0) / dy
+    hx, hy = hx[np.isfinite(hx)], hy[np.isfinite(hy)]
+    p["Sdq"] = np.sqrt(np.mean(hx * hx) + np.mean(hy * hy)) if hx.size and hy.size else np.nan
+    # Sdr: each cell's four corner triangles (x edge, y edge), half their summed area over dx dy
+    ex = (np.diff(z, axis=1) / dx) ** 2
+    ey = (np.diff(z, axis=0) / dy) ** 2
+    xb, xt, yl, yr = ex[:-1, :], ex[1:, :], ey[:, :-1], ey[:, 1:]
+    cells = 0.25 * sum(g / (1 + np.sqrt(1 + g)) for g in (xb + yl, xb + yr, xt + yr, xt + yl))  # sqrt(1+g) - 1
+    cells = cells[np.isfinite(cells)]
+    p["Sdr"] = 100 * np.mean(cells) if cells.size else np.nan
     for k in HEIGHTS:
         p[k] *= 1e6
     return p
