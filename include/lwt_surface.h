@@ -367,7 +367,7 @@ LWT_API double lwt_mr_param_value(const lwt_mr_params *p, int k);
 /** Unit of parameter k: 'h' a height (metres), '%' a material ratio, 'v' a volume (m^3/m^2). */
 LWT_API char lwt_mr_param_unit(int k);
 /** The parameters of a curve with spec's settings (NULL: the defaults). Undefined values are NaN
- *  (Sk family with fewer than 3 points). */
+ *  (Sk family with fewer than 3 points or all heights equal). */
 LWT_API lwt_status lwt_mr_params_compute(lwt_context *ctx, const lwt_material_curve *c, const lwt_mr_spec *spec,
                                          lwt_mr_params *out);
 

@@ -29,10 +29,11 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 if [ "$what" = test ]; then
   # numpy + PyWavelets: the reference; scikit-build-core: the package's wheel test
-  # (python/tests/wheel_smoke.sh); pytest: PyWavelets' own test files routed to lwt.
-  if ! python3 -c "import numpy, pywt, scikit_build_core, pytest" >/dev/null 2>&1; then
-    echo "install-deps: pip install numpy PyWavelets scikit-build-core pytest" >&2
-    python3 -m pip install -q numpy PyWavelets scikit-build-core pytest 2>/dev/null \
-      || python3 -m pip install -q --break-system-packages numpy PyWavelets scikit-build-core pytest
+  # (python/tests/wheel_smoke.sh); pytest: PyWavelets' own test files routed to lwt;
+  # surfalize: the independent ISO 25178-2 parameters (python/tests/test_pkg_surfalize.py).
+  if ! python3 -c "import numpy, pywt, scikit_build_core, pytest, surfalize" >/dev/null 2>&1; then
+    echo "install-deps: pip install numpy PyWavelets scikit-build-core pytest surfalize" >&2
+    python3 -m pip install -q numpy PyWavelets scikit-build-core pytest surfalize 2>/dev/null \
+      || python3 -m pip install -q --break-system-packages numpy PyWavelets scikit-build-core pytest surfalize
   fi
 fi

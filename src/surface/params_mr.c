@@ -119,7 +119,7 @@ lwt_status lwt_mr_params_compute(lwt_context *ctx, const lwt_material_curve *c, 
     out->Vvv = vvv;
     out->Vvc = lwt_material_curve_vv(c, s.p) - vvv;
     out->Sk = out->Spk = out->Svk = out->Smr1 = out->Smr2 = NAN;
-    if (c->n >= 3) {
+    if (c->n >= 3 && c->a[c->n - 1] > c->a[0]) { /* a flat curve has no central region's line */
         double top, bottom;
         equivalent_line(c, s.sk_width / 100.0 * (double)(c->n - 1), &top, &bottom);
         out->Sk = top - bottom;

@@ -158,6 +158,12 @@ static void test_edges(void)
     CHECK(p.n_valid == 1 && p.Sxp == 0 && p.Vmp == 0 && isnan(p.Sk), "one point: Sxp %g Vmp %g Sk %g", p.Sxp, p.Vmp,
           p.Sk);
     lwt_material_curve_destroy(c);
+    z[0] = z[1] = z[3] = 1e-6; /* flat: Smr(0) = 100 %, no Sk line */
+    c = curve(z, 2, 2);
+    p = params(c);
+    CHECK(p.Smr == 100 && p.Sdc == 0 && isnan(p.Sk) && isnan(p.Smr1) && isnan(p.Spk), "flat: Smr %g Sk %g", p.Smr,
+          p.Sk);
+    lwt_material_curve_destroy(c);
     lwt_material_curve_destroy(NULL);
     CHECK(lwt_mr_param_unit(0) == '%' && lwt_mr_param_unit(4) == 'h' && lwt_mr_param_unit(9) == 'v' &&
               !strcmp(lwt_mr_param_name(12), "Vvc") && lwt_mr_param_name(13) == NULL,

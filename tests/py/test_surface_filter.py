@@ -121,6 +121,50 @@ def check_report_params(c, rep, folder, z, dx, dy, case):
                     "%s: %s %s = %r, NumPy says %r" % (case, who, k, got[k], want[k]))
 
 
+def np_material(z):
+    """The material ratio curve of docs/SURFACE.md written independently: the heights about their
+    mean sorted, the height at material ratio mr interpolated at position (n - 1)(1 - mr/100)
+    (NumPy's linear quantile); Vm(p) as the trapezoid integral of max(h - Smc(p), 0) over the
+    curve's points with the crossing inserted (exact for a piecewise linear curve). Heights in um."""
+    v = z[np.isfinite(z)] * 1e6
+    v = np.sort(v - v.mean())  # ascending
+    n = v.size
+    pos = np.arange(n, dtype=float)
+    trapezoid = getattr(np, "trapezoid", None) or np.trapz  # NumPy 2 renamed it
+
+    def smc(mr):
+        return np.interp((n - 1) * (1 - np.asarray(mr, dtype=float) / 100), pos, v)
+
+    def vm(p):
+        c = smc(p)
+        k = np.searchsorted(v, c)  # v[k:] >= c: the points above, at u = (n - 1 - k) / (n - 1) ...
+        hh = np.concatenate(([c], v[k:]))
+        uu = np.concatenate(([p / 100], (n - 1 - np.arange(k, n)) / (n - 1)))
+        return -trapezoid(hh - c, uu)  # u falls as the heights rise
+
+    return {"Smc": smc(10), "Sxp": smc(2.5) - smc(50), "Sdc": smc(2) - smc(98), "Vmp": vm(10),
+            "Vmc": vm(80) - vm(10)}, smc
+
+
+def check_report_material(c, rep, folder, z, case):
+    """report.json's material ratio parameters and material_ratio.csv against NumPy"""
+    surfaces = {"input": z}
+    surfaces.update(load_outputs(folder))
+    csv = np.genfromtxt(os.path.join(folder, "material_ratio.csv"), delimiter=",", names=True)
+    c.check(csv.shape == (1001,) and csv["material_ratio_percent"][-1] == 100, "%s: material_ratio.csv rows" % case)
+    for who, s in surfaces.items():
+        got = rep["parameters"].get(who, {})
+        want, smc = np_material(s)
+        scale = max(abs(want["Sdc"]), 1e-9)
+        for k, w in want.items():
+            c.check(k in got and agree(got[k], w, scale, 1e-9), "%s: %s %s = %r, NumPy says %r"
+                    % (case, who, k, got.get(k), w))
+        curve = csv[who + "_um"]
+        err = np.max(np.abs(curve - smc(csv["material_ratio_percent"])))
+        c.check(err <= 1e-9 * scale, "%s: material_ratio.csv %s differs from NumPy's quantiles by %.3g um"
+                % (case, who, err))
+
+
 def check_report_keys(c, rep, case):
     for k in ("input", "spacing_um", "wavelet", "levels", "bands", "parameters", "units", "backend", "timing_ms"):
         c.check(k in rep, "%s: report.json lacks %r" % (case, k))
@@ -199,6 +243,7 @@ def synthetic(c, r):
         rep = json.load(open(os.path.join(folder, "report.json")))
         check_report_keys(c, rep, case)
         check_report_params(c, rep, folder, z, dx, dy, case)
+        check_report_material(c, rep, folder, z, case)
         c.check(rep["wavelet"] == "cdf97" and rep["wavelet_pywt"] == "bior4.4" and rep["levels"] == 6 and
                 rep["bands"]["roughness"]["levels"] == [1, 3] and rep["bands"]["waviness"]["levels"] == [4, 6],
                 "%s: report bands %r" % (case, rep["bands"]))
@@ -402,6 +447,7 @@ def real_files(c, r):
         rep = json.load(open(os.path.join(res, "report.json")))
         check_report_keys(c, rep, case)
         check_report_params(c, rep, res, z, dx, dy, case)
+        check_report_material(c, rep, res, z, case)
         c.check(np.allclose(rep["spacing_um"], [dx * 1e6, dy * 1e6], rtol=1e-12), "%s: spacing" % case)
         if np.all(np.isfinite(z)) and levels == 6:
             check_pywt(c, z, bands, case)

@@ -1,0 +1,160 @@
+"""lwt.surface's ISO 25178-2 parameters against surfalize (an independent implementation, PyPI;
+scripts/install-deps.sh test installs it) on the same heights of every shared real file that
+lwt reads (LWT_SHARED or ../shared beside the checkout): Sdq and Sdr (ISO 25178-2:2021's
+discretization) on the file or, where it has invalid points, on its largest all-valid rectangle
+(surfalize refuses invalid points); the material ratio family on the valid heights.
+Skipped when surfalize or the shared files are absent.
+
+Bounds (docs/SURFACE.md, "Agreement with surfalize", says where each comes from):
+  Sdq, Sdr         1e-9 relative (the same sums; measured <= 1e-13)
+  Sk, Smc, Sxp,    1e-4 relative: surfalize samples the material ratio curve at 10000 ratios
+  Sdc, Smr         and interpolates between them (measured <= 6e-5)
+  Vmp Vmc Vvv Vvc  3e-3 relative: surfalize cuts the curve at the sample nearest the level
+                   (measured <= 2e-3)
+  Smr1, Smr2       2 of surfalize's ratio steps (0.02 percentage points)
+  Spk, Svk         3e-3 + 2 ratio steps over the zone's width (Smr1, 100 - Smr2): a narrow peak
+                   zone holds few of surfalize's samples
+On quantized heights (fewer distinct heights than 10 % of the points: integer instruments) the
+curve is a staircase; there the zone parameters and Smr depend on where each tool cuts a step,
+so only Sk, Sxp, Smc, Sdc, Vmc and Vvc are compared, with bounds of one height step.
+"""
+import os
+import warnings
+
+import numpy as np
+
+import harness
+
+try:
+    import lwt.surface as ls
+except ImportError as e:
+    harness.skip("the lwt package is not importable (%s)" % e)
+try:
+    import surfalize
+    from surfalize.abbottfirestone import AbbottFirestoneCurve
+except ImportError as e:
+    harness.skip("surfalize is not installed (scripts/install-deps.sh test installs it): %s" % e)
+if ls._surface_io is None:
+    harness.skip("this build has no lwt._surface_io (%s)" % ls._IO_MISSING)
+
+SHARED = os.environ.get("LWT_SHARED") or os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared")
+DATA = os.path.join(SHARED, "data", "surfaces")
+if not os.path.isdir(DATA):
+    harness.skip("no shared surfaces at %s" % DATA)
+
+warnings.filterwarnings("ignore")
+chk = harness.Checker("test_pkg_surfalize")
+NBINS = 10000                  # surfalize's default sampling of the curve
+STEP = 100.0 / (NBINS - 1)     # its material ratio step, %
+
+
+class ValidHeights:
+    """What surfalize's AbbottFirestoneCurve reads of a surface: its valid heights."""
+    has_missing_points = False
+
+    def __init__(self, v):
+        self.v = v
+
+    def _valid_values(self):
+        return self.v
+
+
+def largest_valid_rectangle(valid):
+    """(row0, row1, col0, col1) of the largest all-valid rectangle (histogram method)."""
+    ny, nx = valid.shape
+    h = np.zeros(nx, dtype=int)
+    best = (0, 0, 0, 0, 0)
+    for j in range(ny):
+        h = np.where(valid[j], h + 1, 0)
+        stack = []
+        for i in range(nx + 1):
+            cur = h[i] if i < nx else 0
+            start = i
+            while stack and stack[-1][1] >= cur:
+                s, hh = stack.pop()
+                area = hh * (i - s)
+                if area > best[0]:
+                    best = (area, j - hh + 1, j + 1, s, i)
+                start = s
+            stack.append((start, cur))
+    return best[1:]
+
+
+def rel(a, b):
+    return abs(a - b) / abs(b) if b != 0 else abs(a)
+
+
+def hybrid(name, s):
+    """Sdq and Sdr on the file, or on its largest all-valid rectangle."""
+    z, dx, dy = s.z, s.dx, s.dy
+    valid = np.isfinite(z)
+    if not valid.all():
+        r0, r1, c0, c1 = largest_valid_rectangle(valid)
+        z = z[r0:r1, c0:c1]
+    if min(z.shape) < 3:
+        print("  %s: no all-valid rectangle of 3 x 3 points, hybrid parameters not compared" % name)
+        return
+    ours = ls.parameters(np.ascontiguousarray(z), dx, dy)
+    theirs = surfalize.Surface(z * 1e6, dx * 1e6, dy * 1e6)
+    for k, v in (("Sdq", theirs.Sdq()), ("Sdr", theirs.Sdr())):
+        chk.error_within(rel(ours[k], v), 1e-9, "%s %s on %s points: lwt %.12g, surfalize %.12g"
+                         % (name, k, z.shape, ours[k], v), k)
+    print("  %-34s %s points: Sdq %.3g (rel %.1e)  Sdr %.4g %% (rel %.1e)"
+          % (name, z.shape, ours["Sdq"], rel(ours["Sdq"], theirs.Sdq()), ours["Sdr"], rel(ours["Sdr"], theirs.Sdr())))
+
+
+def material(name, s):
+    v = s.z[np.isfinite(s.z)] * 1e6
+    v = v - v.mean()
+    if v.size < 1000:
+        print("  %s: %d points, material ratio not compared (surfalize's 10000 samples would repeat them)"
+              % (name, v.size))
+        return
+    ours = ls.material_parameters(s.z * 1e6, sdc=(2.5, 50))  # surfalize's Sdc default; heights in um
+    a = AbbottFirestoneCurve(ValidHeights(v), nbins=NBINS)
+    theirs = {"Sk": a.k(), "Spk": a.pk(), "Svk": a.vk(), "Smr1": a.mr1(), "Smr2": a.mr2(), "Sxp": a.dc(2.5, 50),
+              "Sdc": a.dc(2.5, 50), "Smc": a.mc(10), "Smr": a.mr(0.0), "Vmp": a.vmp(), "Vmc": a.vmc(),
+              "Vvv": a.vvv(), "Vvc": a.vvc()}
+    steps = np.unique(v)
+    quantized = steps.size < 0.1 * v.size
+    q = np.min(np.diff(steps)) if quantized else 0.0
+    bounds = {}
+    if quantized:
+        for k in ("Sk", "Sxp", "Smc", "Sdc"):
+            bounds[k] = 1e-4 * abs(theirs[k]) + 2 * q
+        for k in ("Vmc", "Vvc"):
+            bounds[k] = 3e-3 * abs(theirs[k]) + q
+    else:
+        for k in ("Sk", "Smc", "Sxp", "Sdc", "Smr"):
+            bounds[k] = 1e-4 * abs(theirs[k])
+        for k in ("Vmp", "Vmc", "Vvv", "Vvc"):
+            bounds[k] = 3e-3 * abs(theirs[k])
+        bounds["Smr1"] = bounds["Smr2"] = 2 * STEP
+        bounds["Spk"] = (3e-3 + 2 * STEP / max(ours["Smr1"], STEP)) * abs(theirs["Spk"])
+        bounds["Svk"] = (3e-3 + 2 * STEP / max(100 - ours["Smr2"], STEP)) * abs(theirs["Svk"])
+    worst = []
+    for k, b in bounds.items():
+        err = abs(ours[k] - theirs[k])
+        chk.error_within(err, b, "%s %s: lwt %.10g, surfalize %.10g" % (name, k, ours[k], theirs[k]), k)
+        worst.append("%s %.1e" % (k, rel(ours[k], theirs[k])))
+    print("  %-34s %d points%s: %s" % (name, v.size, ", quantized (step %.3g um)" % q if quantized else "",
+                                        " ".join(worst)))
+
+
+def real_files():
+    names = sorted(f for f in os.listdir(DATA) if not f.endswith(".md"))
+    compared = 0
+    for name in names:
+        try:
+            s = ls.read(os.path.join(DATA, name))
+        except Exception as e:  # profiles, point clouds: not areal surfaces
+            print("  %s: not read (%s)" % (name, str(e).splitlines()[0][:80]))
+            continue
+        hybrid(name, s)
+        material(name, s)
+        compared += 1
+    chk.check(compared >= 5, "only %d shared files compared" % compared)
+
+
+chk.run("real files against surfalize %s" % getattr(surfalize, "__version__", "?"), real_files)
+chk.finish()
