@@ -320,7 +320,8 @@ LWT_API lwt_status lwt_iso_params_compute(lwt_context *ctx, const double *z, siz
 typedef struct lwt_material_curve lwt_material_curve;
 
 /** Sort the finite points of z (nx per row, ny rows) into a material ratio curve.
- *  LWT_ERR_NO_DATA when no point is valid, LWT_ERR_OUT_OF_MEMORY. threads: reserved (0). */
+ *  LWT_ERR_NO_DATA when no point is valid, LWT_ERR_OUT_OF_MEMORY. threads: CPU threads of the
+ *  sort, 0 = default; the curve does not depend on it. */
 LWT_API lwt_status lwt_material_curve_create(lwt_context *ctx, const double *z, size_t nx, size_t ny, int threads,
                                              lwt_material_curve **out);
 LWT_API void lwt_material_curve_destroy(lwt_material_curve *c); /* NULL is a no-op */

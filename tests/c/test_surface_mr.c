@@ -9,7 +9,7 @@
  *  - a sinusoid: Smc(mr) = A cos(pi mr), Smr(c) = 1/2 - asin(c / A) / pi,
  *    Vm(p) = A (sin(pi p) / pi - p cos(pi p)), Vv(p) = A (cos(pi p) (1 - p) + sin(pi p) / pi)
  *    (ratios as fractions);
- *  - the same bits whatever the order of the points.
+ *  - the same bits whatever the order of the points and the thread count.
  */
 #include "check.h"
 #include "lwt_surface.h"
@@ -147,6 +147,38 @@ static void test_sinusoid(void)
     free(z);
 }
 
+/* 300,000 points (several 64 Ki blocks of the sort) with negative, positive, zero, -0 and invalid
+ * heights: the curve and the parameters are the same bits for 1, 2 and 3 threads, and the curve
+ * is sorted. */
+static void test_threads(void)
+{
+    const size_t nx = 600, ny = 500;
+    double *z = malloc(nx * ny * sizeof *z);
+    unsigned long long s = 4242;
+    for (size_t i = 0; i < nx * ny; i++) {
+        unsigned long long r = rnd(&s);
+        z[i] = r % 101 == 0 ? NAN : r % 103 == 0 ? -0.0 : r % 107 == 0 ? 0.0 : ((double)(r % 2000003) - 1e6) * 1e-12;
+    }
+    lwt_mr_params p[3];
+    double h[3][41];
+    for (int t = 0; t < 3; t++) {
+        lwt_material_curve *c = NULL;
+        CHECK(lwt_material_curve_create(NULL, z, nx, ny, t + 1, &c) == LWT_OK, "threads %d", t + 1);
+        p[t] = params(c);
+        for (int k = 0; k <= 40; k++)
+            h[t][k] = lwt_material_curve_smc(c, 2.5 * k);
+        lwt_material_curve_destroy(c);
+    }
+    CHECK(!memcmp(&p[0], &p[1], sizeof p[0]) && !memcmp(&p[0], &p[2], sizeof p[0]) && !memcmp(h[0], h[1], sizeof h[0]) &&
+              !memcmp(h[0], h[2], sizeof h[0]),
+          "the material ratio curve depends on the thread count");
+    int sorted = 1;
+    for (int k = 0; k < 40; k++)
+        sorted &= h[0][k] >= h[0][k + 1];
+    CHECK(sorted, "curve not sorted");
+    free(z);
+}
+
 static void test_edges(void)
 {
     double z[4] = {NAN, NAN, NAN, NAN};
@@ -175,6 +207,7 @@ int main(void)
     test_uniform();
     test_sk_zones();
     test_sinusoid();
+    test_threads();
     test_edges();
     return finish("test_surface_mr");
 }
