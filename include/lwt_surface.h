@@ -372,6 +372,31 @@ LWT_API char lwt_mr_param_unit(int k);
 LWT_API lwt_status lwt_mr_params_compute(lwt_context *ctx, const lwt_material_curve *c, const lwt_mr_spec *spec,
                                          lwt_mr_params *out);
 
+/* ---------------------------------------------- ISO 25178-2 spatial family */
+
+/*
+ * From the autocorrelation function f(tx, ty) of the valid heights about their mean (the linear,
+ * unbiased estimator: each lag's sum over the overlapping valid pairs divided by their number;
+ * by FFT), with the threshold s f(0, 0):
+ *   Sal  the shortest horizontal distance over which f falls to s f(0, 0): over every direction
+ *        from the centre to the edge of the connected region where f > s f(0, 0)
+ *   Str  Sal over the longest such distance (0..1); NaN when f stays above the threshold up to
+ *        the field's border in some direction (the longest decay is not in the field)
+ * (ISO 25178-2; s = 0.2 is ISO 25178-3's default). Std (texture direction) is not computed yet:
+ * NaN. Needs a build with FFTW (libfftw3): LWT_ERR_UNSUPPORTED otherwise. The FFTs take about
+ * 2 x 8 x nx x ny doubles of memory.
+ */
+typedef struct lwt_spatial_params {
+    double Sal; /* metres; NaN when f does not fall to the threshold anywhere in the field */
+    double Str; /* dimensionless */
+    double Std; /* degrees; NaN (not computed by this version) */
+} lwt_spatial_params;
+
+/** Spatial parameters of the finite points of z (nx per row, ny rows), spacing dx, dy > 0,
+ *  threshold 0 < s < 1 (0: 0.2). The result does not depend on threads (reserved, 0). */
+LWT_API lwt_status lwt_spatial_params_compute(lwt_context *ctx, const double *z, size_t nx, size_t ny, double dx,
+                                              double dy, double s, int threads, lwt_spatial_params *out);
+
 #ifdef __cplusplus
 }
 #endif

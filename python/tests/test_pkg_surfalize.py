@@ -1,12 +1,15 @@
 """lwt.surface's ISO 25178-2 parameters against surfalize (an independent implementation, PyPI;
 scripts/install-deps.sh test installs it) on the same heights of every shared real file that
 lwt reads (LWT_SHARED or ../shared beside the checkout): Sdq and Sdr (ISO 25178-2:2021's
-discretization) on the file or, where it has invalid points, on its largest all-valid rectangle
-(surfalize refuses invalid points); the material ratio family on the valid heights.
+discretization) and Sal, Str (autocorrelation function) on the file or, where it has invalid
+points, on its largest all-valid rectangle (surfalize refuses invalid points); the material
+ratio family on the valid heights.
 Skipped when surfalize or the shared files are absent.
 
 Bounds (docs/SURFACE.md, "Agreement with surfalize", says where each comes from):
   Sdq, Sdr         1e-9 relative (the same sums; measured <= 1e-13)
+  Sal, Str         3e-3, 6e-3 relative: each ray's crossing is one of 1000 samples (measured 2e-16)
+                   on fields of at least 32 x 32 points
   Sk, Smc, Sxp,    1e-4 relative: surfalize samples the material ratio curve at 10000 ratios
   Sdc, Smr         and interpolates between them (measured <= 6e-5)
   Vmp Vmc Vvv Vvc  3e-3 relative: surfalize cuts the curve at the sample nearest the level
@@ -94,13 +97,33 @@ def hybrid(name, s):
     if min(z.shape) < 3:
         print("  %s: no all-valid rectangle of 3 x 3 points, hybrid parameters not compared" % name)
         return
-    ours = ls.parameters(np.ascontiguousarray(z), dx, dy)
+    z = np.ascontiguousarray(z)
+    ours = ls.parameters(z, dx, dy)
     theirs = surfalize.Surface(z * 1e6, dx * 1e6, dy * 1e6)
     for k, v in (("Sdq", theirs.Sdq()), ("Sdr", theirs.Sdr())):
         chk.error_within(rel(ours[k], v), 1e-9, "%s %s on %s points: lwt %.12g, surfalize %.12g"
                          % (name, k, z.shape, ours[k], v), k)
-    print("  %-34s %s points: Sdq %.3g (rel %.1e)  Sdr %.4g %% (rel %.1e)"
-          % (name, z.shape, ours["Sdq"], rel(ours["Sdq"], theirs.Sdq()), ours["Sdr"], rel(ours["Sdr"], theirs.Sdr())))
+    line = "Sdq %.3g (rel %.1e)  Sdr %.4g %% (rel %.1e)" % (ours["Sdq"], rel(ours["Sdq"], theirs.Sdq()), ours["Sdr"],
+                                                           rel(ours["Sdr"], theirs.Sdr()))
+    try:
+        if min(z.shape) < 32:  # a few points: the interpolations (cubic against bilinear) differ by 10 %
+            raise RuntimeError("too small a field for the autocorrelation")
+        sp = ls.spatial_parameters(z, dx, dy)
+    except RuntimeError as e:  # a liblwt without FFTW, or a tiny field
+        sp = None
+        line += "  (Sal, Str not compared: %s)" % str(e).splitlines()[0][:60]
+    if sp is not None:
+        # Both find the crossing among 1000 samples of each ray (surfalize interpolates cubic
+        # splines, lwt bilinearly): a different sample is 1/999 of the ray, about of Sal.
+        sal, st = theirs.Sal() * 1e-6, theirs.Str()
+        chk.error_within(rel(sp["Sal"], sal), 3e-3, "%s Sal: lwt %.10g m, surfalize %.10g m" % (name, sp["Sal"], sal),
+                         "Sal")
+        chk.check(np.isnan(sp["Str"]) == np.isnan(st), "%s Str: lwt %r, surfalize %r" % (name, sp["Str"], st))
+        if not np.isnan(st):
+            chk.error_within(rel(sp["Str"], st), 6e-3, "%s Str: lwt %.10g, surfalize %.10g" % (name, sp["Str"], st),
+                             "Str")
+        line += "  Sal %.4g um (rel %.1e)  Str %.4g" % (sp["Sal"] * 1e6, rel(sp["Sal"], sal), sp["Str"])
+    print("  %-34s %s points: %s" % (name, z.shape, line))
 
 
 def material(name, s):

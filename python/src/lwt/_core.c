@@ -636,6 +636,27 @@ static PyObject *py_material(PyObject *self, PyObject *args)
     return r;
 }
 
+/* spatial(z, nx, ny, dx, dy, threads, s) -> (Sal, Str, Std) */
+static PyObject *py_spatial(PyObject *self, PyObject *args)
+{
+    grid_args g;
+    double thr;
+    PyObject *zobj;
+    if (!PyArg_ParseTuple(args, "Onnddid", &zobj, &g.nx, &g.ny, &g.dx, &g.dy, &g.threads, &thr) ||
+        get_heights(zobj, g.nx, g.ny, 0, &g.z) < 0)
+        return NULL;
+    lwt_spatial_params p;
+    lwt_status s;
+    lwt_py_forget();
+    Py_BEGIN_ALLOW_THREADS
+    s = lwt_spatial_params_compute(g_ctx, g.z.buf, (size_t)g.nx, (size_t)g.ny, g.dx, g.dy, thr, g.threads, &p);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&g.z);
+    if (s != LWT_OK)
+        return lwt_py_raise(s, "lwt_spatial_params_compute");
+    return Py_BuildValue("(ddd)", p.Sal, p.Str, p.Std);
+}
+
 /* plane_fit(z, nx, ny, dx, dy, threads) -> (z0, sx, sy) */
 static PyObject *py_plane_fit(PyObject *self, PyObject *args)
 {
@@ -704,6 +725,7 @@ static PyMethodDef core_methods[] = {
      "parameters(z, nx, ny, dx, dy, threads) -> (ISO 25178-2 values, n_valid, n_cells)"},
     {"material", py_material, METH_VARARGS,
      "material(z, nx, ny, threads, spec, mrs, ps) -> (material ratio values, n_valid, mean, Smc(mrs), Vm(ps), Vv(ps))"},
+    {"spatial", py_spatial, METH_VARARGS, "spatial(z, nx, ny, dx, dy, threads, s) -> (Sal, Str, Std)"},
     {"plane_fit", py_plane_fit, METH_VARARGS, "plane_fit(z, nx, ny, dx, dy, threads) -> (z0, sx, sy)"},
     {"plane_subtract", py_plane_subtract, METH_VARARGS, "plane_subtract(z, nx, ny, dx, dy, threads, plane)"},
     {NULL, NULL, 0, NULL},

@@ -36,7 +36,7 @@ except ImportError as e:  # not built (no libzip/expat/libcrypto/libpng at build
         _IO_MISSING = "lwt._surface_io cannot be loaded: %s" % e
 
 __all__ = ["Surface", "FilterResult", "Plane", "read", "write", "filter", "parameters", "material_parameters",
-           "material_ratio_curve", "plane_fit", "remove_plane", "PARAMETER_NAMES", "MATERIAL_PARAMETER_NAMES",
+           "material_ratio_curve", "spatial_parameters", "plane_fit", "remove_plane", "PARAMETER_NAMES", "MATERIAL_PARAMETER_NAMES",
            "BAND_NAMES"]
 
 #: The ISO 25178-2 parameters in liblwt's order (lwt_iso_param_name).
@@ -364,6 +364,16 @@ def material_ratio_curve(surface_or_z, points=101, *, threads=0):
     spec = (0.0, 10.0, 10.0, 80.0, 2.5, 50.0, 2.0, 98.0, 40.0)
     _, _, _, h, _, _ = _material(surface_or_z, spec, tuple(mr), (), threads)
     return mr, np.asarray(h)
+
+
+def spatial_parameters(surface_or_z, dx=None, dy=None, *, s=0.2, threads=0):
+    """ISO 25178-2 spatial parameters from the autocorrelation function of the finite heights
+    (lwt_spatial_params_compute): {"Sal": metres, the fastest decay to s times f(0); "Str": Sal
+    over the slowest decay, NaN when it is not within the field; "Std": NaN, not computed yet}.
+    Needs a liblwt built with FFTW (else RuntimeError naming LWT_ERR_UNSUPPORTED)."""
+    z, dx, dy = _grid(surface_or_z, dx, dy, "spatial_parameters")
+    sal, st, sd = _core.spatial(z, z.shape[1], z.shape[0], dx, dy, int(threads), float(s))
+    return {"Sal": sal, "Str": st, "Std": sd}
 
 
 def plane_fit(surface_or_z, dx=None, dy=None, *, threads=0):
