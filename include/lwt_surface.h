@@ -382,14 +382,18 @@ LWT_API lwt_status lwt_mr_params_compute(lwt_context *ctx, const lwt_material_cu
  *        from the centre to the edge of the connected region where f > s f(0, 0)
  *   Str  Sal over the longest such distance (0..1); NaN when f stays above the threshold up to
  *        the field's border in some direction (the longest decay is not in the field)
- * (ISO 25178-2; s = 0.2 is ISO 25178-3's default). Std (texture direction) is not computed yet:
- * NaN. Needs a build with FFTW (libfftw3): LWT_ERR_UNSUPPORTED otherwise. The FFTs take about
+ * (ISO 25178-2; s = 0.2 is ISO 25178-3's default), and from the DFT F of the heights about
+ * their mean (invalid points 0):
+ *   Std  the texture direction: the angle in [0, 180) degrees, counter-clockwise from +x with y
+ *        up (row 0 of the map at the top), of the largest 0.5-degree bin of the angular
+ *        amplitude density (the sum of |F| over the frequencies of each direction)
+ * Needs a build with FFTW (libfftw3): LWT_ERR_UNSUPPORTED otherwise. The FFTs take about
  * 2 x 8 x nx x ny doubles of memory.
  */
 typedef struct lwt_spatial_params {
     double Sal; /* metres; NaN when f does not fall to the threshold anywhere in the field */
     double Str; /* dimensionless */
-    double Std; /* degrees; NaN (not computed by this version) */
+    double Std; /* degrees; NaN for a flat surface */
 } lwt_spatial_params;
 
 /** Spatial parameters of the finite points of z (nx per row, ny rows), spacing dx, dy > 0,

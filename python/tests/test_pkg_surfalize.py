@@ -1,15 +1,16 @@
 """lwt.surface's ISO 25178-2 parameters against surfalize (an independent implementation, PyPI;
 scripts/install-deps.sh test installs it) on the same heights of every shared real file that
 lwt reads (LWT_SHARED or ../shared beside the checkout): Sdq and Sdr (ISO 25178-2:2021's
-discretization) and Sal, Str (autocorrelation function) on the file or, where it has invalid
+discretization), Sal, Str (autocorrelation function) and Std (angular spectrum) on the file or, where it has invalid
 points, on its largest all-valid rectangle (surfalize refuses invalid points); the material
 ratio family on the valid heights.
 Skipped when surfalize or the shared files are absent.
 
 Bounds (docs/SURFACE.md, "Agreement with surfalize", says where each comes from):
   Sdq, Sdr         1e-9 relative (the same sums; measured <= 1e-13)
-  Sal, Str         3e-3, 6e-3 relative: each ray's crossing is one of 1000 samples (measured 2e-16)
-                   on fields of at least 32 x 32 points
+  Sal, Str         5e-3, 1e-2 relative: each ray's crossing is one of 1000 samples (measured
+                   <= 2.4e-3) on fields of at least 32 x 32 points
+  Std              the same 0.5-degree bin
   Sk, Smc, Sxp,    1e-4 relative: surfalize samples the material ratio curve at 10000 ratios
   Sdc, Smr         and interpolates between them (measured <= 6e-5)
   Vmp Vmc Vvv Vvc  3e-3 relative: surfalize cuts the curve at the sample nearest the level
@@ -114,15 +115,20 @@ def hybrid(name, s):
         line += "  (Sal, Str not compared: %s)" % str(e).splitlines()[0][:60]
     if sp is not None:
         # Both find the crossing among 1000 samples of each ray (surfalize interpolates cubic
-        # splines, lwt bilinearly): a different sample is 1/999 of the ray, about of Sal.
+        # splines, lwt bilinearly): a sample is 1/999 of the ray, a little longer than Sal on
+        # fine textures; the bounds allow a few samples (measured: 0 to 2.4e-3).
         sal, st = theirs.Sal() * 1e-6, theirs.Str()
-        chk.error_within(rel(sp["Sal"], sal), 3e-3, "%s Sal: lwt %.10g m, surfalize %.10g m" % (name, sp["Sal"], sal),
+        chk.error_within(rel(sp["Sal"], sal), 5e-3, "%s Sal: lwt %.10g m, surfalize %.10g m" % (name, sp["Sal"], sal),
                          "Sal")
         chk.check(np.isnan(sp["Str"]) == np.isnan(st), "%s Str: lwt %r, surfalize %r" % (name, sp["Str"], st))
         if not np.isnan(st):
-            chk.error_within(rel(sp["Str"], st), 6e-3, "%s Str: lwt %.10g, surfalize %.10g" % (name, sp["Str"], st),
+            chk.error_within(rel(sp["Str"], st), 1e-2, "%s Str: lwt %.10g, surfalize %.10g" % (name, sp["Str"], st),
                              "Str")
-        line += "  Sal %.4g um (rel %.1e)  Str %.4g" % (sp["Sal"] * 1e6, rel(sp["Sal"], sal), sp["Str"])
+        # Std: the same 0.5-degree bins of the same spectrum: the same bin
+        sd = theirs.Std()
+        chk.check(sp["Std"] == sd, "%s Std: lwt %r, surfalize %r degrees" % (name, sp["Std"], sd))
+        line += "  Sal %.4g um (rel %.1e)  Str %.4g  Std %g (%g)" % (sp["Sal"] * 1e6, rel(sp["Sal"], sal), sp["Str"],
+                                                                 sp["Std"], sd)
     print("  %-34s %s points: %s" % (name, z.shape, line))
 
 
@@ -179,5 +185,22 @@ def real_files():
     chk.check(compared >= 5, "only %d shared files compared" % compared)
 
 
+def oriented_texture():
+    """The raw shared files are dominated by their form (Std 0 or 90 degrees, Str mostly
+    undefined): a texture with a lay, random phases and noise (seed printed) exercises Sal, Str
+    and Std away from the axes, with anisotropic spacing."""
+    rng = np.random.default_rng(harness.seed())
+    ny, nx = 240, 320
+    y, x = np.mgrid[0:ny, 0:nx].astype(float)
+    dx, dy = 0.5e-6, 0.8e-6
+    for deg in (20.0, 65.0, 140.0):
+        t = np.deg2rad(deg)
+        # a wave of wavelength 12 um travelling at 90 - deg degrees from +x (y up: row 0 on top)
+        u = x * dx * np.sin(t) + (ny - 1 - y) * dy * np.cos(t)
+        z = 1e-6 * np.cos(2 * np.pi * u / 12e-6 + rng.uniform(0, 6.3)) + 0.2e-6 * rng.standard_normal((ny, nx))
+        hybrid("texture at %g degrees" % deg, type("S", (), {"z": z, "dx": dx, "dy": dy})())
+
+
 chk.run("real files against surfalize %s" % getattr(surfalize, "__version__", "?"), real_files)
+chk.run("oriented textures against surfalize", oriented_texture)
 chk.finish()

@@ -1,4 +1,4 @@
-/* acf.c - the areal autocorrelation function by FFT (acf.h). */
+/* acf.c - the areal autocorrelation function and the amplitude spectrum by FFT (acf.h). */
 #include "surface/acf.h"
 #include "core/fail.h"
 
@@ -13,6 +13,11 @@ lwt_status lwt__acf(lwt_context *ctx, const double *z, size_t nx, size_t ny, dou
     *out = NULL;
     return lwt_fail(ctx, LWT_ERR_UNSUPPORTED, "the spatial parameters need FFTW: this build has none "
                                               "(install libfftw3-dev, scripts/install-deps.sh, and rebuild)");
+}
+
+lwt_status lwt__amplitude(lwt_context *ctx, const double *z, size_t nx, size_t ny, double **out)
+{
+    return lwt__acf(ctx, z, nx, ny, out);
 }
 
 #else
@@ -36,19 +41,56 @@ static void power_back(fftw_plan fwd, fftw_plan inv, fftw_complex *f, size_t nf)
     fftw_execute(inv);
 }
 
+/* mean and count of the valid points */
+static double valid_mean(const double *z, size_t m, size_t *n)
+{
+    double sum = 0;
+    *n = 0;
+    for (size_t i = 0; i < m; i++)
+        if (isfinite(z[i])) {
+            sum += z[i];
+            ++*n;
+        }
+    return *n ? sum / (double)*n : NAN;
+}
+
+lwt_status lwt__amplitude(lwt_context *ctx, const double *z, size_t nx, size_t ny, double **out)
+{
+    *out = NULL;
+    size_t n;
+    const double mean = valid_mean(z, nx * ny, &n);
+    if (n == 0)
+        return lwt_fail(ctx, LWT_ERR_NO_DATA, "amplitude spectrum: no valid point");
+    const size_t Qc = nx / 2 + 1;
+    double *x = fftw_malloc(nx * ny * sizeof *x), *amp = malloc(ny * Qc * sizeof *amp);
+    fftw_complex *f = fftw_malloc(ny * Qc * sizeof *f);
+    if (!x || !f || !amp) {
+        fftw_free(x), fftw_free(f), free(amp);
+        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the spectrum of %zu x %zu points", nx, ny);
+    }
+    pthread_mutex_lock(&planner);
+    fftw_plan fwd = fftw_plan_dft_r2c_2d((int)ny, (int)nx, x, f, FFTW_ESTIMATE);
+    pthread_mutex_unlock(&planner);
+    for (size_t i = 0; i < nx * ny; i++)
+        x[i] = isfinite(z[i]) ? z[i] - mean : 0.0;
+    fftw_execute(fwd);
+    for (size_t k = 0; k < ny * Qc; k++)
+        amp[k] = hypot(f[k][0], f[k][1]);
+    pthread_mutex_lock(&planner);
+    fftw_destroy_plan(fwd);
+    pthread_mutex_unlock(&planner);
+    fftw_free(x), fftw_free(f);
+    *out = amp;
+    return LWT_OK;
+}
+
 lwt_status lwt__acf(lwt_context *ctx, const double *z, size_t nx, size_t ny, double **out)
 {
     *out = NULL;
-    double sum = 0;
-    size_t n = 0;
-    for (size_t i = 0; i < nx * ny; i++)
-        if (isfinite(z[i])) {
-            sum += z[i];
-            n++;
-        }
+    size_t n;
+    const double mean = valid_mean(z, nx * ny, &n);
     if (n == 0)
         return lwt_fail(ctx, LWT_ERR_NO_DATA, "autocorrelation: no valid point");
-    const double mean = sum / (double)n;
     /* zero-padded to 2 ny x 2 nx, so the circular correlation holds every linear lag unwrapped */
     const size_t P = 2 * ny, Q = 2 * nx, Qc = Q / 2 + 1, ox = 2 * nx - 1, oy = 2 * ny - 1;
     double *x = fftw_malloc(P * Q * sizeof *x), *w = n < nx * ny ? fftw_malloc(P * Q * sizeof *w) : NULL;

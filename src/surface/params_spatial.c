@@ -1,5 +1,5 @@
-/* params_spatial.c - the ISO 25178-2 spatial parameters Sal and Str from the autocorrelation
- * function (lwt_surface.h; the function is acf.c's). */
+/* params_spatial.c - the ISO 25178-2 spatial parameters: Sal and Str from the autocorrelation
+ * function, Std from the angular amplitude spectrum (lwt_surface.h; the FFTs are acf.c's). */
 #include "surface/acf.h"
 #include "core/fail.h"
 
@@ -45,6 +45,45 @@ static int region(const double *f, size_t ox, size_t oy, double thr, unsigned ch
             }
     }
     return border;
+}
+
+/* Frequency of DFT index k of n samples at spacing d (NumPy's fftfreq: k >= ceil(n / 2) is
+   negative, the Nyquist index of an even n too). */
+static double freq(size_t k, size_t n, double d)
+{
+    return (k < (n + 1) / 2 ? (double)k : (double)k - (double)n) / ((double)n * d);
+}
+
+/* Std: the angle (degrees, [0, 180), counter-clockwise from +x with y up, the map's row 0 at the
+ * top) of the largest bin of the angular amplitude density, the sum of |F| over the frequencies
+ * whose direction falls in each STD_STEP-degree bin (ISO 25178-2 4.3.4's fAAD). The full
+ * spectrum in NumPy's order, its right half read from the mirror |F(-k)| = |F(k)|. */
+#define STD_STEP 0.5
+#define STD_BINS 360
+
+static lwt_status texture_direction(lwt_context *ctx, const double *z, size_t nx, size_t ny, double dx, double dy,
+                                    double *std)
+{
+    double *amp, bins[STD_BINS] = {0};
+    LWT_FORWARD(lwt__amplitude(ctx, z, nx, ny, &amp));
+    const size_t Qc = nx / 2 + 1;
+    for (size_t j = 0; j < ny; j++)
+        for (size_t i = 0; i < nx; i++) {
+            double a = i < Qc ? amp[j * Qc + i] : amp[((ny - j) % ny) * Qc + (nx - i)];
+            double th = atan2(-freq(j, ny, dy), freq(i, nx, dx)) * (180.0 / 3.141592653589793);
+            th = fmod(th, 180.0);
+            if (th < 0)
+                th += 180.0;
+            size_t b = (size_t)(th / STD_STEP);
+            bins[b < STD_BINS ? b : STD_BINS - 1] += a;
+        }
+    free(amp);
+    size_t best = 0;
+    for (size_t b = 1; b < STD_BINS; b++)
+        if (bins[b] > bins[best])
+            best = b;
+    *std = bins[best] > 0 ? (double)best * STD_STEP : NAN;
+    return LWT_OK;
 }
 
 lwt_status lwt_spatial_params_compute(lwt_context *ctx, const double *z, size_t nx, size_t ny, double dx,
@@ -101,5 +140,5 @@ lwt_status lwt_spatial_params_compute(lwt_context *ctx, const double *z, size_t 
         if (!border && longest > 0)
             out->Str = shortest / longest;
     }
-    return LWT_OK;
+    return texture_direction(ctx, z, nx, ny, dx, dy, &out->Std);
 }

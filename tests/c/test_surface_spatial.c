@@ -5,7 +5,8 @@
  * Lx acos(0.2) / 2 pi along x (the shortest for Lx < Ly: Sal), and the longest is the farthest
  * point of the contour cos(u) cos(v) = 0.2 (found here by sampling the closed form); a cosine
  * along x alone never decays along y (Str undefined). With invalid points (the mask's own
- * correlation counts the pairs) the values stay. Exit 77 (skipped) in a build without FFTW.
+ * correlation counts the pairs) the values stay. Std of cosines of known direction.
+ * Exit 77 (skipped) in a build without FFTW.
  */
 #include "check.h"
 #include "lwt_surface.h"
@@ -50,7 +51,6 @@ int main(void)
     const double sal = Lx * acos(0.2) / (2 * PI) * d, str = sal / (longest_decay(Lx, Ly, 0.2) * d);
     CHECK(close_to(p.Sal, sal, 0.02), "cosine product: Sal %.6g, want %.6g", p.Sal, sal);
     CHECK(close_to(p.Str, str, 0.02), "cosine product: Str %.6g, want %.6g", p.Str, str);
-    CHECK(isnan(p.Std), "Std is not computed");
     /* anisotropic spacing: the same surface with dy = 2 dx doubles the y lengths */
     lwt_spatial_params q;
     CHECK(lwt_spatial_params_compute(NULL, z, nx, ny, d, 2 * d, 0.2, 0, &q) == LWT_OK, "anisotropic");
@@ -72,6 +72,20 @@ int main(void)
     CHECK(close_to(q.Sal, sal, 0.02) && isnan(q.Str), "cosine along x: Sal %.6g (want %.6g), Str %g (want NaN)", q.Sal,
           sal, q.Str);
     CHECK(lwt_spatial_params_compute(NULL, z, nx, ny, d, d, 1.5, 0, &q) == LWT_ERR_INVALID_ARGUMENT, "threshold 1.5");
+    CHECK(lwt_spatial_params_compute(NULL, z, nx, ny, d, d, 0.2, 0, &q) == LWT_OK && q.Std == 0,
+          "cosine along x: Std %g, want 0", q.Std);
+    /* Std: z = cos(2 pi (3 i + 4 j) / 128) has its only frequency at (kx, ky) = (3, 4) cycles over
+       the field, a direction of atan2(-4, 3) = -53.13 degrees with y up (row 0 at the top), i.e.
+       126.87 folded into [0, 180): the bin [126.5, 127); and 53.13 for 3 i - 4 j. */
+    const size_t m = 128;
+    for (int sg = -1; sg <= 1; sg += 2) {
+        for (size_t j = 0; j < m; j++)
+            for (size_t i = 0; i < m; i++)
+                z[j * m + i] = 1e-6 * cos(2 * PI * (3.0 * (double)i + sg * 4.0 * (double)j) / (double)m);
+        CHECK(lwt_spatial_params_compute(NULL, z, m, m, d, d, 0.2, 0, &q) == LWT_OK, "oriented cosine");
+        double want = sg > 0 ? 126.5 : 53.0;
+        CHECK(q.Std == want, "cosine of frequency (3, %d): Std %g, want %g", 4 * sg, q.Std, want);
+    }
     free(z);
     return finish("test_surface_spatial");
 }

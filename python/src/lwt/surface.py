@@ -369,7 +369,8 @@ def material_ratio_curve(surface_or_z, points=101, *, threads=0):
 def spatial_parameters(surface_or_z, dx=None, dy=None, *, s=0.2, threads=0):
     """ISO 25178-2 spatial parameters from the autocorrelation function of the finite heights
     (lwt_spatial_params_compute): {"Sal": metres, the fastest decay to s times f(0); "Str": Sal
-    over the slowest decay, NaN when it is not within the field; "Std": NaN, not computed yet}.
+    over the slowest decay, NaN when it is not within the field; "Std": degrees, the direction of
+    the largest 0.5-degree bin of the angular amplitude spectrum}.
     Needs a liblwt built with FFTW (else RuntimeError naming LWT_ERR_UNSUPPORTED)."""
     z, dx, dy = _grid(surface_or_z, dx, dy, "spatial_parameters")
     sal, st, sd = _core.spatial(z, z.shape[1], z.shape[0], dx, dy, int(threads), float(s))
