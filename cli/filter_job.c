@@ -41,6 +41,7 @@ typedef struct job {
     lwt_filter_result res;
     lwt_iso_params prm[1 + LWT_BAND_COUNT];
     lwt_mr_params mrp[1 + LWT_BAND_COUNT];
+    lwt_spatial_params spp[1 + LWT_BAND_COUNT];
     double *curve[1 + LWT_BAND_COUNT]; /* CURVE_POINTS heights (metres about the mean) each */
     lwt_report rep;
     char notes[NOTES][320];
@@ -231,6 +232,12 @@ static lwt_status surface_params(job *j, lwt_context *ctx, const filter_opts *o,
     lwt_material_curve_destroy(c);
     if (st == LWT_OK)
         j->rep.mr[k] = &j->mrp[k];
+    if (st == LWT_OK && o->spatial) {
+        st = LIB_CALL(j, lwt_spatial_params_compute(ctx, z, s->nx, s->ny, s->dx, s->dy, 0.2, o->spec.threads,
+                                                    &j->spp[k]));
+        if (st == LWT_OK)
+            j->rep.spatial[k] = &j->spp[k];
+    }
     return st;
 }
 

@@ -41,6 +41,15 @@ static int mr_cell(const lwt_report *r, int b, int k, double *v)
     return 1;
 }
 
+static int spatial_cell(const lwt_report *r, int b, int k, double *v)
+{
+    const lwt_spatial_params *p = r->spatial[b];
+    if (!p)
+        return 0;
+    *v = k == 0 ? p->Sal * 1e6 : k == 1 ? p->Str : p->Std;
+    return 1;
+}
+
 /* one block of the table: a header line, then a line per surface that has the parameters */
 static void block(FILE *f, const lwt_report *r, int ncols, const char *const head[], const char *note,
                   int (*cell)(const lwt_report *, int, int, double *))
@@ -94,6 +103,9 @@ void filter_table_print(FILE *f, const lwt_report *r, const char *outdir)
     }
     block(f, r, LWT_ISO_PARAM_COUNT, head, "", iso_cell);
     block(f, r, LWT_MR_PARAM_COUNT, mr_heads, "  (V: ml/m2)", mr_cell); /* volumes in ml/m^2 = um */
+    static const char *const sp_head[3] = {"Sal/um", "Str", "Std/deg"};
+    if (r->spatial[0])
+        block(f, r, 3, sp_head, "", spatial_cell);
     int ninv = 0;
     for (int b = 0; b < LWT_BAND_COUNT; b++)
         ninv += x->band[b] != NULL;

@@ -195,7 +195,8 @@ def against_cli():
     path = os.path.join(tmp, "cli_case.x3p")
     ls.write(path, synthetic(nx, ny, dx, dy), dx, dy)
     out = os.path.join(tmp, "cli_out")
-    args = ["--levels", "5", "--lambda-s", "2", "--lambda-c", "20", "--plane", "--wavelet", "db4", "--mode", "reflect"]
+    args = ["--levels", "5", "--lambda-s", "2", "--lambda-c", "20", "--plane", "--wavelet", "db4", "--mode", "reflect",
+            "--spatial"]
     rc, _, err = harness.run_cli(CLI, ["filter", path, "-o", out, "--no-png"] + args)
     if not chk.check(rc == 0, "lwt filter failed (%d): %s" % (rc, err)):
         return
@@ -220,6 +221,18 @@ def against_cli():
     surfaces["input"] = ls.remove_plane(s.z, s.dx, s.dy, plane=r.plane)
     units = dict(zip(ls.MATERIAL_PARAMETER_NAMES, ls._core.MR_PARAM_UNITS))
     for who, z in surfaces.items():
+        try:
+            spatial = ls.spatial_parameters(z, s.dx, s.dy)
+        except RuntimeError:  # a liblwt without FFTW: the CLI's report has no Sal either
+            spatial = {}
+        for name, value in spatial.items():
+            want = report["parameters"].get(who, {}).get(name, "absent")
+            value = value / UM if name == "Sal" else value
+            if want is None or want == "absent":
+                chk.check(want is None and math.isnan(value), "%s %s: CLI %r, Python %r" % (who, name, want, value))
+            else:
+                chk.error_within(abs(value - want) / max(abs(want), 1e-300), REPORT_DIGITS,
+                                 "%s %s: Python %.10g, CLI %.10g" % (who, name, value, want), "CLI spatial")
         for name, value in ls.material_parameters(z).items():
             want = report["parameters"].get(who, {}).get(name)
             value = value if units[name] == "%" else value / UM

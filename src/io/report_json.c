@@ -55,7 +55,8 @@ static void cutoff(json_writer *w, const char *name, double requested, const dou
     json_end_object(w);
 }
 
-static void params(json_writer *w, const char *name, const lwt_iso_params *p, const lwt_mr_params *mr)
+static void params(json_writer *w, const char *name, const lwt_iso_params *p, const lwt_mr_params *mr,
+                   const lwt_spatial_params *sp)
 {
     json_key(w, name);
     json_begin_object(w);
@@ -66,6 +67,11 @@ static void params(json_writer *w, const char *name, const lwt_iso_params *p, co
     for (int k = 0; mr && k < LWT_MR_PARAM_COUNT; k++) { /* heights and volumes (m = m^3/m^2) in um */
         double v = lwt_mr_param_value(mr, k);
         json_key_number(w, lwt_mr_param_name(k), lwt_mr_param_unit(k) == '%' ? v : v * UM);
+    }
+    if (sp) {
+        json_key_number(w, "Sal", sp->Sal * UM);
+        json_key_number(w, "Str", sp->Str);
+        json_key_number(w, "Std", sp->Std);
     }
     json_end_object(w);
 }
@@ -94,7 +100,8 @@ static void units(json_writer *w)
                                        {"Smr", "%"}, {"Smc", "um"}, {"Sxp", "um"}, {"Sdc", "um"},
                                        {"Sk", "um"}, {"Spk", "um"}, {"Svk", "um"}, {"Smr1", "%"},
                                        {"Smr2", "%"}, {"Vmp", "ml/m2"}, {"Vmc", "ml/m2"}, {"Vvv", "ml/m2"},
-                                       {"Vvc", "ml/m2"}, {"material ratio", "%"},
+                                       {"Vvc", "ml/m2"}, {"material ratio", "%"}, {"Sal", "um"}, {"Str", "1"},
+                                       {"Std", "degree"},
                                        {"plane slopes", "1"}, {"timing", "ms"}};
     json_key(w, "units");
     json_begin_object(w);
@@ -200,7 +207,7 @@ static void body(json_writer *w, const lwt_report *r)
     static const char *const who[1 + LWT_BAND_COUNT] = {"input", "form", "waviness", "roughness", "noise"};
     for (int k = 0; k <= LWT_BAND_COUNT; k++)
         if (r->params[k])
-            params(w, who[k], r->params[k], r->mr[k]);
+            params(w, who[k], r->params[k], r->mr[k], r->spatial[k]);
     json_end_object(w);
     mr_settings(w);
     units(w);

@@ -9,7 +9,8 @@
  * "lambda_c", "lambda_f": {"requested", "effective": [x, y]}), "parameters" ({"input", "form",
  * "waviness", "roughness"[, "noise"]}: {"Sa", "Sq", "Ssk", "Sku", "Sp", "Sv", "Sz", "Sdq",
  * "Sdr", and the material ratio family "Smr", "Smc", "Sxp", "Sdc", "Sk", "Spk", "Svk", "Smr1",
- * "Smr2", "Vmp", "Vmc", "Vvv", "Vvc"}), "material_ratio" (its settings), "units", "timing_ms",
+ * "Smr2", "Vmp", "Vmc", "Vvv", "Vvc", and with --spatial "Sal", "Str", "Std"}), "material_ratio"
+ * (its settings), "units", "timing_ms",
  * "outputs", "notes". Heights and lengths in micrometres, Sdr, Smr, Smr1, Smr2 in percent,
  * volumes in ml/m^2 (= um), Sdq/Ssk/Sku dimensionless, times in ms.
  */
@@ -43,6 +44,7 @@ typedef struct lwt_report {
     int plane_removed;
     const lwt_iso_params *params[1 + LWT_BAND_COUNT]; /* input, form, waviness, roughness, noise (NULL = absent) */
     const lwt_mr_params *mr[1 + LWT_BAND_COUNT];      /* their material ratio parameters (NULL = absent) */
+    const lwt_spatial_params *spatial[1 + LWT_BAND_COUNT]; /* Sal, Str, Std (NULL = not asked) */
     double ms_read, ms_params, ms_write, ms_total;
     const char *outputs[LWT_REPORT_MAX_ITEMS];
     int noutputs;
