@@ -212,17 +212,13 @@ static void add_notes(job *j, const filter_opts *o)
              j->res.plane.sx, j->res.plane.sy);
 }
 
-/* The parameters of surface k (0 the input, b + 1 band b): height and hybrid, then the material
- * ratio family and the Abbott-Firestone curve sampled for material_ratio.csv. */
-static lwt_status surface_params(job *j, lwt_context *ctx, const filter_opts *o, const double *z, int k)
+/* The material ratio family of surface k and its Abbott-Firestone curve sampled for
+ * material_ratio.csv. */
+static lwt_status material(job *j, lwt_context *ctx, const filter_opts *o, const double *z, int k)
 {
     const lwt_surface *s = &j->s;
-    lwt_status st = LIB_CALL(j, lwt_iso_params_compute(ctx, z, s->nx, s->ny, s->dx, s->dy, o->spec.threads, &j->prm[k]));
-    if (st != LWT_OK)
-        return st;
-    j->rep.params[k] = &j->prm[k];
     lwt_material_curve *c = NULL;
-    st = LIB_CALL(j, lwt_material_curve_create(ctx, z, s->nx, s->ny, o->spec.threads, &c));
+    lwt_status st = LIB_CALL(j, lwt_material_curve_create(ctx, z, s->nx, s->ny, o->spec.threads, &c));
     if (st == LWT_OK)
         st = LIB_CALL(j, lwt_mr_params_compute(ctx, c, NULL, &j->mrp[k]));
     if (st == LWT_OK && !(j->curve[k] = malloc(CURVE_POINTS * sizeof *j->curve[k])))
@@ -232,7 +228,22 @@ static lwt_status surface_params(job *j, lwt_context *ctx, const filter_opts *o,
     lwt_material_curve_destroy(c);
     if (st == LWT_OK)
         j->rep.mr[k] = &j->mrp[k];
-    if (st == LWT_OK && o->spatial) {
+    return st;
+}
+
+/* The parameters of surface k (0 the input, b + 1 band b): height and hybrid, the material ratio
+ * family (unless --no-material: the sort of every height is most of the parameters' time), the
+ * spatial family with --spatial. */
+static lwt_status surface_params(job *j, lwt_context *ctx, const filter_opts *o, const double *z, int k)
+{
+    const lwt_surface *s = &j->s;
+    lwt_status st = LIB_CALL(j, lwt_iso_params_compute(ctx, z, s->nx, s->ny, s->dx, s->dy, o->spec.threads, &j->prm[k]));
+    if (st != LWT_OK)
+        return st;
+    j->rep.params[k] = &j->prm[k];
+    if (!o->no_material && (st = material(j, ctx, o, z, k)) != LWT_OK)
+        return st;
+    if (o->spatial) {
         st = LIB_CALL(j, lwt_spatial_params_compute(ctx, z, s->nx, s->ny, s->dx, s->dy, 0.2, o->spec.threads,
                                                     &j->spp[k]));
         if (st == LWT_OK)
@@ -330,10 +341,12 @@ static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input
         return failf(err, errlen, input, "%s", msg);
     if (write_outputs(j, o, err, errlen)) /* its line names the input */
         return -1;
-    st = write_curves(j, ctx);
-    if (st != LWT_OK)
-        return lib_fail(j, st, input, err, errlen);
-    r->outputs[r->noutputs++] = "material_ratio.csv";
+    if (!o->no_material) {
+        st = write_curves(j, ctx);
+        if (st != LWT_OK)
+            return lib_fail(j, st, input, err, errlen);
+        r->outputs[r->noutputs++] = "material_ratio.csv";
+    }
     r->outputs[r->noutputs++] = "report.json";
     r->ms_write = now_ms() - t2;
     r->ms_total = now_ms() - t0;

@@ -102,7 +102,8 @@ void filter_table_print(FILE *f, const lwt_report *r, const char *outdir)
         mr_heads[k] = mr_head[k];
     }
     block(f, r, LWT_ISO_PARAM_COUNT, head, "", iso_cell);
-    block(f, r, LWT_MR_PARAM_COUNT, mr_heads, "  (V: ml/m2)", mr_cell); /* volumes in ml/m^2 = um */
+    if (r->mr[0])
+        block(f, r, LWT_MR_PARAM_COUNT, mr_heads, "  (V: ml/m2)", mr_cell); /* volumes in ml/m^2 = um */
     static const char *const sp_head[3] = {"Sal/um", "Str", "Std/deg"};
     if (r->spatial[0])
         block(f, r, 3, sp_head, "", spatial_cell);

@@ -30,7 +30,7 @@ static void usage(FILE *f)
             "  filter INPUT... -o OUTDIR [-w WAVELET] [-l LEVELS] [--roughness-levels A-B] [--waviness-levels C-D]\n"
             "         [--lambda-s UM] [--lambda-c UM] [--plane] [--spacing DX[,DY]] [--z-unit m|mm|um|nm]\n"
             "         [--backend auto|cpu|cuda] [--dtype f32|f64] [--preview-size PX] [--no-png] [-m MODE]\n"
-            "         [--spatial]\n"
+            "         [--spatial] [--no-material]\n"
             "      split measured surfaces (.x3p .sdf .sur .plu .npy) into form, waviness and roughness\n"
             "      (default cdf97, 6 levels, roughness = levels 1-3); writes OUTDIR/NAME/ with form.x3p,\n"
             "      waviness.x3p, roughness.x3p, report.json (ISO 25178-2 parameters; --spatial adds Sal, Str,\n"

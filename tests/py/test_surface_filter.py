@@ -403,6 +403,13 @@ def non_regular(c, r):
         mine = [l for l in lines[:-1] if n + ":" in l]
         c.check(len(mine) == 1 and why in mine[0], "non-regular %s: want one line with %r, got %r" % (n, why, mine))
     c.check(os.path.exists(os.path.join(outdir, "good", "report.json")), "non-regular batch: good.x3p not filtered")
+    # --no-material: the good file again without the material ratio family and its curves
+    out2 = os.path.join(r.tmp, "out-nomaterial")
+    rc, out, err = r.lwt("filter", os.path.join(d, "good.x3p"), "-o", out2, "--no-material", "--no-png", timeout=60)
+    rep = json.load(open(os.path.join(out2, "good", "report.json"))) if rc == 0 else {}
+    c.check(rc == 0 and not os.path.exists(os.path.join(out2, "good", "material_ratio.csv")) and
+            "Sk" not in rep["parameters"]["roughness"] and "Sa" in rep["parameters"]["roughness"] and
+            "Smr/%" not in out, "--no-material: exit %d, material ratio family still there" % rc)
     # a 3 GiB sparse Digital Surf file with an unsupported object type: refused from its header, at once
     sur = os.path.join(d, "huge.sur")
     with open(sur, "wb") as f:
