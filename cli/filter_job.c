@@ -237,7 +237,8 @@ static lwt_status material(job *j, lwt_context *ctx, const filter_opts *o, const
 static lwt_status surface_params(job *j, lwt_context *ctx, const filter_opts *o, const double *z, int k)
 {
     const lwt_surface *s = &j->s;
-    lwt_status st = LIB_CALL(j, lwt_iso_params_compute(ctx, z, s->nx, s->ny, s->dx, s->dy, o->spec.threads, &j->prm[k]));
+    lwt_status st =
+        LIB_CALL(j, lwt_iso_params_compute(ctx, z, s->nx, s->ny, s->dx, s->dy, o->spec.threads, &j->prm[k]));
     if (st != LWT_OK)
         return st;
     j->rep.params[k] = &j->prm[k];

@@ -310,10 +310,11 @@ LWT_API lwt_status lwt_iso_params_compute(lwt_context *ctx, const double *z, siz
  *   Vvv = Vv(q), Vvc = Vv(p) - Vv(q), and the Sk family (ISO 13565-2 as ISO 25178-2 takes it
  *   over): the 40 % wide central region is where the secant of the curve over 40 % of material
  *   ratio has the least slope (the first such region); the equivalent straight line is the least
- *   squares line of the curve's points in that region; Sk is its height difference between 0 %
- *   and 100 %, Smr1 and Smr2 the material ratios at those two heights, Spk and Svk the heights
- *   of the triangles whose areas equal the peak area above the line's 0 % height and the dale
- *   area below its 100 % height (0 when that area is empty). docs/SURFACE.md gives the details.
+ *   squares line of the curve (the polygon itself) over that region; Sk is its height
+ *   difference between 0 % and 100 %, Smr1 and Smr2 the material ratios at those two heights,
+ *   Spk and Svk the heights of the triangles whose areas equal the peak area above the line's
+ *   0 % height and the dale area below its 100 % height (0 when that area is empty).
+ *   docs/SURFACE.md gives the details.
  * The curve is built by sorting the valid heights (a radix sort on the doubles' bits: a total
  * order, the same result for any thread count).
  */
@@ -343,7 +344,7 @@ typedef struct lwt_mr_spec {
     double smc_mr;      /* Smc(mr): mr in %; default 10 */
     double p, q;        /* Vmp, Vmc, Vvv, Vvc: p = 10 %, q = 80 % (ISO 25178-3) */
     double sxp_p, sxp_q; /* Sxp: 2.5 % and 50 % (ISO 25178-3) */
-    double sdc_a, sdc_b; /* Sdc: 2 % and 98 % (lwt's choice; the standard sets none) */
+    double sdc_a, sdc_b; /* Sdc: 2 % and 98 % (lwt's choice; no standard default we know of) */
     double sk_width;    /* width of the Sk central region in %: 40 (ISO 13565-2) */
 } lwt_mr_spec;
 

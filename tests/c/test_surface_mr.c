@@ -169,8 +169,8 @@ static void test_threads(void)
             h[t][k] = lwt_material_curve_smc(c, 2.5 * k);
         lwt_material_curve_destroy(c);
     }
-    CHECK(!memcmp(&p[0], &p[1], sizeof p[0]) && !memcmp(&p[0], &p[2], sizeof p[0]) && !memcmp(h[0], h[1], sizeof h[0]) &&
-              !memcmp(h[0], h[2], sizeof h[0]),
+    CHECK(!memcmp(&p[0], &p[1], sizeof p[0]) && !memcmp(&p[0], &p[2], sizeof p[0]) &&
+              !memcmp(h[0], h[1], sizeof h[0]) && !memcmp(h[0], h[2], sizeof h[0]),
           "the material ratio curve depends on the thread count");
     int sorted = 1;
     for (int k = 0; k < 40; k++)
