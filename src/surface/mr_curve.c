@@ -43,29 +43,29 @@ static inline size_t digit(uint64_t k, int d)
     return (size_t)((k >> (d * RADIX_BITS)) & (RADIX - 1));
 }
 
+/* block b of nt over n items: [lo, hi) */
+#define BLOCK_LO(n, b, nt) ((n) * (size_t)(b) / (size_t)(nt))
+
 static uint64_t *radix_sort(uint64_t *k, uint64_t *tmp, size_t n, int nt)
 {
     if ((size_t)nt > n / 65536 + 1)
         nt = (int)(n / 65536 + 1); /* at least 64 Ki keys a block */
     size_t *count = calloc((size_t)nt * RADIX, sizeof *count); /* [block][bucket] of one pass */
-    size_t *all = calloc((size_t)DIGITS * RADIX, sizeof *all);  /* [digit][bucket] of every key */
-    if (!count || !all) {
-        free(count), free(all);
+    if (!count)
         return NULL;
-    }
-    for (size_t i = 0; i < n; i++)
-        for (int d = 0; d < DIGITS; d++)
-            all[(size_t)d * RADIX + digit(k[i], d)]++;
     for (int d = 0; d < DIGITS; d++) {
-        if (all[(size_t)d * RADIX + digit(k[0], d)] == n)
-            continue; /* every key has this digit */
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
         for (int b = 0; b < nt; b++) {
             size_t *c = count + (size_t)b * RADIX;
             memset(c, 0, RADIX * sizeof *c);
-            for (size_t i = n * (size_t)b / (size_t)nt; i < n * (size_t)(b + 1) / (size_t)nt; i++)
+            for (size_t i = BLOCK_LO(n, b, nt); i < BLOCK_LO(n, b + 1, nt); i++)
                 c[digit(k[i], d)]++;
         }
+        size_t same = 0; /* keys with the first key's digit: all of them, and the pass is skipped */
+        for (int b = 0; b < nt; b++)
+            same += count[(size_t)b * RADIX + digit(k[0], d)];
+        if (same == n)
+            continue;
         size_t sum = 0; /* each block's start per bucket: buckets in order, blocks in order within */
         for (size_t r = 0; r < RADIX; r++)
             for (int b = 0; b < nt; b++) {
@@ -76,7 +76,7 @@ static uint64_t *radix_sort(uint64_t *k, uint64_t *tmp, size_t n, int nt)
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
         for (int b = 0; b < nt; b++) {
             size_t *c = count + (size_t)b * RADIX;
-            for (size_t i = n * (size_t)b / (size_t)nt; i < n * (size_t)(b + 1) / (size_t)nt; i++)
+            for (size_t i = BLOCK_LO(n, b, nt); i < BLOCK_LO(n, b + 1, nt); i++)
                 tmp[c[digit(k[i], d)]++] = k[i];
         }
         uint64_t *t = k;
@@ -84,7 +84,6 @@ static uint64_t *radix_sort(uint64_t *k, uint64_t *tmp, size_t n, int nt)
         tmp = t;
     }
     free(count);
-    free(all);
     return k;
 }
 
@@ -106,9 +105,18 @@ lwt_status lwt_material_curve_create(lwt_context *ctx, const double *z, size_t n
     if (!z || !out)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_material_curve_create: NULL argument");
     *out = NULL;
-    size_t n = 0;
-    for (size_t i = 0; i < nx * ny; i++)
-        n += isfinite(z[i]) != 0;
+    /* the valid points of fixed blocks of rows, counted, then copied as keys block after block
+       (their order does not matter: the sorted keys are unique) */
+    const int nt = lwt__surf_threads(threads);
+    const int nb = ny < 64 ? 1 : 64;
+    size_t cnt[65] = {0};
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int b = 0; b < nb; b++)
+        for (size_t i = BLOCK_LO(ny, b, nb) * nx; i < BLOCK_LO(ny, b + 1, nb) * nx; i++)
+            cnt[b + 1] += isfinite(z[i]) != 0;
+    for (int b = 0; b < nb; b++)
+        cnt[b + 1] += cnt[b];
+    const size_t n = cnt[nb];
     if (n == 0)
         return lwt_fail(ctx, LWT_ERR_NO_DATA, "material ratio curve: no valid point");
     lwt_material_curve *c = calloc(1, sizeof *c);
@@ -117,24 +125,32 @@ lwt_status lwt_material_curve_create(lwt_context *ctx, const double *z, size_t n
         free(c), free(k), free(tmp);
         return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the material ratio curve of %zu points", n);
     }
-    size_t m = 0;
-    for (size_t i = 0; i < nx * ny; i++)
-        if (isfinite(z[i]))
-            k[m++] = key_of(z[i]);
-    uint64_t *s = radix_sort(k, tmp, n, lwt__surf_threads(threads));
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int b = 0; b < nb; b++) {
+        size_t m = cnt[b];
+        for (size_t i = BLOCK_LO(ny, b, nb) * nx; i < BLOCK_LO(ny, b + 1, nb) * nx; i++)
+            if (isfinite(z[i]))
+                k[m++] = key_of(z[i]);
+    }
+    uint64_t *s = radix_sort(k, tmp, n, nt);
     if (!s) {
         free(c), free(k), free(tmp);
         return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the material ratio curve of %zu points", n);
     }
+    free(s == k ? tmp : k);
     /* back to doubles in place (a key and a double have the same size), then about the mean:
        subtracting one number keeps the order (rounding is monotonic) */
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        double v = value_of(s[i]);
+        memcpy(&s[i], &v, sizeof v); /* the memory is a double from here on (no aliasing) */
+    }
     double *a = (double *)(void *)s;
-    for (size_t i = 0; i < n; i++)
-        a[i] = value_of(s[i]);
-    free(s == k ? tmp : k);
     c->mean = pairwise_sum(a, n) / (double)n;
+    const double mean = c->mean;
+#pragma omp parallel for num_threads(nt) schedule(static)
     for (size_t i = 0; i < n; i++)
-        a[i] -= c->mean;
+        a[i] -= mean;
     c->a = a;
     c->n = n;
     *out = c;
