@@ -168,6 +168,10 @@ static int parse_filter_option(int argc, char **argv, int *i, filter_opts *o)
         o->preview_px = 0;
     } else if (!strcmp(a, "--plane")) {
         o->spec.plane = 1;
+    } else if (!strcmp(a, "--spatial")) {
+        o->spatial = 1;
+    } else if (!strcmp(a, "--no-material")) {
+        o->no_material = 1;
     } else {
         return 0;
     }

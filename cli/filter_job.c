@@ -10,12 +10,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "io/curve_csv.h"
 #include "io/png_preview.h"
 #include "io/surface_file.h"
 #include "surface/threads.h"
 #include "lwt_surface.h"
 
 #define NOTES 8
+/* the Abbott-Firestone curves of material_ratio.csv: every 0.1 % */
+#define CURVE_POINTS 1001
 
 static double now_ms(void)
 {
@@ -38,6 +41,9 @@ typedef struct job {
     lwt_filter_result res;
     lwt_iso_params prm[1 + LWT_BAND_COUNT];
     lwt_gauss_nesting gauss; /* --filter gaussian: the nesting indices used */
+    lwt_mr_params mrp[1 + LWT_BAND_COUNT];
+    lwt_spatial_params spp[1 + LWT_BAND_COUNT];
+    double *curve[1 + LWT_BAND_COUNT]; /* CURVE_POINTS heights (metres about the mean) each */
     lwt_report rep;
     char notes[NOTES][320];
     cli_outdir od;
@@ -243,6 +249,74 @@ static void add_notes(job *j, const filter_opts *o)
              j->res.plane.sx, j->res.plane.sy);
 }
 
+/* The material ratio family of surface k and its Abbott-Firestone curve sampled for
+ * material_ratio.csv. */
+static lwt_status material(job *j, lwt_context *ctx, const filter_opts *o, const double *z, int k)
+{
+    const lwt_surface *s = &j->s;
+    lwt_material_curve *c = NULL;
+    lwt_status st = LIB_CALL(j, lwt_material_curve_create(ctx, z, s->nx, s->ny, o->spec.threads, &c));
+    if (st == LWT_OK)
+        st = LIB_CALL(j, lwt_mr_params_compute(ctx, c, NULL, &j->mrp[k]));
+    if (st == LWT_OK && !(j->curve[k] = malloc(CURVE_POINTS * sizeof *j->curve[k])))
+        st = LWT_ERR_OUT_OF_MEMORY; /* reported by its status string */
+    for (int i = 0; st == LWT_OK && i < CURVE_POINTS; i++)
+        j->curve[k][i] = lwt_material_curve_smc(c, 100.0 * i / (CURVE_POINTS - 1));
+    lwt_material_curve_destroy(c);
+    if (st == LWT_OK)
+        j->rep.mr[k] = &j->mrp[k];
+    return st;
+}
+
+/* The parameters of surface k (0 the input, b + 1 band b): height and hybrid, the material ratio
+ * family (unless --no-material: the sort of every height is most of the parameters' time), the
+ * spatial family with --spatial. */
+static lwt_status surface_params(job *j, lwt_context *ctx, const filter_opts *o, const double *z, int k)
+{
+    const lwt_surface *s = &j->s;
+    lwt_status st =
+        LIB_CALL(j, lwt_iso_params_compute(ctx, z, s->nx, s->ny, s->dx, s->dy, o->spec.threads, &j->prm[k]));
+    if (st != LWT_OK)
+        return st;
+    j->rep.params[k] = &j->prm[k];
+    if (!o->no_material && (st = material(j, ctx, o, z, k)) != LWT_OK)
+        return st;
+    if (o->spatial) {
+        st = LIB_CALL(j, lwt_spatial_params_compute(ctx, z, s->nx, s->ny, s->dx, s->dy, 0.2, o->spec.threads,
+                                                    &j->spp[k]));
+        if (st == LWT_OK)
+            j->rep.spatial[k] = &j->spp[k];
+    }
+    return st;
+}
+
+/* material_ratio.csv: the material ratio in % and the curve's height in um of each surface */
+static lwt_status write_curves(job *j, lwt_context *ctx)
+{
+    static const char *const who[1 + LWT_BAND_COUNT] = {"input_um", "form_um", "waviness_um", "roughness_um",
+                                                        "noise_um"};
+    double *x = malloc(CURVE_POINTS * sizeof *x);
+    const char *names[1 + LWT_BAND_COUNT];
+    const double *cols[1 + LWT_BAND_COUNT];
+    int n = 0;
+    if (!x)
+        return LWT_ERR_OUT_OF_MEMORY;
+    for (int i = 0; i < CURVE_POINTS; i++)
+        x[i] = 100.0 * i / (CURVE_POINTS - 1);
+    for (int k = 0; k <= LWT_BAND_COUNT; k++)
+        if (j->curve[k]) {
+            for (int i = 0; i < CURVE_POINTS; i++)
+                j->curve[k][i] *= 1e6;
+            names[n] = who[k];
+            cols[n++] = j->curve[k];
+        }
+    char path[4200];
+    lwt_status st = LIB_CALL(j, lwt_curve_csv_write(ctx, outdir_file(&j->od, "material_ratio.csv", path, sizeof path),
+                                                    "material_ratio_percent", x, CURVE_POINTS, n, names, cols));
+    free(x);
+    return st;
+}
+
 static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input, const char *name,
                FILE *out, char *err, size_t errlen)
 {
@@ -286,17 +360,11 @@ static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input
     progress_update(j->pg, 0.72, "parameters");
     if (o->spec.plane)
         lwt_plane_subtract(j->s.z, s->nx, s->ny, s->dx, s->dy, &j->res.plane, o->spec.threads);
-    st = LIB_CALL(j, lwt_iso_params_compute(ctx, s->z, s->nx, s->ny, s->dx, s->dy, o->spec.threads, &j->prm[0]));
-    if (st != LWT_OK)
-        return lib_fail(j, st, input, err, errlen);
-    r->params[0] = &j->prm[0];
-    for (int b = 0; b < LWT_BAND_COUNT; b++)
-        if (j->res.band[b]) {
-            st = LIB_CALL(j, lwt_iso_params_compute(ctx, j->res.band[b], s->nx, s->ny, s->dx, s->dy, o->spec.threads,
-                                                    &j->prm[b + 1]));
+    for (int b = -1; b < LWT_BAND_COUNT; b++) /* the input, then each band */
+        if (b < 0 || j->res.band[b]) {
+            st = surface_params(j, ctx, o, b < 0 ? s->z : j->res.band[b], b + 1);
             if (st != LWT_OK)
                 return lib_fail(j, st, input, err, errlen);
-            r->params[b + 1] = &j->prm[b + 1];
         }
     double t2 = now_ms();
     r->ms_params = t2 - t1;
@@ -320,6 +388,12 @@ static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input
         return failf(err, errlen, input, "%s", msg);
     if (write_outputs(j, o, err, errlen)) /* its line names the input */
         return -1;
+    if (!o->no_material) {
+        st = write_curves(j, ctx);
+        if (st != LWT_OK)
+            return lib_fail(j, st, input, err, errlen);
+        r->outputs[r->noutputs++] = "material_ratio.csv";
+    }
     r->outputs[r->noutputs++] = "report.json";
     r->ms_write = now_ms() - t2;
     r->ms_total = now_ms() - t0;
@@ -348,6 +422,8 @@ int filter_job(lwt_context *ctx, filter_log *log, const filter_opts *o, const ch
     outdir_abort(&j->od); /* no-op after a commit */
     lwt_filter_result_free(&j->res);
     lwt_surface_free(&j->s);
+    for (int k = 0; k <= LWT_BAND_COUNT; k++)
+        free(j->curve[k]);
     free(j);
     return rc;
 }

@@ -16,6 +16,8 @@ typedef struct filter_opts {
     double spacing[2];          /* metres, for files without spacing (.npy); 0 = not given */
     double z_unit;              /* metres per height unit of .npy files */
     int preview_px;             /* longer side of single previews; panel maps get half; 0 = no PNG */
+    int spatial;                /* 1: the spatial parameters too (--spatial: an FFT per surface) */
+    int no_material;            /* 1: no material ratio family, no material_ratio.csv (--no-material) */
     const char *outdir;
 } filter_opts;
 

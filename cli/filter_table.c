@@ -24,6 +24,55 @@ static void value(FILE *f, double v)
         fprintf(f, " %10s", "-");
 }
 
+/* value of column k for surface b (0 the input, then the bands) in the table's unit; absent: the
+   surface has no such parameters */
+static int iso_cell(const lwt_report *r, int b, int k, double *v)
+{
+    if (!r->params[b])
+        return 0;
+    *v = lwt_iso_param_value(r->params[b], k) * (lwt_iso_param_is_height(k) ? 1e6 : 1);
+    return 1;
+}
+
+static int mr_cell(const lwt_report *r, int b, int k, double *v)
+{
+    if (!r->mr[b])
+        return 0;
+    *v = lwt_mr_param_value(r->mr[b], k) * (lwt_mr_param_unit(k) == '%' ? 1 : 1e6);
+    return 1;
+}
+
+static int spatial_cell(const lwt_report *r, int b, int k, double *v)
+{
+    const lwt_spatial_params *p = r->spatial[b];
+    if (!p)
+        return 0;
+    *v = k == 0 ? p->Sal * 1e6 : k == 1 ? p->Str : p->Std;
+    return 1;
+}
+
+/* one block of the table: a header line, then a line per surface that has the parameters */
+static void block(FILE *f, const lwt_report *r, int ncols, const char *const head[], const char *note,
+                  int (*cell)(const lwt_report *, int, int, double *))
+{
+    static const char *const who[1 + LWT_BAND_COUNT] = {"input", "form", "waviness", "roughness", "noise"};
+    fprintf(f, "  %-10s", "");
+    for (int k = 0; k < ncols; k++)
+        fprintf(f, " %10s", head[k]);
+    fprintf(f, "%s\n", note);
+    double v;
+    for (int b = 0; b <= LWT_BAND_COUNT; b++) {
+        if (!cell(r, b, 0, &v))
+            continue;
+        fprintf(f, "  %-10s", who[b]);
+        for (int k = 0; k < ncols; k++) {
+            cell(r, b, k, &v);
+            value(f, v);
+        }
+        fputc('\n', f);
+    }
+}
+
 /* the Gaussian's header and band lines: nesting indices, the same along both axes */
 static void gauss_head(FILE *f, const lwt_report *r)
 {
@@ -70,22 +119,19 @@ void filter_table_print(FILE *f, const lwt_report *r, const char *outdir)
         wavelet_head(f, r);
     static const char *const head[LWT_ISO_PARAM_COUNT] = {"Sa/um", "Sq/um", "Ssk", "Sku", "Sp/um",
                                                           "Sv/um", "Sz/um", "Sdq", "Sdr/%"};
-    static const char *const who[1 + LWT_BAND_COUNT] = {"input", "form", "waviness", "roughness", "noise"};
-    fprintf(f, "  %-10s", "");
-    for (int k = 0; k < LWT_ISO_PARAM_COUNT; k++)
-        fprintf(f, " %10s", head[k]);
-    fputc('\n', f);
-    for (int b = 0; b <= LWT_BAND_COUNT; b++) {
-        const lwt_iso_params *p = r->params[b];
-        if (!p)
-            continue;
-        fprintf(f, "  %-10s", who[b]);
-        for (int k = 0; k < LWT_ISO_PARAM_COUNT; k++) {
-            double v = lwt_iso_param_value(p, k);
-            value(f, lwt_iso_param_is_height(k) ? v * 1e6 : v);
-        }
-        fputc('\n', f);
+    char mr_head[LWT_MR_PARAM_COUNT][16];
+    const char *mr_heads[LWT_MR_PARAM_COUNT];
+    for (int k = 0; k < LWT_MR_PARAM_COUNT; k++) {
+        char u = lwt_mr_param_unit(k);
+        snprintf(mr_head[k], sizeof mr_head[k], "%s%s", lwt_mr_param_name(k), u == '%' ? "/%" : u == 'h' ? "/um" : "");
+        mr_heads[k] = mr_head[k];
     }
+    block(f, r, LWT_ISO_PARAM_COUNT, head, "", iso_cell);
+    if (r->mr[0])
+        block(f, r, LWT_MR_PARAM_COUNT, mr_heads, "  (V: ml/m2)", mr_cell); /* volumes in ml/m^2 = um */
+    static const char *const sp_head[3] = {"Sal/um", "Str", "Std/deg"};
+    if (r->spatial[0])
+        block(f, r, 3, sp_head, "", spatial_cell);
     int ninv = 0;
     for (int b = 0; b < LWT_BAND_COUNT; b++)
         ninv += x->band[b] != NULL;

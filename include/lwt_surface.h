@@ -323,16 +323,19 @@ LWT_API lwt_status lwt_splitter_run(lwt_splitter *s, const void *in, void *const
  * Over the valid points, heights relative to their mean (d = z - mean):
  *   Sa = mean |d|, Sq = sqrt(mean d^2), Ssk = mean d^3 / Sq^3, Sku = mean d^4 / Sq^4,
  *   Sp = max d, Sv = -min d, Sz = Sp + Sv;
- * per grid cell whose 4 corners are valid, with the cell-centre gradient (gx, gy):
- *   Sdq = sqrt(mean gx^2 + gy^2), Sdr = 100 % * mean (sqrt(1 + gx^2 + gy^2) - 1).
- * Undefined values are NaN (no valid point: all; Sq = 0: Ssk and Sku; no valid cell: Sdq, Sdr).
+ * by ISO 25178-2:2021's discretization (docs/SURFACE.md): Sdq from forward differences,
+ *   Sdq = sqrt(mean over x pairs (dz/dx)^2 + mean over y pairs (dz/dy)^2),
+ * Sdr from the developed area of each grid cell whose 4 corners are valid, by triangles (the
+ * mean of its two triangulations): Sdr = 100 % * mean over cells (area / (dx dy) - 1).
+ * Undefined values are NaN (no valid point: all; Sq = 0: Ssk and Sku; no valid pair along x or
+ * along y: Sdq; no valid cell: Sdr).
  */
 typedef struct lwt_iso_params {
     double Sa, Sq, Ssk, Sku, Sp, Sv, Sz; /* heights in metres, Ssk and Sku dimensionless */
     double Sdq;                          /* dimensionless */
     double Sdr;                          /* percent */
     size_t n_valid;                      /* points used for the height parameters */
-    size_t n_cells;                      /* cells used for Sdq and Sdr */
+    size_t n_cells;                      /* cells used for Sdr */
 } lwt_iso_params;
 
 #define LWT_ISO_PARAM_COUNT 9
@@ -346,6 +349,115 @@ LWT_API int lwt_iso_param_is_height(int k);
  *  threads, 0 = default; the result does not depend on it). LWT_ERR_OUT_OF_MEMORY when it cannot. */
 LWT_API lwt_status lwt_iso_params_compute(lwt_context *ctx, const double *z, size_t nx, size_t ny, double dx,
                                           double dy, int threads, lwt_iso_params *out);
+
+/* ------------------------------------- ISO 25178-2 material ratio (functional) */
+
+/*
+ * The areal material ratio curve (Abbott-Firestone curve) of the valid heights d = z - mean,
+ * sorted d_0 >= d_1 >= ... >= d_(n-1): the points (100 k / (n - 1) %, d_k) joined by straight
+ * lines (the height at material ratio mr is NumPy's linear quantile of the heights at 1 - mr/100).
+ *   Smc(mr)  height of the curve at mr (%), metres about the mean
+ *   Smr(c)   material ratio (%) where the curve comes down to height c (metres about the mean):
+ *            100 at or below the lowest point, 0 above the highest
+ *   Vm(p)    material volume per unit area above Smc(p): integral over 0..p of (curve - Smc(p))
+ *   Vv(p)    void volume per unit area below Smc(p): integral over p..100 % of (Smc(p) - curve)
+ *            (volumes in m^3/m^2 = m; 1 um = 1 ml/m^2)
+ * and, from an lwt_mr_spec (ISO 25178-2 / -3 defaults: p = 10 %, q = 80 %, Sxp 2.5 % .. 50 %):
+ *   Sxp = Smc(2.5) - Smc(50), Sdc = Smc(a) - Smc(b), Vmp = Vm(p), Vmc = Vm(q) - Vm(p),
+ *   Vvv = Vv(q), Vvc = Vv(p) - Vv(q), and the Sk family (ISO 13565-2 as ISO 25178-2 takes it
+ *   over): the 40 % wide central region is where the secant of the curve over 40 % of material
+ *   ratio has the least slope (the first such region); the equivalent straight line is the least
+ *   squares line of the curve (the polygon itself) over that region; Sk is its height
+ *   difference between 0 % and 100 %, Smr1 and Smr2 the material ratios at those two heights,
+ *   Spk and Svk the heights of the triangles whose areas equal the peak area above the line's
+ *   0 % height and the dale area below its 100 % height (0 when that area is empty).
+ *   docs/SURFACE.md gives the details.
+ * The curve is built by sorting the valid heights (a radix sort on the doubles' bits: a total
+ * order, the same result for any thread count).
+ */
+typedef struct lwt_material_curve lwt_material_curve;
+
+/** Sort the finite points of z (nx per row, ny rows) into a material ratio curve.
+ *  LWT_ERR_NO_DATA when no point is valid, LWT_ERR_OUT_OF_MEMORY. threads: CPU threads of the
+ *  sort, 0 = default; the curve does not depend on it. */
+LWT_API lwt_status lwt_material_curve_create(lwt_context *ctx, const double *z, size_t nx, size_t ny, int threads,
+                                             lwt_material_curve **out);
+LWT_API void lwt_material_curve_destroy(lwt_material_curve *c); /* NULL is a no-op */
+/** Number of valid points; the mean they were taken about (metres). */
+LWT_API size_t lwt_material_curve_count(const lwt_material_curve *c);
+LWT_API double lwt_material_curve_mean(const lwt_material_curve *c);
+/** Smc(mr): height (metres about the mean) at material ratio mr in % (clamped to 0..100). */
+LWT_API double lwt_material_curve_smc(const lwt_material_curve *c, double mr);
+/** Smr(c): material ratio in % at height c (metres about the mean). */
+LWT_API double lwt_material_curve_smr(const lwt_material_curve *c, double height);
+/** Vm(p), Vv(p): material and void volume per unit area (m^3/m^2) at material ratio p in %. */
+LWT_API double lwt_material_curve_vm(const lwt_material_curve *c, double p);
+LWT_API double lwt_material_curve_vv(const lwt_material_curve *c, double p);
+
+/** Settings of the material ratio parameters. Fill from lwt_mr_spec_default(). */
+typedef struct lwt_mr_spec {
+    size_t size;        /* sizeof(lwt_mr_spec), set by lwt_mr_spec_default() */
+    double smr_c;       /* Smr(c): c in metres about the mean; default 0 (the mean plane) */
+    double smc_mr;      /* Smc(mr): mr in %; default 10 */
+    double p, q;        /* Vmp, Vmc, Vvv, Vvc: p = 10 %, q = 80 % (ISO 25178-3) */
+    double sxp_p, sxp_q; /* Sxp: 2.5 % and 50 % (ISO 25178-3) */
+    double sdc_a, sdc_b; /* Sdc: 2 % and 98 % (lwt's choice; no standard default we know of) */
+    double sk_width;    /* width of the Sk central region in %: 40 (ISO 13565-2) */
+} lwt_mr_spec;
+
+LWT_API lwt_mr_spec lwt_mr_spec_default(void);
+
+typedef struct lwt_mr_params {
+    double Smr;                    /* %, at spec.smr_c */
+    double Smc;                    /* metres about the mean, at spec.smc_mr */
+    double Sxp, Sdc;               /* metres */
+    double Sk, Spk, Svk;           /* metres */
+    double Smr1, Smr2;             /* % */
+    double Vmp, Vmc, Vvv, Vvc;     /* m^3/m^2 (= metres; 1e-6 = 1 ml/m^2) */
+    size_t n_valid;
+} lwt_mr_params;
+
+#define LWT_MR_PARAM_COUNT 13
+/** Name ("Smr", "Smc", "Sxp", "Sdc", "Sk", "Spk", "Svk", "Smr1", "Smr2", "Vmp", "Vmc", "Vvv",
+ *  "Vvc") of parameter k in the struct's order; NULL outside. */
+LWT_API const char *lwt_mr_param_name(int k);
+/** Value of parameter k; NaN outside 0..12. */
+LWT_API double lwt_mr_param_value(const lwt_mr_params *p, int k);
+/** Unit of parameter k: 'h' a height (metres), '%' a material ratio, 'v' a volume (m^3/m^2). */
+LWT_API char lwt_mr_param_unit(int k);
+/** The parameters of a curve with spec's settings (NULL: the defaults). Undefined values are NaN
+ *  (Sk family with fewer than 3 points or all heights equal). */
+LWT_API lwt_status lwt_mr_params_compute(lwt_context *ctx, const lwt_material_curve *c, const lwt_mr_spec *spec,
+                                         lwt_mr_params *out);
+
+/* ---------------------------------------------- ISO 25178-2 spatial family */
+
+/*
+ * From the autocorrelation function f(tx, ty) of the valid heights about their mean (the linear,
+ * unbiased estimator: each lag's sum over the overlapping valid pairs divided by their number;
+ * by FFT), with the threshold s f(0, 0):
+ *   Sal  the shortest horizontal distance over which f falls to s f(0, 0): over every direction
+ *        from the centre to the edge of the connected region where f > s f(0, 0)
+ *   Str  Sal over the longest such distance (0..1); NaN when f stays above the threshold up to
+ *        the field's border in some direction (the longest decay is not in the field)
+ * (ISO 25178-2; s = 0.2 is ISO 25178-3's default), and from the DFT F of the heights about
+ * their mean (invalid points 0):
+ *   Std  the texture direction: the angle in [0, 180) degrees, counter-clockwise from +x with y
+ *        up (row 0 of the map at the top), of the largest 0.5-degree bin of the angular
+ *        amplitude density (the sum of |F| over the frequencies of each direction)
+ * Needs a build with FFTW (libfftw3): LWT_ERR_UNSUPPORTED otherwise. The FFTs take about
+ * 2 x 8 x nx x ny doubles of memory.
+ */
+typedef struct lwt_spatial_params {
+    double Sal; /* metres; NaN when f does not fall to the threshold anywhere in the field */
+    double Str; /* dimensionless */
+    double Std; /* degrees; NaN for a flat surface */
+} lwt_spatial_params;
+
+/** Spatial parameters of the finite points of z (nx per row, ny rows), spacing dx, dy > 0,
+ *  threshold 0 < s < 1 (0: 0.2). The result does not depend on threads (reserved, 0). */
+LWT_API lwt_status lwt_spatial_params_compute(lwt_context *ctx, const double *z, size_t nx, size_t ny, double dx,
+                                              double dy, double s, int threads, lwt_spatial_params *out);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,9 @@ have() { command -v "$1" >/dev/null 2>&1; }
 have cmake || need_apt+=(cmake)
 have cc || need_apt+=(build-essential)
 have pkg-config || need_apt+=(pkg-config)
-for pc in libzip:libzip-dev expat:libexpat1-dev libcrypto:libssl-dev libpng:libpng-dev; do
+# fftw3: the autocorrelation of the spatial parameters (optional for the build: without it
+# lwt_spatial_params_compute answers LWT_ERR_UNSUPPORTED)
+for pc in libzip:libzip-dev expat:libexpat1-dev libcrypto:libssl-dev libpng:libpng-dev fftw3:libfftw3-dev; do
   pkg-config --exists "${pc%%:*}" 2>/dev/null || need_apt+=("${pc#*:}")
 done
 if [ "$what" = test ]; then
@@ -29,11 +31,12 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 if [ "$what" = test ]; then
   # numpy + PyWavelets: the reference; scikit-build-core: the package's wheel test
-  # (python/tests/wheel_smoke.sh); pytest: PyWavelets' own test files routed to lwt.
-  if ! python3 -c "import numpy, pywt, scikit_build_core, pytest" >/dev/null 2>&1; then
-    echo "install-deps: pip install numpy PyWavelets scikit-build-core pytest" >&2
-    python3 -m pip install -q numpy PyWavelets scikit-build-core pytest 2>/dev/null \
-      || python3 -m pip install -q --break-system-packages numpy PyWavelets scikit-build-core pytest
+  # (python/tests/wheel_smoke.sh); pytest: PyWavelets' own test files routed to lwt;
+  # surfalize: the independent ISO 25178-2 parameters (python/tests/test_pkg_surfalize.py).
+  if ! python3 -c "import numpy, pywt, scikit_build_core, pytest, surfalize" >/dev/null 2>&1; then
+    echo "install-deps: pip install numpy PyWavelets scikit-build-core pytest surfalize" >&2
+    python3 -m pip install -q numpy PyWavelets scikit-build-core pytest surfalize 2>/dev/null \
+      || python3 -m pip install -q --break-system-packages numpy PyWavelets scikit-build-core pytest surfalize
   fi
   # surfalize (SciPy comes with it): the independent references of the Gaussian filter's test
   # (tests/py/test_surface_gauss.py; its parts skip without them)

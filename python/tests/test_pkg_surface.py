@@ -116,6 +116,10 @@ def sinusoid_parameters():
     want = math.sqrt(np.mean(g * g))
     chk.error_within(abs(p["Sdq"] - want) / want, 1e-12, "sinusoid Sdq", "sinusoid")
     chk.check(set(p) == set(ls.PARAMETER_NAMES) and list(p) == list(ls.PARAMETER_NAMES), "parameter names %s" % list(p))
+    # the material ratio curve of the sampled sinusoid is NumPy's linear quantile of its heights
+    mr, h = ls.material_ratio_curve(z, 41)
+    want = np.quantile(z - z.mean(), 1 - mr / 100)
+    chk.error_within(np.max(np.abs(h - want)) / A, 1e-12, "sinusoid material ratio curve", "sinusoid")
 
 
 def plane_parameters():
@@ -191,7 +195,8 @@ def against_cli():
     path = os.path.join(tmp, "cli_case.x3p")
     ls.write(path, synthetic(nx, ny, dx, dy), dx, dy)
     out = os.path.join(tmp, "cli_out")
-    args = ["--levels", "5", "--lambda-s", "2", "--lambda-c", "20", "--plane", "--wavelet", "db4", "--mode", "reflect"]
+    args = ["--levels", "5", "--lambda-s", "2", "--lambda-c", "20", "--plane", "--wavelet", "db4", "--mode", "reflect",
+            "--spatial"]
     rc, _, err = harness.run_cli(CLI, ["filter", path, "-o", out, "--no-png"] + args)
     if not chk.check(rc == 0, "lwt filter failed (%d): %s" % (rc, err)):
         return
@@ -210,6 +215,31 @@ def against_cli():
             else:
                 chk.error_within(abs(value - want) / max(abs(want), 1e-300), REPORT_DIGITS,
                                  "%s %s: Python %.10g, CLI %.10g" % (who, name, value, want), "CLI parameters")
+    # the material ratio family: material_parameters() of the same surfaces (the input levelled by
+    # the filter's plane, as the CLI levels it) against the report's (um, %, ml/m2 = um)
+    surfaces = dict(r.bands)
+    surfaces["input"] = ls.remove_plane(s.z, s.dx, s.dy, plane=r.plane)
+    units = dict(zip(ls.MATERIAL_PARAMETER_NAMES, ls._core.MR_PARAM_UNITS))
+    for who, z in surfaces.items():
+        try:
+            spatial = ls.spatial_parameters(z, s.dx, s.dy)
+        except RuntimeError:  # a liblwt without FFTW: the CLI's report has no Sal either
+            spatial = {}
+        for name, value in spatial.items():
+            want = report["parameters"].get(who, {}).get(name, "absent")
+            value = value / UM if name == "Sal" else value
+            if want is None or want == "absent":
+                chk.check(want is None and math.isnan(value), "%s %s: CLI %r, Python %r" % (who, name, want, value))
+            else:
+                chk.error_within(abs(value - want) / max(abs(want), 1e-300), REPORT_DIGITS,
+                                 "%s %s: Python %.10g, CLI %.10g" % (who, name, value, want), "CLI spatial")
+        for name, value in ls.material_parameters(z).items():
+            want = report["parameters"].get(who, {}).get(name)
+            value = value if units[name] == "%" else value / UM
+            chk.check(want is not None, "%s %s: not in the CLI's report" % (who, name))
+            if want is not None:
+                chk.error_within(abs(value - want) / max(abs(want), 1e-300), REPORT_DIGITS,
+                                 "%s %s: Python %.10g, CLI %.10g" % (who, name, value, want), "CLI material ratio")
     for name, band in r.bands.items():
         cli_band = ls.read(os.path.join(out, "cli_case", name + ".x3p"))
         chk.check(same_bits(cli_band.z, band), "%s: the CLI's band differs from Python's" % name)

@@ -102,7 +102,8 @@ static void gauss_bands(json_writer *w, const lwt_report *r)
     band(w, "form", by[3], -1, 0, lf, NULL);
 }
 
-static void params(json_writer *w, const char *name, const lwt_iso_params *p)
+static void params(json_writer *w, const char *name, const lwt_iso_params *p, const lwt_mr_params *mr,
+                   const lwt_spatial_params *sp)
 {
     json_key(w, name);
     json_begin_object(w);
@@ -110,6 +111,31 @@ static void params(json_writer *w, const char *name, const lwt_iso_params *p)
         double v = lwt_iso_param_value(p, k);
         json_key_number(w, lwt_iso_param_name(k), lwt_iso_param_is_height(k) ? v * UM : v);
     }
+    for (int k = 0; mr && k < LWT_MR_PARAM_COUNT; k++) { /* heights and volumes (m = m^3/m^2) in um */
+        double v = lwt_mr_param_value(mr, k);
+        json_key_number(w, lwt_mr_param_name(k), lwt_mr_param_unit(k) == '%' ? v : v * UM);
+    }
+    if (sp) {
+        json_key_number(w, "Sal", sp->Sal * UM);
+        json_key_number(w, "Str", sp->Str);
+        json_key_number(w, "Std", sp->Std);
+    }
+    json_end_object(w);
+}
+
+/* the settings of the material ratio parameters (lwt_mr_spec_default's, which lwt filter uses) */
+static void mr_settings(json_writer *w)
+{
+    const lwt_mr_spec s = lwt_mr_spec_default();
+    json_key(w, "material_ratio");
+    json_begin_object(w);
+    json_key_number(w, "Smr_c_um", s.smr_c * UM);
+    json_key_number(w, "Smc_mr", s.smc_mr);
+    json_key_number(w, "p", s.p);
+    json_key_number(w, "q", s.q);
+    pair(w, "Sxp", s.sxp_p, s.sxp_q);
+    pair(w, "Sdc", s.sdc_a, s.sdc_b);
+    json_key_number(w, "Sk_region", s.sk_width);
     json_end_object(w);
 }
 
@@ -118,6 +144,11 @@ static void units(json_writer *w)
     static const char *const U[][2] = {{"heights", "um"}, {"spacing", "um"}, {"wavelengths", "um"},
                                        {"Sa", "um"}, {"Sq", "um"}, {"Ssk", "1"}, {"Sku", "1"}, {"Sp", "um"},
                                        {"Sv", "um"}, {"Sz", "um"}, {"Sdq", "1"}, {"Sdr", "%"},
+                                       {"Smr", "%"}, {"Smc", "um"}, {"Sxp", "um"}, {"Sdc", "um"},
+                                       {"Sk", "um"}, {"Spk", "um"}, {"Svk", "um"}, {"Smr1", "%"},
+                                       {"Smr2", "%"}, {"Vmp", "ml/m2"}, {"Vmc", "ml/m2"}, {"Vvv", "ml/m2"},
+                                       {"Vvc", "ml/m2"}, {"material ratio", "%"}, {"Sal", "um"}, {"Str", "1"},
+                                       {"Std", "degree"},
                                        {"plane slopes", "1"}, {"timing", "ms"}};
     json_key(w, "units");
     json_begin_object(w);
@@ -242,8 +273,9 @@ static void body(json_writer *w, const lwt_report *r)
     static const char *const who[1 + LWT_BAND_COUNT] = {"input", "form", "waviness", "roughness", "noise"};
     for (int k = 0; k <= LWT_BAND_COUNT; k++)
         if (r->params[k])
-            params(w, who[k], r->params[k]);
+            params(w, who[k], r->params[k], r->mr[k], r->spatial[k]);
     json_end_object(w);
+    mr_settings(w);
     units(w);
     timing(w, r);
     strings(w, "outputs", r->outputs, r->noutputs);

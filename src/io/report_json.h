@@ -8,11 +8,14 @@
  * made it, "levels" [first, last] or "approximation", and "wavelength_um" {"x": [lo, hi], "y":
  * [lo, hi]}, hi null for form), "cutoffs_um" ("lambda_s", "lambda_c", "lambda_f": {"requested",
  * "effective": [x, y]}), "parameters" ({"input", "form", "waviness", "roughness"[, "noise"]}:
- * {"Sa", "Sq", "Ssk", "Sku", "Sp", "Sv", "Sz", "Sdq", "Sdr"}), "units", "timing_ms", "outputs",
- * "notes". The Gaussian's report has the same keys: the wavelet's own ("wavelet",
- * "wavelet_pywt", "mode", "levels", "max_level_pywt", the bands' "levels") are null, its
- * wavelengths and effective cutoffs are the nesting indices used, the same along x and y.
- * Heights and lengths in micrometres, Sdr in percent, Sdq/Ssk/Sku dimensionless, times in ms.
+ * {"Sa", "Sq", "Ssk", "Sku", "Sp", "Sv", "Sz", "Sdq", "Sdr", and the material ratio family
+ * "Smr", "Smc", "Sxp", "Sdc", "Sk", "Spk", "Svk", "Smr1", "Smr2", "Vmp", "Vmc", "Vvv", "Vvc",
+ * and with --spatial "Sal", "Str", "Std"}), "material_ratio" (its settings), "units",
+ * "timing_ms", "outputs", "notes". The Gaussian's report has the same keys: the wavelet's own
+ * ("wavelet", "wavelet_pywt", "mode", "levels", "max_level_pywt", the bands' "levels") are null,
+ * its wavelengths and effective cutoffs are the nesting indices used, the same along x and y.
+ * Heights and lengths in micrometres, Sdr, Smr, Smr1, Smr2 in percent, volumes in ml/m^2
+ * (= um), Sdq/Ssk/Sku dimensionless, times in ms.
  */
 #ifndef LWT_IO_REPORT_JSON_H
 #define LWT_IO_REPORT_JSON_H
@@ -44,6 +47,8 @@ typedef struct lwt_report {
     const lwt_filter_result *result;   /* wavelet_pywt, backend, plane, n_filled, timings */
     int plane_removed;
     const lwt_iso_params *params[1 + LWT_BAND_COUNT]; /* input, form, waviness, roughness, noise (NULL = absent) */
+    const lwt_mr_params *mr[1 + LWT_BAND_COUNT];      /* their material ratio parameters (NULL = absent) */
+    const lwt_spatial_params *spatial[1 + LWT_BAND_COUNT]; /* Sal, Str, Std (NULL = not asked) */
     double ms_read, ms_params, ms_write, ms_total;
     const char *outputs[LWT_REPORT_MAX_ITEMS];
     int noutputs;

@@ -48,12 +48,18 @@ def np_params(z, dx, dy):
     p["Sz"] = p["Sp"] + p["Sv"]
     p["Ssk"] = np.mean(d ** 3) / sq ** 3 if sq > 0 else np.nan
     p["Sku"] = np.mean(d ** 4) / sq ** 4 if sq > 0 else np.nan
-    z00, z10, z01, z11 = z[:-1, :-1], z[:-1, 1:], z[1:, :-1], z[1:, 1:]
-    gx = ((z10 - z00) + (z11 - z01)) / (2 * dx)
-    gy = ((z01 - z00) + (z11 - z10)) / (2 * dy)
-    g2 = (gx * gx + gy * gy)[np.isfinite(gx) & np.isfinite(gy)]
-    p["Sdq"] = np.sqrt(g2.mean()) if g2.size else np.nan
-    p["Sdr"] = 100 * np.mean(g2 / (1 + np.sqrt(1 + g2))) if g2.size else np.nan  # sqrt(1 + g2) - 1
+    # Sdq: forward differences, each direction averaged over its valid pairs
+    hx = np.diff(z, axis=1) / dx
+    hy = np.diff(z, axis=0) / dy
+    hx, hy = hx[np.isfinite(hx)], hy[np.isfinite(hy)]
+    p["Sdq"] = np.sqrt(np.mean(hx * hx) + np.mean(hy * hy)) if hx.size and hy.size else np.nan
+    # Sdr: each cell's four corner triangles (x edge, y edge), half their summed area over dx dy
+    ex = (np.diff(z, axis=1) / dx) ** 2
+    ey = (np.diff(z, axis=0) / dy) ** 2
+    xb, xt, yl, yr = ex[:-1, :], ex[1:, :], ey[:, :-1], ey[:, 1:]
+    cells = 0.25 * sum(g / (1 + np.sqrt(1 + g)) for g in (xb + yl, xb + yr, xt + yr, xt + yl))  # sqrt(1+g) - 1
+    cells = cells[np.isfinite(cells)]
+    p["Sdr"] = 100 * np.mean(cells) if cells.size else np.nan
     for k in HEIGHTS:
         p[k] *= 1e6
     return p
@@ -113,6 +119,50 @@ def check_report_params(c, rep, folder, z, dx, dy, case):
             scale = hscale if k in HEIGHTS else 1e-12
             c.check(agree(got[k], want[k], scale, 1e-9),
                     "%s: %s %s = %r, NumPy says %r" % (case, who, k, got[k], want[k]))
+
+
+def np_material(z):
+    """The material ratio curve of docs/SURFACE.md written independently: the heights about their
+    mean sorted, the height at material ratio mr interpolated at position (n - 1)(1 - mr/100)
+    (NumPy's linear quantile); Vm(p) as the trapezoid integral of max(h - Smc(p), 0) over the
+    curve's points with the crossing inserted (exact for a piecewise linear curve). Heights in um."""
+    v = z[np.isfinite(z)] * 1e6
+    v = np.sort(v - v.mean())  # ascending
+    n = v.size
+    pos = np.arange(n, dtype=float)
+    trapezoid = getattr(np, "trapezoid", None) or np.trapz  # NumPy 2 renamed it
+
+    def smc(mr):
+        return np.interp((n - 1) * (1 - np.asarray(mr, dtype=float) / 100), pos, v)
+
+    def vm(p):
+        c = smc(p)
+        k = np.searchsorted(v, c)  # v[k:] >= c: the points above, at u = (n - 1 - k) / (n - 1) ...
+        hh = np.concatenate(([c], v[k:]))
+        uu = np.concatenate(([p / 100], (n - 1 - np.arange(k, n)) / (n - 1)))
+        return -trapezoid(hh - c, uu)  # u falls as the heights rise
+
+    return {"Smc": smc(10), "Sxp": smc(2.5) - smc(50), "Sdc": smc(2) - smc(98), "Vmp": vm(10),
+            "Vmc": vm(80) - vm(10)}, smc
+
+
+def check_report_material(c, rep, folder, z, case):
+    """report.json's material ratio parameters and material_ratio.csv against NumPy"""
+    surfaces = {"input": z}
+    surfaces.update(load_outputs(folder))
+    csv = np.genfromtxt(os.path.join(folder, "material_ratio.csv"), delimiter=",", names=True)
+    c.check(csv.shape == (1001,) and csv["material_ratio_percent"][-1] == 100, "%s: material_ratio.csv rows" % case)
+    for who, s in surfaces.items():
+        got = rep["parameters"].get(who, {})
+        want, smc = np_material(s)
+        scale = max(abs(want["Sdc"]), 1e-9)
+        for k, w in want.items():
+            c.check(k in got and agree(got[k], w, scale, 1e-9), "%s: %s %s = %r, NumPy says %r"
+                    % (case, who, k, got.get(k), w))
+        curve = csv[who + "_um"]
+        err = np.max(np.abs(curve - smc(csv["material_ratio_percent"])))
+        c.check(err <= 1e-9 * scale, "%s: material_ratio.csv %s differs from NumPy's quantiles by %.3g um"
+                % (case, who, err))
 
 
 def check_report_keys(c, rep, case):
@@ -193,6 +243,7 @@ def synthetic(c, r):
         rep = json.load(open(os.path.join(folder, "report.json")))
         check_report_keys(c, rep, case)
         check_report_params(c, rep, folder, z, dx, dy, case)
+        check_report_material(c, rep, folder, z, case)
         c.check(rep["wavelet"] == "cdf97" and rep["wavelet_pywt"] == "bior4.4" and rep["levels"] == 6 and
                 rep["bands"]["roughness"]["levels"] == [1, 3] and rep["bands"]["waviness"]["levels"] == [4, 6],
                 "%s: report bands %r" % (case, rep["bands"]))
@@ -352,6 +403,13 @@ def non_regular(c, r):
         mine = [l for l in lines[:-1] if n + ":" in l]
         c.check(len(mine) == 1 and why in mine[0], "non-regular %s: want one line with %r, got %r" % (n, why, mine))
     c.check(os.path.exists(os.path.join(outdir, "good", "report.json")), "non-regular batch: good.x3p not filtered")
+    # --no-material: the good file again without the material ratio family and its curves
+    out2 = os.path.join(r.tmp, "out-nomaterial")
+    rc, out, err = r.lwt("filter", os.path.join(d, "good.x3p"), "-o", out2, "--no-material", "--no-png", timeout=60)
+    rep = json.load(open(os.path.join(out2, "good", "report.json"))) if rc == 0 else {}
+    c.check(rc == 0 and not os.path.exists(os.path.join(out2, "good", "material_ratio.csv")) and
+            "Sk" not in rep["parameters"]["roughness"] and "Sa" in rep["parameters"]["roughness"] and
+            "Smr/%" not in out, "--no-material: exit %d, material ratio family still there" % rc)
     # a 3 GiB sparse Digital Surf file with an unsupported object type: refused from its header, at once
     sur = os.path.join(d, "huge.sur")
     with open(sur, "wb") as f:
@@ -396,6 +454,7 @@ def real_files(c, r):
         rep = json.load(open(os.path.join(res, "report.json")))
         check_report_keys(c, rep, case)
         check_report_params(c, rep, res, z, dx, dy, case)
+        check_report_material(c, rep, res, z, case)
         c.check(np.allclose(rep["spacing_um"], [dx * 1e6, dy * 1e6], rtol=1e-12), "%s: spacing" % case)
         if np.all(np.isfinite(z)) and levels == 6:
             check_pywt(c, z, bands, case)

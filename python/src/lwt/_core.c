@@ -596,6 +596,77 @@ static PyObject *py_parameters(PyObject *self, PyObject *args)
                          (Py_ssize_t)p.n_cells);
 }
 
+static PyObject *mr_value_item(const void *params, int k)
+{
+    return PyFloat_FromDouble(lwt_mr_param_value(params, k));
+}
+
+static PyObject *curve_list(const lwt_material_curve *c, PyObject *at, double (*f)(const lwt_material_curve *, double))
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(at);
+    PyObject *l = PyList_New(n);
+    for (Py_ssize_t i = 0; l && i < n; i++)
+        PyList_SET_ITEM(l, i, PyFloat_FromDouble(f(c, PyFloat_AsDouble(PyTuple_GET_ITEM(at, i)))));
+    return l;
+}
+
+/* material(z, nx, ny, threads, (smr_c, smc_mr, p, q, sxp_p, sxp_q, sdc_a, sdc_b, sk_width), mrs, ps)
+ * -> (values in lwt_mr_param_name's order, n_valid, mean, [Smc(mr) for mrs], [Vm(p) for ps],
+ *     [Vv(p) for ps]); mrs and ps are tuples of floats */
+static PyObject *py_material(PyObject *self, PyObject *args)
+{
+    PyObject *zobj, *mrs, *ps;
+    Py_ssize_t nx, ny;
+    int threads;
+    Py_buffer z;
+    lwt_mr_spec sp = lwt_mr_spec_default();
+    if (!PyArg_ParseTuple(args, "Onni(ddddddddd)O!O!", &zobj, &nx, &ny, &threads, &sp.smr_c, &sp.smc_mr, &sp.p,
+                          &sp.q, &sp.sxp_p, &sp.sxp_q, &sp.sdc_a, &sp.sdc_b, &sp.sk_width, &PyTuple_Type, &mrs,
+                          &PyTuple_Type, &ps) ||
+        get_heights(zobj, nx, ny, 0, &z) < 0)
+        return NULL;
+    lwt_material_curve *c = NULL;
+    lwt_mr_params p;
+    lwt_status s;
+    lwt_py_forget();
+    Py_BEGIN_ALLOW_THREADS
+    s = lwt_material_curve_create(g_ctx, z.buf, (size_t)nx, (size_t)ny, threads, &c);
+    if (s == LWT_OK)
+        s = lwt_mr_params_compute(g_ctx, c, &sp, &p);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&z);
+    if (s != LWT_OK) {
+        lwt_material_curve_destroy(c);
+        return lwt_py_raise(s, "lwt_material_curve_create");
+    }
+    PyObject *r = Py_BuildValue("NndNNN", tuple_of(LWT_MR_PARAM_COUNT, mr_value_item, &p), (Py_ssize_t)p.n_valid,
+                                lwt_material_curve_mean(c), curve_list(c, mrs, lwt_material_curve_smc),
+                                curve_list(c, ps, lwt_material_curve_vm), curve_list(c, ps, lwt_material_curve_vv));
+    lwt_material_curve_destroy(c);
+    return r;
+}
+
+/* spatial(z, nx, ny, dx, dy, threads, s) -> (Sal, Str, Std) */
+static PyObject *py_spatial(PyObject *self, PyObject *args)
+{
+    grid_args g;
+    double thr;
+    PyObject *zobj;
+    if (!PyArg_ParseTuple(args, "Onnddid", &zobj, &g.nx, &g.ny, &g.dx, &g.dy, &g.threads, &thr) ||
+        get_heights(zobj, g.nx, g.ny, 0, &g.z) < 0)
+        return NULL;
+    lwt_spatial_params p;
+    lwt_status s;
+    lwt_py_forget();
+    Py_BEGIN_ALLOW_THREADS
+    s = lwt_spatial_params_compute(g_ctx, g.z.buf, (size_t)g.nx, (size_t)g.ny, g.dx, g.dy, thr, g.threads, &p);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&g.z);
+    if (s != LWT_OK)
+        return lwt_py_raise(s, "lwt_spatial_params_compute");
+    return Py_BuildValue("(ddd)", p.Sal, p.Str, p.Std);
+}
+
 /* plane_fit(z, nx, ny, dx, dy, threads) -> (z0, sx, sy) */
 static PyObject *py_plane_fit(PyObject *self, PyObject *args)
 {
@@ -630,6 +701,12 @@ static PyObject *py_plane_subtract(PyObject *self, PyObject *args)
 
 static PyObject *iso_name_item(const void *unused, int k) { return PyUnicode_FromString(lwt_iso_param_name(k)); }
 static PyObject *iso_height_item(const void *unused, int k) { return PyBool_FromLong(lwt_iso_param_is_height(k)); }
+static PyObject *mr_name_item(const void *unused, int k) { return PyUnicode_FromString(lwt_mr_param_name(k)); }
+static PyObject *mr_unit_item(const void *unused, int k)
+{
+    char u[2] = {lwt_mr_param_unit(k), 0};
+    return PyUnicode_FromString(u);
+}
 static PyObject *band_name_item(const void *unused, int b) { return PyUnicode_FromString(lwt_filter_band_name(b)); }
 
 static PyMethodDef core_methods[] = {
@@ -656,6 +733,9 @@ static PyMethodDef core_methods[] = {
      "filter(z, nx, ny, dx, dy, spec, request) -> dict: lwt_bands_resolve and lwt_filter_run"},
     {"parameters", py_parameters, METH_VARARGS,
      "parameters(z, nx, ny, dx, dy, threads) -> (ISO 25178-2 values, n_valid, n_cells)"},
+    {"material", py_material, METH_VARARGS,
+     "material(z, nx, ny, threads, spec, mrs, ps) -> (material ratio values, n_valid, mean, Smc(mrs), Vm(ps), Vv(ps))"},
+    {"spatial", py_spatial, METH_VARARGS, "spatial(z, nx, ny, dx, dy, threads, s) -> (Sal, Str, Std)"},
     {"plane_fit", py_plane_fit, METH_VARARGS, "plane_fit(z, nx, ny, dx, dy, threads) -> (z0, sx, sy)"},
     {"plane_subtract", py_plane_subtract, METH_VARARGS, "plane_subtract(z, nx, ny, dx, dy, threads, plane)"},
     {NULL, NULL, 0, NULL},
@@ -680,6 +760,8 @@ PyMODINIT_FUNC PyInit__core(void)
               PyModule_AddIntConstant(m, "MAX_NDIM", LWT_MAX_NDIM) < 0 ||
               add_owned(m, "ISO_PARAM_NAMES", tuple_of(LWT_ISO_PARAM_COUNT, iso_name_item, NULL)) < 0 ||
               add_owned(m, "ISO_PARAM_IS_HEIGHT", tuple_of(LWT_ISO_PARAM_COUNT, iso_height_item, NULL)) < 0 ||
+              add_owned(m, "MR_PARAM_NAMES", tuple_of(LWT_MR_PARAM_COUNT, mr_name_item, NULL)) < 0 ||
+              add_owned(m, "MR_PARAM_UNITS", tuple_of(LWT_MR_PARAM_COUNT, mr_unit_item, NULL)) < 0 ||
               add_owned(m, "BAND_NAMES", tuple_of(LWT_BAND_COUNT, band_name_item, NULL)) < 0)) {
         Py_DECREF(m);
         return NULL;

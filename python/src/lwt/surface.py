@@ -35,11 +35,14 @@ except ImportError as e:  # not built (no libzip/expat/libcrypto/libpng at build
     else:  # e.g. a wheel built with libzip.so.4, on a machine without it
         _IO_MISSING = "lwt._surface_io cannot be loaded: %s" % e
 
-__all__ = ["Surface", "FilterResult", "Plane", "read", "write", "filter", "parameters", "plane_fit",
-           "remove_plane", "PARAMETER_NAMES", "BAND_NAMES"]
+__all__ = ["Surface", "FilterResult", "Plane", "read", "write", "filter", "parameters", "material_parameters",
+           "material_ratio_curve", "spatial_parameters", "plane_fit", "remove_plane", "PARAMETER_NAMES", "MATERIAL_PARAMETER_NAMES",
+           "BAND_NAMES"]
 
 #: The ISO 25178-2 parameters in liblwt's order (lwt_iso_param_name).
 PARAMETER_NAMES = _core.ISO_PARAM_NAMES
+#: The material ratio (functional) parameters in liblwt's order (lwt_mr_param_name).
+MATERIAL_PARAMETER_NAMES = _core.MR_PARAM_NAMES
 #: The bands of a split (lwt_filter_band_name), in liblwt's order.
 BAND_NAMES = _core.BAND_NAMES
 _IS_HEIGHT = dict(zip(_core.ISO_PARAM_NAMES, _core.ISO_PARAM_IS_HEIGHT))
@@ -334,12 +337,58 @@ def _parameters(z, dx, dy, threads):
 def parameters(surface_or_z, dx=None, dy=None, *, threads=0):
     """ISO 25178-2 field parameters of the finite points of a surface (lwt_iso_params_compute),
     heights taken relative to their mean: {"Sa", "Sq", "Sp", "Sv", "Sz": metres; "Ssk", "Sku",
-    "Sdq": dimensionless; "Sdr": percent}. Sdq and Sdr use the cell-centre gradient of every
-    grid cell whose four corners are valid. Undefined values are NaN (no valid point: all;
-    Sq = 0: Ssk and Sku; no valid cell: Sdq and Sdr). The mean is removed, the tilt is not:
+    "Sdq": dimensionless; "Sdr": percent}. Sdq from forward differences (pairs of valid
+    points), Sdr from the developed area by triangles of every grid cell whose four corners are
+    valid (ISO 25178-2:2021's discretization, docs/SURFACE.md). Undefined values are NaN (no
+    valid point: all; Sq = 0: Ssk and Sku; no valid pair or cell: Sdq and Sdr). The mean is removed, the tilt is not:
     see remove_plane(). surface_or_z: a Surface, or a (ny, nx) array with dx, dy in metres."""
     z, dx, dy = _grid(surface_or_z, dx, dy, "parameters")
     return _parameters(z, dx, dy, int(threads))
+
+
+def _material(surface_or_z, spec, mrs=(), ps=(), threads=0):
+    z = _heights(surface_or_z.z if isinstance(surface_or_z, Surface) else surface_or_z)
+    return _core.material(z, z.shape[1], z.shape[0], int(threads), tuple(float(v) for v in spec),
+                          tuple(float(v) for v in mrs), tuple(float(v) for v in ps))
+
+
+def material_parameters(surface_or_z, *, smr_c=0.0, smc_mr=10.0, p=10.0, q=80.0, sxp=(2.5, 50.0),
+                        sdc=(2.0, 98.0), sk_width=40.0, vm_at=(), threads=0):
+    """ISO 25178-2 material ratio (functional) parameters of the finite heights, taken about their
+    mean (lwt_mr_params_compute): {"Smr": % at height smr_c (metres about the mean), "Smc": metres
+    at material ratio smc_mr %, "Sxp": Smc(sxp[0]) - Smc(sxp[1]), "Sdc": Smc(sdc[0]) - Smc(sdc[1]),
+    "Sk", "Spk", "Svk": metres (ISO 13565-2 with a sk_width % central region), "Smr1", "Smr2": %,
+    "Vmp" = Vm(p), "Vmc" = Vm(q) - Vm(p), "Vvv" = Vv(q), "Vvc" = Vv(p) - Vv(q): m^3/m^2}, and for
+    each material ratio a in vm_at, "Vm(a)" and "Vv(a)". No spacing is needed. docs/SURFACE.md
+    gives the definitions and how they compare with surfalize."""
+    spec = (smr_c, smc_mr, p, q, sxp[0], sxp[1], sdc[0], sdc[1], sk_width)
+    values, _, _, _, vm, vv = _material(surface_or_z, spec, (), tuple(vm_at), threads)
+    out = dict(zip(MATERIAL_PARAMETER_NAMES, values))
+    for a, m, v in zip(vm_at, vm, vv):
+        out["Vm(%g)" % a] = m
+        out["Vv(%g)" % a] = v
+    return out
+
+
+def material_ratio_curve(surface_or_z, points=101, *, threads=0):
+    """The areal material ratio (Abbott-Firestone) curve: (mr, height) NumPy arrays, mr in %
+    from 0 to 100 at `points` evenly spaced ratios, height in metres about the mean of the finite
+    heights (the curve through the sorted heights: NumPy's linear quantile at 1 - mr/100)."""
+    mr = np.linspace(0.0, 100.0, int(points))
+    spec = (0.0, 10.0, 10.0, 80.0, 2.5, 50.0, 2.0, 98.0, 40.0)
+    _, _, _, h, _, _ = _material(surface_or_z, spec, tuple(mr), (), threads)
+    return mr, np.asarray(h)
+
+
+def spatial_parameters(surface_or_z, dx=None, dy=None, *, s=0.2, threads=0):
+    """ISO 25178-2 spatial parameters from the autocorrelation function of the finite heights
+    (lwt_spatial_params_compute): {"Sal": metres, the fastest decay to s times f(0); "Str": Sal
+    over the slowest decay, NaN when it is not within the field; "Std": degrees, the direction of
+    the largest 0.5-degree bin of the angular amplitude spectrum}.
+    Needs a liblwt built with FFTW (else RuntimeError naming LWT_ERR_UNSUPPORTED)."""
+    z, dx, dy = _grid(surface_or_z, dx, dy, "spatial_parameters")
+    sal, st, sd = _core.spatial(z, z.shape[1], z.shape[0], dx, dy, int(threads), float(s))
+    return {"Sal": sal, "Str": st, "Std": sd}
 
 
 def plane_fit(surface_or_z, dx=None, dy=None, *, threads=0):
