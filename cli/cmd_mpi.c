@@ -169,15 +169,17 @@ static int all_ok(int ok)
     return all;
 }
 
-/* the coefficient pieces of this rank: each band row's runs at their places in the packed
-   array (file offset base); read (write 0) or write (1) */
+/* the coefficient pieces of this rank, in the plan's own packed array (lwt_mpi_band_view):
+   each band row's runs at their places in the packed array of the file (offset base); read
+   (write 0) or write (1). A read notes the packed index of the first element that is not
+   finite in *bad (ULLONG_MAX: none). */
 typedef struct piece_io {
     const lwt_plan *whole;
     const lwt_mpi_plan *mp;
     size_t es, base;
 } piece_io;
 
-static int move_pieces(const piece_io *io, MPI_File fh, char *local, int write)
+static int move_pieces(const piece_io *io, MPI_File fh, int write, unsigned long long *bad)
 {
     lwt_plan_info info;
     lwt_plan_get_info(io->whole, &info);
@@ -189,8 +191,10 @@ static int move_pieces(const piece_io *io, MPI_File fh, char *local, int write)
     for (int level = 0; level <= info.levels; level++)
         for (unsigned mask = level ? 1 : 0; mask < (level ? 1u << nd : 1u); mask++) {
             lwt_band b;
-            size_t r0, r1, off;
-            if (lwt_plan_band(io->whole, level, mask, &b) || lwt_mpi_band_rows(io->mp, level, mask, &r0, &r1, &off))
+            void *first;
+            size_t r0, r1, vs[LWT_MAX_NDIM];
+            if (lwt_plan_band(io->whole, level, mask, &b) ||
+                lwt_mpi_band_view(io->mp, level, mask, &first, &r0, &r1, vs))
                 return -1;
             const size_t runs = nd == 3 ? b.shape[1] : 1, run = nd == 1 ? 1 : b.shape[nd - 1];
             for (size_t r = r0; r < r1; r++)
@@ -199,10 +203,15 @@ static int move_pieces(const piece_io *io, MPI_File fh, char *local, int write)
                     for (int d = 1; d < nd; d++)
                         at += b.offset[d] * stride[d];
                     at += k * (nd == 3 ? stride[1] : 0);
-                    char *mem = local + (off + ((r - r0) * runs + k) * run) * io->es;
+                    char *mem = (char *)first + ((r - r0) * vs[0] + (nd == 3 ? k * vs[1] : 0)) * io->es;
                     const size_t pos = io->base + at * io->es;
                     if (write ? write_at(fh, pos, mem, run * io->es) : read_at(fh, pos, mem, run * io->es))
                         return -1;
+                    for (size_t i = 0; !write && i < run && *bad == ULLONG_MAX; i++) {
+                        const double v = io->es == 8 ? ((const double *)mem)[i] : ((const float *)mem)[i];
+                        if (!isfinite(v))
+                            *bad = at + i;
+                    }
                 }
         }
     return 0;
@@ -283,7 +292,6 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
     int rc = LWT_EXIT_RUNTIME;
     lwt_plan *whole = NULL;
     lwt_mpi_plan *mp = NULL;
-    char *lin = NULL, *lout = NULL;
     MPI_File fh = MPI_FILE_NULL;
     char tmp[4096] = "";
     if (lwt_plan_create(ctx, &pd, &whole) != LWT_OK) /* the same answer on every rank */
@@ -319,45 +327,41 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
     }
     if (lwt_mpi_plan_create_weighted(ctx, &pd, &sd, MPI_COMM_WORLD, r0, r1, o->weight, &mp) != LWT_OK)
         goto done;
-    size_t nin, ncoef;
-    lwt_mpi_plan_local(mp, &nin, &ncoef);
+    /* the calls run in place: the slab read into the plan's own signal array, the pieces into
+       (and out of) its packed array, so a rank holds its share once */
+    size_t nin;
+    lwt_mpi_plan_local(mp, &nin, NULL);
+    void *slab = NULL;
+    lwt_mpi_plan_signal(mp, &slab);
     const size_t es = pd.dtype == LWT_F64 ? 8 : 4;
-    const size_t n_read = inverse ? ncoef : nin, n_write = inverse ? nin : ncoef;
-    lin = malloc(n_read * es + 1);
-    lout = malloc(n_write * es + 1);
-    ok = lin && lout;
-    if (!ok)
-        fprintf(stderr, "lwt: rank %d: out of memory for %zu elements\n", rank, n_read + n_write);
+    unsigned long long first = ULLONG_MAX, all_first = ULLONG_MAX;
     /* read: forward, the slab's rows; inverse, the pieces */
-    if (all_ok(ok)) {
-        ok = MPI_File_open(MPI_COMM_WORLD, o->paths[0], MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) == MPI_SUCCESS;
-        MPI_Offset fsize = 0;
-        if (ok)
-            MPI_File_get_size(fh, &fsize);
-        const size_t need = in_off + (inverse ? info.coeff_count : info.input_count) * es;
-        if (ok && (size_t)fsize < need) {
-            if (rank == 0)
-                fprintf(stderr, "lwt: %s: %lld bytes, the array needs %zu\n", o->paths[0], (long long)fsize, need);
-            ok = 0;
-        } else if (ok) {
-            piece_io io = {whole, mp, es, in_off};
-            ok = inverse ? move_pieces(&io, fh, lin, 0) == 0 : read_at(fh, in_off + r0 * row * es, lin, nin * es) == 0;
-            if (!ok)
-                fprintf(stderr, "lwt: %s: rank %d cannot read its part\n", o->paths[0], rank);
-        } else if (rank == 0) {
-            fprintf(stderr, "lwt: %s: cannot open\n", o->paths[0]);
-        }
-        if (fh != MPI_FILE_NULL)
-            MPI_File_close(&fh);
+    ok = MPI_File_open(MPI_COMM_WORLD, o->paths[0], MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) == MPI_SUCCESS;
+    MPI_Offset fsize = 0;
+    if (ok)
+        MPI_File_get_size(fh, &fsize);
+    const size_t need = in_off + (inverse ? info.coeff_count : info.input_count) * es;
+    if (ok && (size_t)fsize < need) {
+        if (rank == 0)
+            fprintf(stderr, "lwt: %s: %lld bytes, the array needs %zu\n", o->paths[0], (long long)fsize, need);
+        ok = 0;
+    } else if (ok) {
+        piece_io io = {whole, mp, es, in_off};
+        ok = inverse ? move_pieces(&io, fh, 0, &first) == 0 : read_at(fh, in_off + r0 * row * es, slab, nin * es) == 0;
+        if (!ok)
+            fprintf(stderr, "lwt: %s: rank %d cannot read its part\n", o->paths[0], rank);
+    } else if (rank == 0) {
+        fprintf(stderr, "lwt: %s: cannot open\n", o->paths[0]);
     }
+    if (fh != MPI_FILE_NULL)
+        MPI_File_close(&fh);
     if (!all_ok(ok))
         goto done;
     /* finite input only: the first element that is not, over all ranks */
-    unsigned long long first = ULLONG_MAX, all_first = ULLONG_MAX;
-    for (size_t i = 0; i < n_read && first == ULLONG_MAX; i++) {
-        const double v = es == 8 ? ((const double *)lin)[i] : ((const float *)lin)[i];
+    for (size_t i = 0; !inverse && i < nin && first == ULLONG_MAX; i++) {
+        const double v = es == 8 ? ((const double *)slab)[i] : ((const float *)slab)[i];
         if (!isfinite(v))
-            first = inverse ? i : r0 * row + i;
+            first = r0 * row + i;
     }
     MPI_Allreduce(&first, &all_first, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
     if (all_first != ULLONG_MAX) {
@@ -366,7 +370,7 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
                     inverse ? "a coefficient, at" : "element", all_first);
         goto done;
     }
-    lwt_status st = inverse ? lwt_mpi_inverse(mp, lin, lout) : lwt_mpi_forward(mp, lin, lout);
+    lwt_status st = inverse ? lwt_mpi_inverse(mp, NULL, NULL) : lwt_mpi_forward(mp, NULL, NULL);
     if (st != LWT_OK)
         goto done; /* the failing rank's message went through the log */
     /* write into a temporary file; rename when every rank has written its part */
@@ -387,8 +391,7 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
         }
         if (ok) {
             piece_io io = {whole, mp, es, hlen};
-            ok = inverse ? write_at(fh, hlen + r0 * row * es, lout, nin * es) == 0
-                         : move_pieces(&io, fh, lout, 1) == 0;
+            ok = inverse ? write_at(fh, hlen + r0 * row * es, slab, nin * es) == 0 : move_pieces(&io, fh, 1, NULL) == 0;
             if (!ok)
                 fprintf(stderr, "lwt: %s: rank %d cannot write its part\n", o->paths[1], rank);
         }
@@ -412,8 +415,6 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
 done:
     if (rank == 0 && tmp[0])
         remove(tmp); /* nothing is left of a failed run */
-    free(lin);
-    free(lout);
     lwt_mpi_plan_destroy(mp);
     lwt_plan_destroy(whole);
     lwt_wavelet_destroy(w);

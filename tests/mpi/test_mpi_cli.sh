@@ -57,6 +57,21 @@ if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" = 0 ]; then
   grep -q "no GPU" out.txt || { echo "FAIL: --backend cuda with no GPU: no message"; cat out.txt; fail=1; }
   [ ! -e cuda.npy ] || { echo "FAIL: --backend cuda with no GPU left an output"; fail=1; }
 fi
+# non-finite input, found on whichever rank holds it: named, status 1, no output
+python3 - <<'PY' || exit 1
+import numpy as np
+a = np.load("a2.npy"); a[150, 7] = np.nan; np.save("nan2.npy", a)
+c = np.load("a2.ref.npy"); c[-1, -1] = np.inf; np.save("infc.npy", c)
+PY
+if $run -np 3 "$lwt" forward --mpi -w bior4.4 -m periodization -l 3 nan2.npy nan.out.npy > out.txt 2>&1; then
+  echo "FAIL: a NaN input was accepted"; fail=1
+fi
+grep -q "element $((150 * 131 + 7)) is not finite" out.txt || { echo "FAIL: NaN input: no message naming it"; cat out.txt; fail=1; }
+if $run -np 2 "$lwt" inverse --mpi -w bior4.4 -m periodization -l 3 --shape 203,131 infc.npy inf.out.npy > out.txt 2>&1; then
+  echo "FAIL: an infinite coefficient was accepted"; fail=1
+fi
+grep -q "is not finite" out.txt || { echo "FAIL: infinite coefficient: no message"; cat out.txt; fail=1; }
+[ ! -e nan.out.npy ] && [ ! -e inf.out.npy ] || { echo "FAIL: non-finite input left an output"; fail=1; }
 # a failing rank: non-zero status, nothing at the output path, no temporary left
 if $run -np 3 "$lwt" forward --mpi --fail-rank 1 -w db2 a2.npy failed.npy > out.txt 2>&1; then
   echo "FAIL: --fail-rank 1: exit status 0"; fail=1
