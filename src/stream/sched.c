@@ -567,7 +567,7 @@ int lwt_sched_create(lwt_balance policy, int nworkers, const lwt_worker_profile 
         return -1;
     lwt_sched *s = calloc(1, sizeof *s);
     if (!s)
-        return -1;
+        return -2;
     s->w = calloc((size_t)nworkers, sizeof *s->w);
     s->sec_est = calloc((size_t)nworkers, sizeof *s->sec_est);
     s->free_at = calloc((size_t)nworkers, sizeof *s->free_at);
@@ -580,7 +580,7 @@ int lwt_sched_create(lwt_balance policy, int nworkers, const lwt_worker_profile 
         free(s->sec_est);
         free(s->free_at);
         free(s);
-        return -1;
+        return -2;
     }
     s->policy = policy;
     s->nw = s->nlive = nworkers;

@@ -24,7 +24,7 @@ typedef struct lwt_worker_profile {
 
 typedef struct lwt_sched lwt_sched;
 
-/* profiles: nworkers entries, or NULL for identical workers. 0 ok, -1 bad argument or no memory. */
+/* profiles: nworkers entries, or NULL for identical workers. 0 ok, -1 bad argument, -2 no memory. */
 int lwt_sched_create(lwt_balance policy, int nworkers, const lwt_worker_profile *profiles, lwt_sched **out);
 void lwt_sched_destroy(lwt_sched *s); /* NULL is a no-op */
 

@@ -478,7 +478,10 @@ static lwt_status make_workers(stream_engine *e)
         prof[w].bus_gbs = s->caps.bus_gbs;
     }
     e->live = e->nworkers;
-    if (lwt_sched_create((lwt_balance)d->balance, e->nworkers, prof, &e->sched))
+    const int sc = lwt_sched_create((lwt_balance)d->balance, e->nworkers, prof, &e->sched);
+    if (sc == -2)
+        return lwt_fail(e->plan->ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the stream scheduler");
+    if (sc)
         return lwt_fail(e->plan->ctx, LWT_ERR_INVALID_ARGUMENT, "unknown balance policy %d", (int)d->balance);
     return LWT_OK;
 }
