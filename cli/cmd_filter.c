@@ -172,6 +172,8 @@ static int parse_filter_option(int argc, char **argv, int *i, filter_opts *o)
         o->spatial = 1;
     } else if (!strcmp(a, "--no-material")) {
         o->no_material = 1;
+    } else if (!strcmp(a, "--mpi")) {
+        o->mpi = 1;
     } else {
         return 0;
     }
@@ -226,6 +228,16 @@ int cmd_filter(int argc, char **argv)
     o.spec.backend = t.backend;
     o.spec.algorithm = t.algorithm;
     o.spec.threads = t.threads;
+
+    if (o.mpi) { /* one surface over the ranks of mpirun */
+#ifdef LWT_CLI_MPI
+        const int rc = cmd_filter_mpi(&o, ninputs, inputs);
+#else
+        const int rc = usage_error("--mpi needs a build with MPI (CMake found none)%s", "");
+#endif
+        free(inputs);
+        return rc;
+    }
 
     filter_log log = {{0}};
     lwt_context *ctx = NULL;

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "io/npy_header.h"
 #include "lwt_mpi.h"
+#include "mpi_io.h"
 
 typedef struct mpi_opts {
     cli_transform_opts t;
@@ -104,71 +105,6 @@ static int parse(int argc, char **argv, const char *name, mpi_opts *o)
     return 0;
 }
 
-/* the .npy header of path: dtype, shape and where the data starts; 0, or -1 with err */
-static int npy_header_at(const char *path, npy_header_info *hi, size_t *offset, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return lwt__npy_fail(err, errlen, path, "cannot open");
-    unsigned char pre[12];
-    size_t prelen = 0, hlen = 0;
-    char msg[256];
-    const size_t got = fread(pre, 1, sizeof pre, f);
-    int rc = -1;
-    char *text = NULL;
-    if (lwt__npy_parse_preamble(pre, got, NULL, NULL, NULL, &prelen, &hlen, msg, sizeof msg)) {
-        lwt__npy_fail(err, errlen, path, "%s", msg);
-    } else if (!(text = malloc(hlen + 1)) || fseek(f, (long)prelen, SEEK_SET) || fread(text, 1, hlen, f) != hlen) {
-        lwt__npy_fail(err, errlen, path, "truncated header");
-    } else {
-        text[hlen] = 0;
-        if (lwt__npy_parse_header(text, hlen, hi, msg, sizeof msg))
-            lwt__npy_fail(err, errlen, path, "%s", msg);
-        else if (hi->swap || hi->fortran)
-            lwt__npy_fail(err, errlen, path, "the MPI path reads C-order arrays in this machine's byte order");
-        else
-            rc = 0;
-    }
-    *offset = prelen + hlen;
-    free(text);
-    fclose(f);
-    return rc;
-}
-
-#define IO_PIECE ((size_t)1 << 30) /* bytes of one MPI-IO call: counts are ints */
-
-static int read_at(MPI_File fh, size_t off, void *buf, size_t bytes)
-{
-    for (size_t at = 0; at < bytes; at += IO_PIECE) {
-        const int n = (int)(bytes - at < IO_PIECE ? bytes - at : IO_PIECE);
-        MPI_Status s;
-        int got = 0;
-        if (MPI_File_read_at(fh, (MPI_Offset)(off + at), (char *)buf + at, n, MPI_BYTE, &s) != MPI_SUCCESS ||
-            MPI_Get_count(&s, MPI_BYTE, &got) != MPI_SUCCESS || got != n)
-            return -1;
-    }
-    return 0;
-}
-
-static int write_at(MPI_File fh, size_t off, const void *buf, size_t bytes)
-{
-    for (size_t at = 0; at < bytes; at += IO_PIECE) {
-        const int n = (int)(bytes - at < IO_PIECE ? bytes - at : IO_PIECE);
-        if (MPI_File_write_at(fh, (MPI_Offset)(off + at), (const char *)buf + at, n, MPI_BYTE, MPI_STATUS_IGNORE) !=
-            MPI_SUCCESS)
-            return -1;
-    }
-    return 0;
-}
-
-/* 1 where every rank's ok is 1 */
-static int all_ok(int ok)
-{
-    int all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return all;
-}
-
 /* the coefficient pieces of this rank, in the plan's own packed array (lwt_mpi_band_view):
    each band row's runs at their places in the packed array of the file (offset base); read
    (write 0) or write (1). A read notes the packed index of the first element that is not
@@ -205,7 +141,7 @@ static int move_pieces(const piece_io *io, MPI_File fh, int write, unsigned long
                     at += k * (nd == 3 ? stride[1] : 0);
                     char *mem = (char *)first + ((r - r0) * vs[0] + (nd == 3 ? k * vs[1] : 0)) * io->es;
                     const size_t pos = io->base + at * io->es;
-                    if (write ? write_at(fh, pos, mem, run * io->es) : read_at(fh, pos, mem, run * io->es))
+                    if (write ? mpi_write_at(fh, pos, mem, run * io->es) : mpi_read_at(fh, pos, mem, run * io->es))
                         return -1;
                     for (size_t i = 0; !write && i < run && *bad == ULLONG_MAX; i++) {
                         const double v = io->es == 8 ? ((const double *)mem)[i] : ((const float *)mem)[i];
@@ -217,30 +153,7 @@ static int move_pieces(const piece_io *io, MPI_File fh, int write, unsigned long
     return 0;
 }
 
-/* a temporary name beside path, the same on every rank (rank 0 makes the file) */
-static int temp_beside(const char *path, char *tmp, size_t len)
-{
-    int ok = 1;
-    if (rank == 0) {
-        ok = snprintf(tmp, len, "%s.tmp-XXXXXX", path) < (int)len;
-        int fd = ok ? mkstemp(tmp) : -1;
-        if (fd < 0) {
-            fprintf(stderr, "lwt: %s: cannot create a temporary file beside it\n", path);
-            ok = 0;
-        } else {
-            close(fd);
-        }
-    }
-    MPI_Bcast(tmp, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD);
-    return all_ok(ok);
-}
 
-/* every rank's slab: equal shares of n rows */
-static void slab_of(size_t n, int q, size_t *r0, size_t *r1)
-{
-    *r0 = n * (size_t)q / (size_t)nranks;
-    *r1 = n * (size_t)(q + 1) / (size_t)nranks;
-}
 
 static int run(mpi_opts *o, int inverse, lwt_context *ctx)
 {
@@ -259,7 +172,7 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
         pd.dtype = o->raw_dtype;
     } else {
         npy_header_info hi;
-        ok = npy_header_at(o->paths[0], &hi, &in_off, err, sizeof err) == 0;
+        ok = mpi_npy_header_at(o->paths[0], &hi, &in_off, err, sizeof err) == 0;
         if (ok && (hi.ndim < 1 || hi.ndim > LWT_MAX_NDIM)) {
             snprintf(err, sizeof err, "%s: needs a 1-, 2- or 3-dimensional array", o->paths[0]);
             ok = 0;
@@ -273,7 +186,7 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
                 shape[k] = hi.shape[k];
         }
     }
-    if (!all_ok(ok)) {
+    if (!mpi_all_ok(ok)) {
         if (rank == 0)
             fprintf(stderr, "lwt: %s\n", err);
         return LWT_EXIT_RUNTIME;
@@ -312,7 +225,7 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
         }
     }
     size_t r0, r1;
-    slab_of(info.shape[0], rank, &r0, &r1);
+    mpi_slab_of(info.shape[0], rank, nranks, &r0, &r1);
     const size_t row = info.input_count / info.shape[0]; /* elements of a row of axis 0 */
     /* each rank's workers: its node's GPU by its place on the node, else the CPU; when some
        rank has a GPU the shares follow measured speed unless --weight says otherwise */
@@ -347,7 +260,7 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
         ok = 0;
     } else if (ok) {
         piece_io io = {whole, mp, es, in_off};
-        ok = inverse ? move_pieces(&io, fh, 0, &first) == 0 : read_at(fh, in_off + r0 * row * es, slab, nin * es) == 0;
+        ok = inverse ? move_pieces(&io, fh, 0, &first) == 0 : mpi_read_at(fh, in_off + r0 * row * es, slab, nin * es) == 0;
         if (!ok)
             fprintf(stderr, "lwt: %s: rank %d cannot read its part\n", o->paths[0], rank);
     } else if (rank == 0) {
@@ -355,7 +268,7 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
     }
     if (fh != MPI_FILE_NULL)
         MPI_File_close(&fh);
-    if (!all_ok(ok))
+    if (!mpi_all_ok(ok))
         goto done;
     /* finite input only: the first element that is not, over all ranks */
     for (size_t i = 0; !inverse && i < nin && first == ULLONG_MAX; i++) {
@@ -374,24 +287,24 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
     if (st != LWT_OK)
         goto done; /* the failing rank's message went through the log */
     /* write into a temporary file; rename when every rank has written its part */
-    if (!temp_beside(o->paths[1], tmp, sizeof tmp))
+    if (!mpi_temp_beside(o->paths[1], tmp, sizeof tmp))
         goto done;
     const size_t *oshape = inverse ? info.shape : info.packed_shape;
     unsigned char hdr[NPY_HEADER_BUF];
     const size_t hlen = lwt__npy_build_header(hdr, sizeof hdr, pd.dtype, info.ndim, oshape);
     ok = hlen > 0 && MPI_File_open(MPI_COMM_WORLD, tmp, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh) == MPI_SUCCESS;
-    if (all_ok(ok)) {
+    if (mpi_all_ok(ok)) {
         const size_t total = hlen + (inverse ? info.input_count : info.coeff_count) * es;
         ok = MPI_File_set_size(fh, (MPI_Offset)total) == MPI_SUCCESS; /* the gaps of the packed layout: zeros */
         if (ok && rank == 0)
-            ok = write_at(fh, 0, hdr, hlen) == 0;
+            ok = mpi_write_at(fh, 0, hdr, hlen) == 0;
         if (ok && o->fail_rank == rank) {
             fprintf(stderr, "lwt: rank %d: failing on purpose (--fail-rank)\n", rank);
             ok = 0;
         }
         if (ok) {
             piece_io io = {whole, mp, es, hlen};
-            ok = inverse ? write_at(fh, hlen + r0 * row * es, slab, nin * es) == 0 : move_pieces(&io, fh, 1, NULL) == 0;
+            ok = inverse ? mpi_write_at(fh, hlen + r0 * row * es, slab, nin * es) == 0 : move_pieces(&io, fh, 1, NULL) == 0;
             if (!ok)
                 fprintf(stderr, "lwt: %s: rank %d cannot write its part\n", o->paths[1], rank);
         }
@@ -400,7 +313,7 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
     }
     if (fh != MPI_FILE_NULL)
         MPI_File_close(&fh);
-    ok = all_ok(ok);
+    ok = mpi_all_ok(ok);
     if (rank == 0 && ok) {
         if (rename(tmp, o->paths[1]) != 0) {
             fprintf(stderr, "lwt: %s: cannot rename the finished output into place\n", o->paths[1]);
@@ -410,7 +323,7 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
             lwt__npy_fsync_parent_dir(o->paths[1]);
         }
     }
-    if (all_ok(ok))
+    if (mpi_all_ok(ok))
         rc = LWT_EXIT_OK;
 done:
     if (rank == 0 && tmp[0])
@@ -440,9 +353,9 @@ int cmd_transform_mpi(int argc, char **argv, int inverse)
     o.t.mode = LWT_MODE_SYMMETRIC;
     o.fail_rank = -1;
     int rc = LWT_EXIT_USAGE;
-    if (all_ok(parse(argc, argv, inverse ? "inverse" : "forward", &o) == 0)) {
+    if (mpi_all_ok(parse(argc, argv, inverse ? "inverse" : "forward", &o) == 0)) {
         lwt_context *ctx = cli_context();
-        if (all_ok(ctx != NULL)) {
+        if (mpi_all_ok(ctx != NULL)) {
             lwt_context_set_threads(ctx, o.t.threads);
             rc = run(&o, inverse, ctx);
         } else {

@@ -18,6 +18,7 @@ typedef struct filter_opts {
     int preview_px;             /* longer side of single previews; panel maps get half; 0 = no PNG */
     int spatial;                /* 1: the spatial parameters too (--spatial: an FFT per surface) */
     int no_material;            /* 1: no material ratio family, no material_ratio.csv (--no-material) */
+    int mpi;                    /* 1: one surface over the MPI ranks of mpirun (--mpi, filter_mpi.c) */
     const char *outdir;
 } filter_opts;
 
@@ -30,6 +31,9 @@ void filter_log_fn(void *user, lwt_log_level level, const char *msg);
 /* 0 ok (table printed to out); -1 with one line "INPUT: reason" in err, nothing written. */
 int filter_job(lwt_context *ctx, filter_log *log, const filter_opts *o, const char *input, const char *name,
                cli_progress *pg, FILE *out, char *err, size_t errlen);
+
+/* lwt filter --mpi (filter_mpi.c, builds with MPI only): the exit status, the same on every rank. */
+int cmd_filter_mpi(const filter_opts *o, int ninputs, char *const *inputs);
 
 /* The readable summary of one filtered surface (stdout). */
 void filter_table_print(FILE *f, const lwt_report *r, const char *outdir);

@@ -6,13 +6,7 @@
 # a bad input is refused on every rank; a FIFO or folder as input at once, never hanging.
 # Usage: test_mpi_cli.sh LWT MPIEXEC [MPIEXEC FLAGS...]; skips (77) without python3 + numpy.
 set -u
-lwt=$1
-shift
-run="$*"
-python3 -c "import numpy" 2>/dev/null || { echo "SKIP: numpy not importable"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+. "$(dirname "$0")/cli_setup.sh"
 python3 - <<'PY' || exit 1
 import numpy as np
 rng = np.random.default_rng(7)
@@ -21,11 +15,6 @@ np.save("a2.npy", rng.standard_normal((203, 131)).astype(np.float32))
 np.save("a3.npy", rng.standard_normal((29, 17, 23)))
 rng.standard_normal((77, 61)).astype(np.float32).tofile("r2.f32")
 PY
-fail=0
-check() { # what, then the command that must succeed
-  what=$1; shift
-  if ! "$@" > out.txt 2>&1; then echo "FAIL: $what: exit status $?"; cat out.txt; fail=1; fi
-}
 same() {
   if ! cmp -s "$1" "$2"; then echo "FAIL: $3: $2 differs from $1"; fail=1; fi
 }
