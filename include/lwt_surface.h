@@ -170,9 +170,10 @@ LWT_API void lwt_plane_subtract(double *z, size_t nx, size_t ny, double dx, doub
  *   LWT_FORM_SPHERE    |(x, y, z) - (cx, cy, cz)| = R, fitted by geometric (orthogonal) distance
  *   LWT_FORM_CYLINDER_X, _Y  a circular cylinder whose axis is parallel to x (resp. y), fitted by
  *                      geometric distance to the axis ((y, z) resp. (x, z) circles)
- * Sphere and cylinder: Levenberg-Marquardt from the algebraic (Kasa) fit, converged when a step
- * changes no parameter by more than 1e-12 of the field size (scaled coordinates) or the sum of
- * squares stops decreasing; LWT_ERR_INVALID_ARGUMENT with a message when it does not converge in
+ * Sphere and cylinder: Levenberg-Marquardt from the algebraic (Kasa) fit, in coordinates scaled by
+ * the larger half-width of the field; converged when an accepted step moves no parameter by more
+ * than 1e-13 max(1, R) (scaled) or when no step lowers the sum of squares any more (damping past
+ * 1e16); LWT_ERR_INVALID_ARGUMENT with a message when it does not converge in
  * LWT_FORM_MAX_ITERATIONS steps or when the shape does not cover the field (a point outside the
  * sphere's or cylinder's footprint has no height on it).
  * lwt_form_subtract removes the model's height at each point (the vertical residual
@@ -275,7 +276,7 @@ typedef struct lwt_filter_spec {
     lwt_dtype dtype;          /* precision of the transform: LWT_F64 (default) or LWT_F32 */
     lwt_backend backend;      /* auto, cpu, cuda */
     lwt_algorithm algorithm;  /* auto by default */
-    int plane;                /* 1: remove the least-squares plane first */
+    int plane;                /* 1: remove the least-squares plane first (= form POLY, degree 1) */
     int threads;              /* CPU threads of the fill/plane loops; 0 = default */
     size_t chunk_rows;        /* row chunks of the transform: 0 = lwt_filter_run's default (one
                                  chunk) or the splitter's (automatic); LWT_SPLIT_ONE_CHUNK = one
@@ -311,7 +312,8 @@ LWT_API lwt_status lwt_gauss_nesting_resolve(lwt_context *ctx, const lwt_band_re
 typedef struct lwt_filter_result {
     size_t nx, ny;
     double *band[LWT_BAND_COUNT]; /* metres, NaN at invalid points; band[NOISE] NULL without noise band */
-    lwt_plane plane;              /* removed plane (all 0 when spec.plane is 0) */
+    lwt_plane plane;              /* removed plane (all 0 unless spec.plane, or spec.form is
+                                     LWT_FORM_POLY of degree 1: the model is then in spec.form_out) */
     size_t n_filled;              /* invalid points filled before the transform */
     lwt_backend backend;          /* resolved backend */
     lwt_path path;                /* lifting or convolution */
