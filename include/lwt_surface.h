@@ -172,8 +172,8 @@ LWT_API void lwt_plane_subtract(double *z, size_t nx, size_t ny, double dx, doub
  *                      geometric distance to the axis ((y, z) resp. (x, z) circles)
  * Sphere and cylinder: Levenberg-Marquardt from the algebraic (Kasa) fit, in coordinates scaled by
  * the larger half-width of the field; converged when an accepted step moves no parameter by more
- * than 1e-13 max(1, R) (scaled) or when no step lowers the sum of squares any more (damping past
- * 1e16); LWT_ERR_INVALID_ARGUMENT with a message when it does not converge in
+ * than 1e-10 max(1, R) (scaled) or when a step changes the sum of squares by no more than 1e-13
+ * of it (its rounding); LWT_ERR_INVALID_ARGUMENT with a message when it does not converge in
  * LWT_FORM_MAX_ITERATIONS steps or when the shape does not cover the field (a point outside the
  * sphere's or cylinder's footprint has no height on it).
  * lwt_form_subtract removes the model's height at each point (the vertical residual

@@ -10,6 +10,7 @@
 #include "lwt_surface.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -295,6 +296,35 @@ static void test_filter(void)
     lwt_context_destroy(ctx);
 }
 
+/* a program built before the form fields (its spec ends at gauss) gets no form, whatever lies
+   beyond its size */
+static void test_old_spec(void)
+{
+    lwt_context *ctx = test_log_context(&tlog);
+    const size_t nx = 64, ny = 64;
+    double *z = grid(nx, ny, 1e-6, 1e-6, cap, 0);
+    lwt_filter_spec spec = lwt_filter_spec_default();
+    lwt_band_request req = {0};
+    req.levels = 3;
+    CHECK(lwt_bands_resolve(ctx, &req, nx, ny, 1e-6, 1e-6, &spec.split) == LWT_OK, "%s", tlog.last);
+    spec.backend = LWT_BACKEND_CPU;
+    lwt_filter_result a, b;
+    CHECK(lwt_filter_run(ctx, &spec, z, nx, ny, 1e-6, 1e-6, &a) == LWT_OK, "%s", tlog.last);
+    spec.size = offsetof(lwt_filter_spec, form);
+    spec.form = LWT_FORM_SPHERE;
+    spec.form_out = (lwt_form *)&spec; /* never written through: beyond the old size */
+    CHECK(lwt_filter_run(ctx, &spec, z, nx, ny, 1e-6, 1e-6, &b) == LWT_OK, "old spec: %s", tlog.last);
+    int same = 1;
+    for (int k = 0; k < LWT_BAND_COUNT; k++)
+        same &= (a.band[k] == NULL) == (b.band[k] == NULL) &&
+                (!a.band[k] || !memcmp(a.band[k], b.band[k], nx * ny * sizeof(double)));
+    CHECK(same && spec.size == offsetof(lwt_filter_spec, form), "old spec: a form was removed");
+    lwt_filter_result_free(&a);
+    lwt_filter_result_free(&b);
+    free(z);
+    lwt_context_destroy(ctx);
+}
+
 int main(void)
 {
     test_poly();
@@ -302,5 +332,6 @@ int main(void)
     test_threads();
     test_errors();
     test_filter();
+    test_old_spec();
     return finish("test_surface_form");
 }
