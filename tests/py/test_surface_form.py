@@ -154,12 +154,13 @@ def cutoff_notes(c, binary, tmp):
     if rep:
         c.check(err == "" and not [n for n in rep["notes"] if "moved" in n or "raised" in n],
                 "cutoffs on octaves: stderr %r, notes %r" % (err, rep["notes"]))
-    # the Gaussian uses the cutoffs as given: no adjustment, no warning
+    # the Gaussian uses the cutoffs as given: no adjustment, no warning; it removes a form too
     rep, err = run_form(c, binary, tmp, "gauss", z, "1", "--filter", "gaussian", "--lambda-c", "100",
-                        levels=6)
+                        "--form", "poly:2", levels=6)
     if rep:
         c.check("warning" not in err and rep["cutoffs_um"]["lambda_c"]["effective"] == [100, 100],
                 "gaussian: stderr %r, %r" % (err, rep["cutoffs_um"]["lambda_c"]))
+        c.check(rep["filter"] == "gaussian" and rep["form"]["degree"] == 2, "gaussian form %r" % rep["form"])
 
 
 def errors(c, binary, tmp):
