@@ -3,7 +3,9 @@
  * the wavelet split (default) or the ISO 16610-61 Gaussian (--filter gaussian).
  * For each input: OUTDIR/<name without extension>/ with form.x3p, waviness.x3p, roughness.x3p
  * (noise.x3p with --lambda-s or a roughness band above level 1), report.json and PNG previews,
- * written atomically. A bad input gets one line on stderr and no folder; the batch goes on;
+ * written atomically. --form MODEL removes a least-squares form first (--plane = --form poly:1).
+ * Every adjustment of a requested cutoff is a note in report.json and a warning line on stderr.
+ * A bad input gets one line on stderr and no folder; the batch goes on;
  * the exit status is 1 when any input failed (2 for usage errors).
  */
 #include <errno.h>
@@ -85,6 +87,25 @@ static int parse_spacing(const char *s, double *sp)
     return comma ? parse_um(comma + 1, &sp[1]) : 0;
 }
 
+/* --form MODEL: none, plane (= poly:1), poly:N, sphere, cylinder-x, cylinder-y */
+static int parse_form(const char *v, lwt_filter_spec *spec)
+{
+    static const char *const names[] = {"none", "plane", "sphere", "cylinder-x", "cylinder-y"};
+    static const lwt_form_kind kinds[] = {LWT_FORM_NONE, LWT_FORM_POLY, LWT_FORM_SPHERE, LWT_FORM_CYLINDER_X,
+                                          LWT_FORM_CYLINDER_Y};
+    for (int k = 0; k < 5; k++)
+        if (!strcmp(v, names[k])) {
+            spec->form = kinds[k];
+            spec->form_degree = kinds[k] == LWT_FORM_POLY;
+            return 0;
+        }
+    if (strncmp(v, "poly:", 5) || v[5] < '1' || v[5] > '0' + LWT_FORM_MAX_DEGREE || v[6])
+        return -1;
+    spec->form = LWT_FORM_POLY;
+    spec->form_degree = v[5] - '0';
+    return 0;
+}
+
 /* file name without folders and without the last extension */
 static void stem(const char *path, char *out, size_t n)
 {
@@ -116,7 +137,7 @@ static int parse_filter_option(int argc, char **argv, int *i, filter_opts *o)
     const char *a = argv[*i];
     static const char *const with_value[] = {"-o", "--output", "--roughness-levels", "--waviness-levels",
                                              "--lambda-s", "--lambda-c", "--spacing", "--z-unit", "--dtype",
-                                             "--preview-size", "--filter"};
+                                             "--preview-size", "--filter", "--form"};
     int needs = 0;
     for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
         needs |= !strcmp(a, with_value[k]);
@@ -166,8 +187,13 @@ static int parse_filter_option(int argc, char **argv, int *i, filter_opts *o)
         o->preview_px = (int)px;
     } else if (!strcmp(a, "--no-png")) {
         o->preview_px = 0;
-    } else if (!strcmp(a, "--plane")) {
-        o->spec.plane = 1;
+    } else if (!strcmp(a, "--form")) {
+        if (parse_form(v, &o->spec))
+            return bad_value("--form needs none, plane, poly:N (N = 1..6), sphere, cylinder-x or cylinder-y "
+                             "(got '%s')", v);
+        o->form_asked = v;
+    } else if (!strcmp(a, "--plane")) { /* --form poly:1 */
+        o->plane_asked = 1;
     } else if (!strcmp(a, "--spatial")) {
         o->spatial = 1;
     } else if (!strcmp(a, "--no-material")) {
@@ -213,6 +239,14 @@ int cmd_filter(int argc, char **argv)
     if (!ninputs || !o.outdir) {
         free(inputs);
         return usage_error("needs INPUT... and -o OUTDIR%s", "");
+    }
+    if (o.plane_asked) {
+        if (o.form_asked && !(o.spec.form == LWT_FORM_POLY && o.spec.form_degree == 1)) {
+            free(inputs);
+            return usage_error("--plane is --form poly:1; it cannot go with --form %s", o.form_asked);
+        }
+        o.spec.form = LWT_FORM_POLY;
+        o.spec.form_degree = 1;
     }
     if (o.spec.filter == LWT_FILTER_GAUSSIAN && t.backend == LWT_BACKEND_CUDA) {
         free(inputs);

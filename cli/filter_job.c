@@ -16,7 +16,7 @@
 #include "surface/threads.h"
 #include "lwt_surface.h"
 
-#define NOTES 8
+#define NOTES 12
 /* the Abbott-Firestone curves of material_ratio.csv: every 0.1 % */
 #define CURVE_POINTS 1001
 
@@ -44,8 +44,10 @@ typedef struct job {
     lwt_mr_params mrp[1 + LWT_BAND_COUNT];
     lwt_spatial_params spp[1 + LWT_BAND_COUNT];
     double *curve[1 + LWT_BAND_COUNT]; /* CURVE_POINTS heights (metres about the mean) each */
+    lwt_form form;           /* the form removed (kind NONE: none) */
     lwt_report rep;
     char notes[NOTES][320];
+    int warned[NOTES];       /* notes that adjust a request: also a warning line on stderr */
     cli_outdir od;
     cli_progress *pg;
     lwt_context *ctx;
@@ -82,6 +84,20 @@ static void note(job *j, const char *fmt, ...)
     if (j->rep.nnotes >= NOTES)
         return;
     char *b = j->notes[j->rep.nnotes];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b, sizeof j->notes[0], fmt, ap);
+    va_end(ap);
+    j->rep.notes[j->rep.nnotes++] = b;
+}
+
+/* a note that changes what the user asked for: the report's note and a warning on stderr */
+static void warn_note(job *j, const char *fmt, ...)
+{
+    if (j->rep.nnotes >= NOTES)
+        return;
+    char *b = j->notes[j->rep.nnotes];
+    j->warned[j->rep.nnotes] = 1;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(b, sizeof j->notes[0], fmt, ap);
@@ -217,8 +233,44 @@ static void add_gauss_notes(job *j)
              g->lambda_f * 1e6, field * 1e6);
 }
 
+/* One requested cutoff of the wavelet split against the level boundary it was moved to. The
+ * level j holds wavelengths 2^j .. 2^(j+1) spacings, so a cutoff can only fall on 2^k d (d the
+ * smaller spacing), the nearest on a log scale (bands.h); below 2 d (the Nyquist wavelength) there
+ * is nothing to cut and lambda-s becomes 2 d. */
+static void cutoff_note(job *j, const char *name, double req, double eff, double d)
+{
+    if (!(req > 0) || fabs(eff - req) <= 1e-9 * req)
+        return;
+    if (req < eff && eff == 2 * d)
+        warn_note(j, "%s %g um is below twice the spacing (%g um): raised to %g um, the shortest wavelength the "
+                     "grid holds",
+                  name, req * 1e6, d * 1e6, eff * 1e6);
+    else
+        warn_note(j, "%s %g um moved to %g um (x %.4g): the wavelet split's cutoffs fall on octaves of the spacing, "
+                     "2^k x %g um; --filter gaussian uses it as given",
+                  name, req * 1e6, eff * 1e6, eff / req, d * 1e6);
+}
+
+/* the adjustments of the requested cutoffs (octaves, lambda-s below 2 spacings) and, with
+   anisotropic spacing, the other axis's cutoffs: levels are the same along x and y, so the
+   wavelengths along the axis with the larger spacing are longer in the same ratio */
+static void add_cutoff_notes(job *j, const filter_opts *o)
+{
+    const lwt_surface *s = &j->s;
+    const lwt_band_split *sp = j->rep.split;
+    const int ax = s->dx <= s->dy ? 0 : 1; /* the axis of the smaller spacing, the levels' reference */
+    cutoff_note(j, "lambda-s", o->req.lambda_s, sp->lambda_s[ax], sp->spacing);
+    cutoff_note(j, "lambda-c", o->req.lambda_c, sp->lambda_c[ax], sp->spacing);
+    if (fabs(s->dx - s->dy) > 1e-3 * (s->dx + s->dy))
+        warn_note(j, "anisotropic spacing (%g um along x, %g um along y): the levels are mapped from the smaller "
+                     "spacing, so the effective cutoffs differ per axis: lambda-s %g / %g um, lambda-c %g / %g um, "
+                     "lambda-f %g / %g um (x / y)",
+                  s->dx * 1e6, s->dy * 1e6, sp->lambda_s[0] * 1e6, sp->lambda_s[1] * 1e6, sp->lambda_c[0] * 1e6,
+                  sp->lambda_c[1] * 1e6, sp->lambda_f[0] * 1e6, sp->lambda_f[1] * 1e6);
+}
+
 /* the wavelet split's notes: fill, levels beyond PyWavelets' maximum, empty band, anisotropy */
-static void add_wavelet_notes(job *j)
+static void add_wavelet_notes(job *j, const filter_opts *o)
 {
     const lwt_surface *s = &j->s;
     const lwt_band_split *sp = j->rep.split;
@@ -231,10 +283,7 @@ static void add_wavelet_notes(job *j)
              sp->levels, j->res.max_level, s->nx, s->ny);
     if (sp->wavy_lo > sp->wavy_hi)
         note(j, "the waviness band is empty: roughness reaches the last level");
-    if (fabs(s->dx - s->dy) > 1e-3 * (s->dx + s->dy))
-        note(j, "anisotropic spacing: levels are mapped from the smaller spacing (%g um); each axis has its own "
-                "effective cutoffs",
-             sp->spacing * 1e6);
+    add_cutoff_notes(j, o);
 }
 
 static void add_notes(job *j, const filter_opts *o)
@@ -242,11 +291,20 @@ static void add_notes(job *j, const filter_opts *o)
     if (j->rep.gauss)
         add_gauss_notes(j);
     else
-        add_wavelet_notes(j);
-    if (o->spec.plane)
+        add_wavelet_notes(j, o);
+    const lwt_form *f = &j->form;
+    if (f->kind == LWT_FORM_POLY && f->degree == 1)
         note(j, "least-squares plane removed first (slopes %.4g, %.4g); input parameters are of the levelled "
                 "surface; form excludes the plane",
              j->res.plane.sx, j->res.plane.sy);
+    else if (f->kind == LWT_FORM_POLY)
+        note(j, "least-squares polynomial of degree %d removed first (rms residual %g um); input parameters are of "
+                "the residual; form excludes the polynomial",
+             f->degree, f->rms * 1e6);
+    else if (f->kind != LWT_FORM_NONE)
+        note(j, "least-squares %s (radius %g mm, %d iterations, rms residual %g um) removed first; input "
+                "parameters are of the residual; form excludes it",
+             lwt_form_kind_name(f->kind), f->radius * 1e3, f->iterations, f->rms * 1e6);
 }
 
 /* The material ratio family of surface k and its Abbott-Firestone curve sampled for
@@ -353,13 +411,16 @@ static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input
     spec.split = split;
     spec.progress = on_progress;
     spec.progress_user = j->pg;
+    spec.form_out = &j->form;
     st = LIB_CALL(j, lwt_filter_run(ctx, &spec, s->z, s->nx, s->ny, s->dx, s->dy, &j->res));
     if (st != LWT_OK)
         return lib_fail(j, st, input, err, errlen);
     double t1 = now_ms();
     progress_update(j->pg, 0.72, "parameters");
-    if (o->spec.plane)
+    if (j->form.kind == LWT_FORM_POLY && j->form.degree == 1) /* the library's plane, the same bits */
         lwt_plane_subtract(j->s.z, s->nx, s->ny, s->dx, s->dy, &j->res.plane, o->spec.threads);
+    else
+        lwt_form_subtract(j->s.z, s->nx, s->ny, s->dx, s->dy, &j->form, o->spec.threads);
     for (int b = -1; b < LWT_BAND_COUNT; b++) /* the input, then each band */
         if (b < 0 || j->res.band[b]) {
             st = surface_params(j, ctx, o, b < 0 ? s->z : j->res.band[b], b + 1);
@@ -382,8 +443,13 @@ static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input
     r->lambda_s_req = o->req.lambda_s;
     r->lambda_c_req = o->req.lambda_c;
     r->result = &j->res;
-    r->plane_removed = o->spec.plane;
+    r->plane_removed = j->form.kind == LWT_FORM_POLY && j->form.degree == 1;
+    r->form = &j->form;
     add_notes(j, o);
+    progress_clear(j->pg);
+    for (int k = 0; k < r->nnotes; k++)
+        if (j->warned[k])
+            fprintf(stderr, "lwt filter: warning: %s: %s\n", input, r->notes[k]);
     if (outdir_begin(&j->od, o->outdir, name, msg, sizeof msg))
         return failf(err, errlen, input, "%s", msg);
     if (write_outputs(j, o, err, errlen)) /* its line names the input */

@@ -10,7 +10,7 @@
 #include "lwt_surface.h"
 
 typedef struct filter_opts {
-    lwt_filter_spec spec;       /* wavelet, mode, dtype, backend, algorithm, plane, threads */
+    lwt_filter_spec spec;       /* wavelet, mode, dtype, backend, algorithm, form, threads */
     lwt_band_request req;       /* levels (-1 = the most the size allows), bands, cutoffs (metres) */
     const char *wavelet_asked;  /* as typed, for the report */
     double spacing[2];          /* metres, for files without spacing (.npy); 0 = not given */
@@ -20,6 +20,8 @@ typedef struct filter_opts {
     int no_material;            /* 1: no material ratio family, no material_ratio.csv (--no-material) */
     int mpi;                    /* 1: one surface over the MPI ranks of mpirun (--mpi, filter_mpi.c) */
     const char *outdir;
+    const char *form_asked;     /* --form as typed (NULL: not given) */
+    int plane_asked;            /* --plane given */
 } filter_opts;
 
 /* Log sink of the CLI context: keeps the last error message of liblwt for the failure line. */

@@ -158,10 +158,77 @@ LWT_API lwt_status lwt_plane_fit(lwt_context *ctx, const double *z, size_t nx, s
 LWT_API void lwt_plane_subtract(double *z, size_t nx, size_t ny, double dx, double dy, const lwt_plane *p,
                                 int threads);
 
+/* ------------------------------------------------- form (F-operators) */
+
+/*
+ * Least-squares form models of the valid points (docs/SURFACE.md, "Form removal"):
+ *   LWT_FORM_POLY      z = sum c_pq P_p(u) P_q(v), p + q <= degree (1..LWT_FORM_MAX_DEGREE), P the
+ *                      Legendre polynomials, u = (x - xc) / hx and v = (y - yc) / hy mapping the
+ *                      field onto [-1, 1]: the scaled, nearly orthogonal basis keeps the normal
+ *                      equations well conditioned up to degree 6 (solved by Cholesky after
+ *                      scaling to a unit diagonal). Degree 1 is the plane of lwt_plane_fit.
+ *   LWT_FORM_SPHERE    |(x, y, z) - (cx, cy, cz)| = R, fitted by geometric (orthogonal) distance
+ *   LWT_FORM_CYLINDER_X, _Y  a circular cylinder whose axis is parallel to x (resp. y), fitted by
+ *                      geometric distance to the axis ((y, z) resp. (x, z) circles)
+ * Sphere and cylinder: Levenberg-Marquardt from the algebraic (Kasa) fit, in coordinates scaled by
+ * the larger half-width of the field; converged when an accepted step moves no parameter by more
+ * than 1e-10 max(1, R) (scaled) or when a step changes the sum of squares by no more than 1e-13
+ * of it (its rounding); LWT_ERR_INVALID_ARGUMENT with a message when it does not converge in
+ * LWT_FORM_MAX_ITERATIONS steps or when the shape does not cover the field (a point outside the
+ * sphere's or cylinder's footprint has no height on it).
+ * lwt_form_subtract removes the model's height at each point (the vertical residual
+ * z - zmodel(x, y), what the band split then filters). Every sum runs per row, then over the
+ * rows in order: the result does not depend on the thread count.
+ */
+typedef enum lwt_form_kind {
+    LWT_FORM_NONE = 0,
+    LWT_FORM_POLY = 1,
+    LWT_FORM_SPHERE = 2,
+    LWT_FORM_CYLINDER_X = 3, /* axis parallel to x: the profile across it (along y) is a circle */
+    LWT_FORM_CYLINDER_Y = 4
+} lwt_form_kind;
+
+#define LWT_FORM_MAX_DEGREE 6
+#define LWT_FORM_MAX_COEFFS 28 /* (D + 1)(D + 2) / 2 for D = 6 */
+#define LWT_FORM_MAX_ITERATIONS 100
+
+typedef struct lwt_form {
+    lwt_form_kind kind;
+    int degree;                       /* POLY: 1..LWT_FORM_MAX_DEGREE */
+    /* POLY: coef[k] of P_p(u) P_q(v), k in the order (p, q) = (0,0), (1,0), (0,1), (2,0), (1,1),
+       (0,2), ... (total degree, then falling p); metres. u = (x - xc) / hx, v = (y - yc) / hy. */
+    int ncoef;
+    double coef[LWT_FORM_MAX_COEFFS];
+    double xc, yc, hx, hy;            /* metres */
+    /* SPHERE: centre (cx, cy, cz) and radius; CYLINDER_X: axis at (y = cy, z = cz), cx unused;
+       CYLINDER_Y: axis at (x = cx, z = cz), cy unused. convex = 1 when the surface lies above the
+       centre (a cap), 0 below it (a bowl). Metres; x = ix dx, y = iy dy. */
+    double cx, cy, cz, radius;
+    int convex;
+    int iterations;                   /* Levenberg-Marquardt steps taken (0 for POLY) */
+    double rms;                       /* rms of the vertical residual over the valid points, metres */
+    size_t n_valid;
+} lwt_form;
+
+/** Name of a form kind: "none", "poly", "sphere", "cylinder-x", "cylinder-y"; NULL outside. */
+LWT_API const char *lwt_form_kind_name(lwt_form_kind kind);
+/** Fit a form model (degree: POLY only) to the finite points of z (nx per row, ny rows, spacing
+ *  dx, dy > 0, metres). threads: CPU threads, 0 = default; the result does not depend on it.
+ *  LWT_ERR_INVALID_ARGUMENT (no valid point, too few for the model, points that do not determine
+ *  it, no convergence), LWT_ERR_OUT_OF_MEMORY. */
+LWT_API lwt_status lwt_form_fit(lwt_context *ctx, const double *z, size_t nx, size_t ny, double dx, double dy,
+                                lwt_form_kind kind, int degree, int threads, lwt_form *out);
+/** Height of the model at (x, y) metres; NaN where a sphere or cylinder has no point above it. */
+LWT_API double lwt_form_eval(const lwt_form *f, double x, double y);
+/** z -= model at every finite point (non-finite points stay as they are). */
+LWT_API void lwt_form_subtract(double *z, size_t nx, size_t ny, double dx, double dy, const lwt_form *f,
+                               int threads);
+
 /* ----------------------------------------------------------------- filter */
 
 /*
- * lwt_filter_run, spec.filter = LWT_FILTER_WAVELET (default): optional plane removal, invalid
+ * lwt_filter_run, spec.filter = LWT_FILTER_WAVELET (default): optional form removal (spec.plane,
+ * spec.form: the model's vertical residual is what is split), invalid
  * points filled (harmonic inpainting), one
  * forward J-level 2-D transform, then per band an inverse of that band's coefficients alone;
  * invalid points are NaN again in every band. The transform is linear and perfectly
@@ -209,7 +276,7 @@ typedef struct lwt_filter_spec {
     lwt_dtype dtype;          /* precision of the transform: LWT_F64 (default) or LWT_F32 */
     lwt_backend backend;      /* auto, cpu, cuda */
     lwt_algorithm algorithm;  /* auto by default */
-    int plane;                /* 1: remove the least-squares plane first */
+    int plane;                /* 1: remove the least-squares plane first (= form POLY, degree 1) */
     int threads;              /* CPU threads of the fill/plane loops; 0 = default */
     size_t chunk_rows;        /* row chunks of the transform: 0 = lwt_filter_run's default (one
                                  chunk) or the splitter's (automatic); LWT_SPLIT_ONE_CHUNK = one
@@ -220,6 +287,12 @@ typedef struct lwt_filter_spec {
     /* added in 0.x (the Gaussian filter); older binaries get the defaults */
     lwt_filter_kind filter;   /* LWT_FILTER_WAVELET (default) or LWT_FILTER_GAUSSIAN */
     lwt_gauss_nesting gauss;  /* the Gaussian's nesting indices (lwt_gauss_nesting_resolve) */
+    /* added in 0.x (form models); older binaries get the defaults */
+    lwt_form_kind form;       /* form removed before the split: LWT_FORM_NONE (default; plane = 1
+                                 still removes the plane), or a model of lwt_form_fit */
+    int form_degree;          /* LWT_FORM_POLY: 1..LWT_FORM_MAX_DEGREE */
+    lwt_form *form_out;       /* NULL, or where lwt_filter_run stores the fitted model (kind NONE
+                                 when none was removed); lwt_filter_result keeps its layout */
 } lwt_filter_spec;
 
 /** Defaults: cdf97, symmetric, f64, auto backend and algorithm, no plane; split zeroed;
@@ -239,7 +312,8 @@ LWT_API lwt_status lwt_gauss_nesting_resolve(lwt_context *ctx, const lwt_band_re
 typedef struct lwt_filter_result {
     size_t nx, ny;
     double *band[LWT_BAND_COUNT]; /* metres, NaN at invalid points; band[NOISE] NULL without noise band */
-    lwt_plane plane;              /* removed plane (all 0 when spec.plane is 0) */
+    lwt_plane plane;              /* removed plane (all 0 unless spec.plane, or spec.form is
+                                     LWT_FORM_POLY of degree 1: the model is then in spec.form_out) */
     size_t n_filled;              /* invalid points filled before the transform */
     lwt_backend backend;          /* resolved backend */
     lwt_path path;                /* lifting or convolution */

@@ -183,6 +183,55 @@ static void strings(json_writer *w, const char *key, const char *const *s, int n
     json_end_array(w);
 }
 
+/* the form model removed before the split (lwt_form, lwt_surface.h) */
+static void form(json_writer *w, const lwt_form *f)
+{
+    json_key(w, "form");
+    if (!f || f->kind == LWT_FORM_NONE) {
+        json_null(w);
+        return;
+    }
+    json_begin_object(w);
+    json_key(w, "model");
+    json_string(w, lwt_form_kind_name(f->kind));
+    if (f->kind == LWT_FORM_POLY) {
+        json_key(w, "degree");
+        json_int(w, f->degree);
+        json_key(w, "basis");
+        json_string(w, "Legendre P_p(u) P_q(v), u = (x - xc) / hx, v = (y - yc) / hy; coefficients in the order "
+                       "(p, q) = (0,0), (1,0), (0,1), (2,0), (1,1), (0,2), ...");
+        pair(w, "centre_um", f->xc * UM, f->yc * UM);
+        pair(w, "half_width_um", f->hx * UM, f->hy * UM);
+        json_key(w, "coefficients_um");
+        json_begin_array(w);
+        for (int k = 0; k < f->ncoef; k++)
+            json_number(w, f->coef[k] * UM);
+        json_end_array(w);
+    } else {
+        json_key(w, "centre_um");
+        json_begin_array(w);
+        if (f->kind == LWT_FORM_CYLINDER_X)
+            json_null(w);
+        else
+            json_number(w, f->cx * UM);
+        if (f->kind == LWT_FORM_CYLINDER_Y)
+            json_null(w);
+        else
+            json_number(w, f->cy * UM);
+        json_number(w, f->cz * UM);
+        json_end_array(w);
+        json_key_number(w, "radius_um", f->radius * UM);
+        json_key(w, "convex");
+        json_bool(w, f->convex);
+        json_key(w, "iterations");
+        json_int(w, f->iterations);
+    }
+    json_key_number(w, "rms_residual_um", f->rms * UM);
+    json_key(w, "valid_points");
+    json_int(w, (long long)f->n_valid);
+    json_end_object(w);
+}
+
 static void body(json_writer *w, const lwt_report *r)
 {
     const lwt_filter_result *f = r->result;
@@ -245,6 +294,7 @@ static void body(json_writer *w, const lwt_report *r)
     } else {
         json_null(w);
     }
+    form(w, r->form);
     json_key(w, "bands");
     json_begin_object(w);
     if (gauss)

@@ -4,7 +4,11 @@
  * Top-level keys: "lwt_version", "input", "input_format", "points" [nx, ny], "spacing_um"
  * [dx, dy], "valid_points", "invalid_points", "fill", "filter" ("wavelet" or "gaussian"),
  * "wavelet" (as asked), "wavelet_pywt" (PyWavelets name), "mode", "levels", "max_level_pywt",
- * "dtype", "backend", "algorithm", "plane_removed", "plane", "bands" (per band: "filter", what
+ * "dtype", "backend", "algorithm", "plane_removed", "plane", "form" (null, or {"model": "poly",
+ * "degree", "basis", "centre_um" [xc, yc], "half_width_um" [hx, hy], "coefficients_um", ...} or
+ * {"model": "sphere" | "cylinder-x" | "cylinder-y", "centre_um" [cx, cy, cz] (null for the
+ * coordinate along a cylinder's axis), "radius_um", "convex", "iterations", ...}, both with
+ * "rms_residual_um" and "valid_points"), "bands" (per band: "filter", what
  * made it, "levels" [first, last] or "approximation", and "wavelength_um" {"x": [lo, hi], "y":
  * [lo, hi]}, hi null for form), "cutoffs_um" ("lambda_s", "lambda_c", "lambda_f": {"requested",
  * "effective": [x, y]}), "parameters" ({"input", "form", "waviness", "roughness"[, "noise"]}:
@@ -46,6 +50,7 @@ typedef struct lwt_report {
     double lambda_s_req, lambda_c_req; /* metres, 0 = not given */
     const lwt_filter_result *result;   /* wavelet_pywt, backend, plane, n_filled, timings */
     int plane_removed;
+    const lwt_form *form;              /* the form removed first (NULL or kind NONE: none) */
     const lwt_iso_params *params[1 + LWT_BAND_COUNT]; /* input, form, waviness, roughness, noise (NULL = absent) */
     const lwt_mr_params *mr[1 + LWT_BAND_COUNT];      /* their material ratio parameters (NULL = absent) */
     const lwt_spatial_params *spatial[1 + LWT_BAND_COUNT]; /* Sal, Str, Std (NULL = not asked) */

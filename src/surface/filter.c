@@ -4,6 +4,7 @@
 
 #include "surface/filter.h"
 #include "surface/fill.h"
+#include "surface/form.h"
 #include "surface/gauss.h"
 #include "surface/split_impl.h"
 #include "core/fail.h"
@@ -128,6 +129,10 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec_in, cons
     lwt_filter_spec sv;
     LWT_FORWARD(lwt__filter_spec_read(ctx, spec_in, &sv));
     const lwt_filter_spec *spec = &sv;
+    if (spec->form_out)
+        memset(spec->form_out, 0, sizeof *spec->form_out);
+    LWT_RETURN_IF(spec->form < LWT_FORM_NONE || spec->form > LWT_FORM_CYLINDER_Y, ctx, LWT_ERR_INVALID_ARGUMENT,
+                  "unknown form model %d", (int)spec->form);
     if (spec->filter == LWT_FILTER_GAUSSIAN)
         return lwt__gauss_filter_run(ctx, spec, z, nx, ny, dx, dy, out);
     LWT_RETURN_IF(spec->filter != LWT_FILTER_WAVELET, ctx, LWT_ERR_INVALID_ARGUMENT, "unknown filter kind %d",
@@ -153,13 +158,13 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec_in, cons
     out->path = si.path;
     out->max_level = si.max_level;
 
-    /* 1-2: level and fill a copy, when there is something to level or fill; else the transform
-       reads z itself: the copy into fresh memory was all of the fill step for a surface without
-       invalid points (20-250 ms for 4096^2 on the 2-core development VM, most of it page faults) */
+    /* 1-2: remove the form from a copy and fill it, when there is something to remove or fill;
+       else the transform reads z itself: the copy into fresh memory was all of the fill step for
+       a surface without invalid points (20-250 ms for 4096^2 on the 2-core development VM, most of it page faults) */
     progress(spec, 0, steps, "filling invalid points");
     const double t_fill = lwt_filter_now_ms();
     const size_t n_bad = lwt__count_invalid(z, n, spec->threads);
-    const int copy = n_bad || spec->plane;
+    const int copy = n_bad || lwt__filter_has_form(spec);
     if (copy) {
         k.filled = big_alloc(n * sizeof *k.filled);
         if (!k.filled) {
@@ -167,10 +172,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec_in, cons
             goto done;
         }
         copy_parallel(k.filled, z, n, spec->threads);
-        if (spec->plane) {
-            LWT_FORWARD_GOTO(st, lwt_plane_fit(ctx, z, nx, ny, dx, dy, spec->threads, &out->plane), done);
-            lwt_plane_subtract(k.filled, nx, ny, dx, dy, &out->plane, spec->threads);
-        }
+        LWT_FORWARD_GOTO(st, lwt__filter_form(ctx, spec, z, nx, ny, dx, dy, k.filled, &out->plane), done);
         int fr = lwt_fill_invalid(k.filled, nx, ny, &out->n_filled);
         if (fr) {
             st = lwt_fail(ctx, fr == -2 ? LWT_ERR_INVALID_ARGUMENT : LWT_ERR_OUT_OF_MEMORY,

@@ -2,7 +2,8 @@
  * filter.h - wavelet band split of a height map into form, waviness, roughness (and noise),
  * seed 000 section 6.3, eq. 25.
  *
- *   1. optional least-squares plane removal (lwt_plane_fit over the valid points);
+ *   1. optional form removal over the valid points (the plane of lwt_plane_fit or a model of
+ *      lwt_form_fit: form.h);
  *   2. invalid points filled by harmonic inpainting (fill.h);
  *   3. one forward J-level 2-D transform (liblwt, PyWavelets' wavedecn layout);
  *   4. one inverse transform per band, each from a copy of the coefficients in which every

@@ -5,6 +5,7 @@
 #include "surface/bands.h"
 #include "surface/filter.h"
 #include "surface/split_impl.h"
+#include "surface/form.h"
 #include "surface/plane.h"
 #include "surface/threads.h"
 #include "core/fail.h"
@@ -129,13 +130,10 @@ lwt_status lwt__gauss_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, 
         free(lev);
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "all points are invalid");
     }
-    if (spec->plane) {
-        lwt_status st = lwt_plane_fit(ctx, z, nx, ny, dx, dy, spec->threads, &out->plane);
-        if (st != LWT_OK) {
-            free(lev);
-            return st;
-        }
-        lwt_plane_subtract(lev, nx, ny, dx, dy, &out->plane, spec->threads);
+    lwt_status st = lwt__filter_form(ctx, spec, z, nx, ny, dx, dy, lev, &out->plane);
+    if (st != LWT_OK) {
+        free(lev);
+        return st;
     }
     out->ms_fill = lwt_filter_now_ms() - t0;
     const double t1 = lwt_filter_now_ms();

@@ -452,6 +452,78 @@ static int get_heights(PyObject *obj, Py_ssize_t nx, Py_ssize_t ny, int writable
 
 static PyObject *pair_tuple(const double v[2]) { return Py_BuildValue("(dd)", v[0], v[1]); }
 
+/* An lwt_form as a dict (lengths in metres; None for what the model does not have). */
+static PyObject *form_dict(const lwt_form *f)
+{
+    if (f->kind == LWT_FORM_NONE)
+        Py_RETURN_NONE;
+    PyObject *d = Py_BuildValue("{s:s,s:d,s:n}", "model", lwt_form_kind_name(f->kind), "rms", f->rms, "n_valid",
+                                (Py_ssize_t)f->n_valid);
+    if (!d)
+        return NULL;
+    PyObject *more;
+    if (f->kind == LWT_FORM_POLY) {
+        PyObject *c = PyTuple_New(f->ncoef);
+        for (int k = 0; c && k < f->ncoef; k++)
+            PyTuple_SET_ITEM(c, k, PyFloat_FromDouble(f->coef[k]));
+        more = c ? Py_BuildValue("{s:i,s:N,s:(dd),s:(dd)}", "degree", f->degree, "coefficients", c, "centre", f->xc,
+                                 f->yc, "half_width", f->hx, f->hy)
+                 : NULL;
+    } else {
+        PyObject *cx = f->kind == LWT_FORM_CYLINDER_X ? Py_NewRef(Py_None) : PyFloat_FromDouble(f->cx);
+        PyObject *cy = f->kind == LWT_FORM_CYLINDER_Y ? Py_NewRef(Py_None) : PyFloat_FromDouble(f->cy);
+        more = Py_BuildValue("{s:(NNd),s:d,s:O,s:i}", "centre", cx, cy, f->cz, "radius", f->radius, "convex",
+                             f->convex ? Py_True : Py_False, "iterations", f->iterations);
+    }
+    if (!more || PyDict_Update(d, more) < 0) {
+        Py_XDECREF(more);
+        Py_DECREF(d);
+        return NULL;
+    }
+    Py_DECREF(more);
+    return d;
+}
+
+/* form_fit(z, nx, ny, dx, dy, threads, kind, degree) -> (model dict, block of z less the model)
+ * (lwt_form_fit, then lwt_form_subtract on a copy) */
+static PyObject *py_form_fit(PyObject *self, PyObject *args)
+{
+    PyObject *zobj;
+    Py_ssize_t nx, ny;
+    double dx, dy;
+    int threads, kind, degree;
+    if (!PyArg_ParseTuple(args, "Onnddiii", &zobj, &nx, &ny, &dx, &dy, &threads, &kind, &degree))
+        return NULL;
+    Py_buffer z;
+    if (get_heights(zobj, nx, ny, 0, &z) < 0)
+        return NULL;
+    const size_t n = (size_t)nx * (size_t)ny;
+    double *lev = malloc(n * sizeof *lev);
+    if (!lev) {
+        PyBuffer_Release(&z);
+        return PyErr_NoMemory();
+    }
+    lwt_form f;
+    lwt_status s;
+    lwt_py_forget();
+    Py_BEGIN_ALLOW_THREADS
+    s = lwt_form_fit(g_ctx, z.buf, (size_t)nx, (size_t)ny, dx, dy, (lwt_form_kind)kind, degree, threads, &f);
+    if (s == LWT_OK) {
+        memcpy(lev, z.buf, n * sizeof *lev);
+        lwt_form_subtract(lev, (size_t)nx, (size_t)ny, dx, dy, &f, threads);
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&z);
+    if (s != LWT_OK) {
+        free(lev);
+        return lwt_py_raise(s, "lwt_form_fit");
+    }
+    PyObject *block = lwt_py_heap_block(lev, n * sizeof *lev);
+    if (!block)
+        return NULL;
+    return Py_BuildValue("NN", form_dict(&f), block);
+}
+
 /* filter_spec_default() -> dict of lwt_filter_spec_default()'s fields (enums as ints; wavelet
  * None: the library's default) */
 static PyObject *py_filter_spec_default(PyObject *self, PyObject *noargs)
@@ -464,7 +536,7 @@ static PyObject *py_filter_spec_default(PyObject *self, PyObject *noargs)
 }
 
 /* filter(z, nx, ny, dx, dy, (wavelet|None, mode, f64, backend, algorithm, plane, threads,
- * chunk_rows, gaussian), (levels, rough_lo, rough_hi, wavy_lo, wavy_hi, lambda_s, lambda_c)) ->
+ * chunk_rows, gaussian, form kind, form degree), (levels, rough_lo, rough_hi, wavy_lo, wavy_hi, lambda_s, lambda_c)) ->
  * dict: lwt_bands_resolve (with gaussian lwt_gauss_nesting_resolve instead: the split is then
  * zero but for its spacing), then lwt_filter_run, as `lwt filter` calls them (cli/filter_job.c).
  * The bands are the library's own blocks (no copy); absent bands are None. */
@@ -474,10 +546,11 @@ static PyObject *py_filter(PyObject *self, PyObject *args)
     Py_ssize_t nx, ny, chunk_rows;
     double dx, dy;
     const char *wavelet, *mode_name;
-    int f64, backend, algorithm, plane, threads, gaussian;
+    int f64, backend, algorithm, plane, threads, gaussian, form_kind, form_degree;
     lwt_band_request req = {0};
-    if (!PyArg_ParseTuple(args, "Onndd(zsiiiiinp)(iiiiidd)", &zobj, &nx, &ny, &dx, &dy, &wavelet, &mode_name, &f64,
-                          &backend, &algorithm, &plane, &threads, &chunk_rows, &gaussian, &req.levels, &req.rough_lo,
+    if (!PyArg_ParseTuple(args, "Onndd(zsiiiiinpii)(iiiiidd)", &zobj, &nx, &ny, &dx, &dy, &wavelet, &mode_name,
+                          &f64, &backend, &algorithm, &plane, &threads, &chunk_rows, &gaussian, &form_kind,
+                          &form_degree, &req.levels, &req.rough_lo,
                           &req.rough_hi, &req.wavy_lo, &req.wavy_hi, &req.lambda_s, &req.lambda_c))
         return NULL;
     if (chunk_rows < 0)
@@ -494,6 +567,10 @@ static PyObject *py_filter(PyObject *self, PyObject *args)
     spec.threads = threads;
     spec.chunk_rows = (size_t)chunk_rows;
     spec.filter = gaussian ? LWT_FILTER_GAUSSIAN : LWT_FILTER_WAVELET;
+    spec.form = (lwt_form_kind)form_kind;
+    spec.form_degree = form_degree;
+    lwt_form form;
+    spec.form_out = &form;
     Py_buffer z;
     if (get_heights(zobj, nx, ny, 0, &z) < 0)
         return NULL;
@@ -535,9 +612,9 @@ static PyObject *py_filter(PyObject *self, PyObject *args)
         return NULL;
     const lwt_band_split *sp = &spec.split;
     return Py_BuildValue(
-        "{s:N,s:(ddd),s:n,s:i,s:s,s:i,s:s,s:d,s:d,s:d,s:s,s:(ddd),"
+        "{s:N,s:N,s:(ddd),s:n,s:i,s:s,s:i,s:s,s:d,s:d,s:d,s:s,s:(ddd),"
         "s:{s:i,s:i,s:i,s:i,s:i,s:i,s:d,s:N,s:N,s:N}}",
-        "bands", bands, "plane", r.plane.z0, r.plane.sx, r.plane.sy, "n_filled", (Py_ssize_t)r.n_filled, "backend",
+        "bands", bands, "form", form_dict(&form), "plane", r.plane.z0, r.plane.sx, r.plane.sy, "n_filled", (Py_ssize_t)r.n_filled, "backend",
         (int)r.backend, "path", r.path == LWT_PATH_LIFTING ? "lifting" : "convolution", "max_level", r.max_level,
         "wavelet", r.wavelet, "ms_fill", r.ms_fill, "ms_transform", r.ms_transform, "ms_total", r.ms_total, "filter",
         gaussian ? "gaussian" : "wavelet", "nesting", spec.gauss.lambda_s, spec.gauss.lambda_c, spec.gauss.lambda_f,
@@ -736,6 +813,8 @@ static PyMethodDef core_methods[] = {
     {"material", py_material, METH_VARARGS,
      "material(z, nx, ny, threads, spec, mrs, ps) -> (material ratio values, n_valid, mean, Smc(mrs), Vm(ps), Vv(ps))"},
     {"spatial", py_spatial, METH_VARARGS, "spatial(z, nx, ny, dx, dy, threads, s) -> (Sal, Str, Std)"},
+    {"form_fit", py_form_fit, METH_VARARGS,
+     "form_fit(z, nx, ny, dx, dy, threads, kind, degree) -> (model dict, z less the model as a block)"},
     {"plane_fit", py_plane_fit, METH_VARARGS, "plane_fit(z, nx, ny, dx, dy, threads) -> (z0, sx, sy)"},
     {"plane_subtract", py_plane_subtract, METH_VARARGS, "plane_subtract(z, nx, ny, dx, dy, threads, plane)"},
     {NULL, NULL, 0, NULL},

@@ -36,7 +36,7 @@ except ImportError as e:  # not built (no libzip/expat/libcrypto/libpng at build
         _IO_MISSING = "lwt._surface_io cannot be loaded: %s" % e
 
 __all__ = ["Surface", "FilterResult", "Plane", "read", "write", "filter", "parameters", "material_parameters",
-           "material_ratio_curve", "spatial_parameters", "plane_fit", "remove_plane", "PARAMETER_NAMES", "MATERIAL_PARAMETER_NAMES",
+           "material_ratio_curve", "spatial_parameters", "plane_fit", "remove_plane", "form_fit", "remove_form", "PARAMETER_NAMES", "MATERIAL_PARAMETER_NAMES",
            "BAND_NAMES"]
 
 #: The ISO 25178-2 parameters in liblwt's order (lwt_iso_param_name).
@@ -106,10 +106,11 @@ class FilterResult:
     filter: "wavelet" or "gaussian", the filter that made the bands; nesting: the Gaussian's
     nesting indices (lambda_s, lambda_c, lambda_f) in metres as used (lambda_s 0: no S-filter),
     zeros for the wavelet; with the Gaussian the split is zeros but for its spacing.
+    form: the form model removed first (form_fit's dict), None without one.
     """
 
     __slots__ = ("bands", "parameters", "split", "plane", "n_filled", "wavelet", "backend", "path", "max_level",
-                 "times_ms", "filter", "nesting")
+                 "times_ms", "filter", "nesting", "form")
 
     def __getitem__(self, band):
         return self.bands[band]
@@ -255,7 +256,7 @@ def _wavelength(name, v):
 
 def filter(surface_or_z, dx=None, dy=None, *, levels=None, roughness_levels=None, waviness_levels=None,
            lambda_s=None, lambda_c=None, wavelet=None, mode=None, plane=None, dtype=None, backend=None,
-           algorithm=None, threads=None, chunk_rows=None, filter=None):
+           algorithm=None, threads=None, chunk_rows=None, filter=None, form=None):
     """Split a surface into form, waviness and roughness (and noise) as `lwt filter` does:
     optional plane removal, invalid points filled by harmonic inpainting, one J-level 2-D
     wavelet transform, one inverse per band; NaN again at invalid points in every band.
@@ -276,7 +277,9 @@ def filter(surface_or_z, dx=None, dy=None, *, levels=None, roughness_levels=None
     mode (symmetric), plane (False), dtype ("float64" or "float32"), backend ("auto", "cpu",
     "cuda"), algorithm ("auto", "lifting", "convolution", "rc", "lbb"), threads (CPU threads of
     the fill and plane loops, 0 = default; lwt.set_threads sets the transform's),
-    chunk_rows (0 = one chunk).
+    chunk_rows (0 = one chunk), form (None: none, or a model of form_fit: "plane", "poly:N",
+    "sphere", "cylinder-x", "cylinder-y", removed before the split as `lwt filter --form`;
+    plane=True is form="plane").
 
     Returns a FilterResult: result.bands / result[name], result.parameters ({"input", band:
     {name: value}}, as parameters()), result.split, result.plane and the run's details.
@@ -301,6 +304,7 @@ def filter(surface_or_z, dx=None, dy=None, *, levels=None, roughness_levels=None
             d["threads"] if threads is None else int(threads),
             d["chunk_rows"] if chunk_rows is None else int(chunk_rows),
             _choice("filter", d["filter"] if filter is None else filter, {"wavelet": False, "gaussian": True}))
+    spec += _form_model("none" if form is None else form)
     if levels is not None and (isinstance(levels, bool) or int(levels) != levels or levels < 1):
         raise ValueError("levels must be a positive integer, got %r" % (levels,))
     request = ((0 if levels is None else int(levels),) + _levels("roughness_levels", roughness_levels)
@@ -312,13 +316,17 @@ def filter(surface_or_z, dx=None, dy=None, *, levels=None, roughness_levels=None
     r.bands = {name: np.frombuffer(block, dtype=np.float64).reshape(ny, nx)
                for name, block in zip(BAND_NAMES, out["bands"]) if block is not None}
     r.plane = Plane(*out["plane"])
+    r.form = out["form"]
     # The parameters as `lwt filter` computes them: the input's of the surface the bands add
-    # up to (levelled by the same plane), then each band's.
+    # up to (levelled by the same plane or model), then each band's.
     threads = spec[6]
     levelled = z
-    if spec[5]:
+    if r.form and r.form["model"] == "poly" and r.form["degree"] == 1:  # the library's plane path
         levelled = z.copy()
         _core.plane_subtract(levelled, nx, ny, dx, dy, threads, tuple(r.plane))
+    elif r.form:  # lwt_form_fit gives the filter's model, bit for bit (tests/c/test_surface_form.c)
+        levelled = np.frombuffer(_core.form_fit(z, nx, ny, dx, dy, threads, spec[9], spec[10])[1],
+                                 dtype=np.float64).reshape(ny, nx)
     r.parameters = {"input": _parameters(levelled, dx, dy, threads)}
     r.parameters.update((name, _parameters(band, dx, dy, threads)) for name, band in r.bands.items())
     r.split = out["split"]
@@ -389,6 +397,48 @@ def spatial_parameters(surface_or_z, dx=None, dy=None, *, s=0.2, threads=0):
     z, dx, dy = _grid(surface_or_z, dx, dy, "spatial_parameters")
     sal, st, sd = _core.spatial(z, z.shape[1], z.shape[0], dx, dy, int(threads), float(s))
     return {"Sal": sal, "Str": st, "Std": sd}
+
+
+_FORM_KINDS = {"none": 0, "plane": 1, "sphere": 2, "cylinder-x": 3, "cylinder-y": 4}
+
+
+def _form_model(model):
+    """(kind, degree) of a form model name, as `lwt filter --form` reads it"""
+    if not isinstance(model, str):
+        raise TypeError("form must be a str such as 'poly:3' or 'sphere', not %s" % type(model).__name__)
+    if model in _FORM_KINDS:
+        return _FORM_KINDS[model], int(model == "plane")
+    if model.startswith("poly:") and model[5:].isdigit() and 1 <= int(model[5:]) <= 6:
+        return 1, int(model[5:])
+    raise ValueError("form must be none, plane, poly:N (N = 1..6), sphere, cylinder-x or cylinder-y, not %r"
+                     % (model,))
+
+
+def form_fit(surface_or_z, dx=None, dy=None, model="plane", *, threads=0):
+    """The least-squares form model of the finite points (lwt_form_fit; docs/SURFACE.md, "Form
+    removal"): model "plane", "poly:N" (N = 1..6; Legendre basis in coordinates scaled onto
+    [-1, 1]), "sphere", "cylinder-x" or "cylinder-y" (axis along x or y; geometric distance by
+    Levenberg-Marquardt). A dict in metres: "model", "rms" (of the vertical residual), "n_valid",
+    and for a polynomial "degree", "coefficients", "centre" (xc, yc), "half_width" (hx, hy); for
+    a sphere or cylinder "centre" (cx, cy, cz; None along a cylinder's axis), "radius",
+    "convex", "iterations". ValueError when the model cannot be fitted."""
+    return remove_form(surface_or_z, dx, dy, model, threads=threads)[1]
+
+
+def remove_form(surface_or_z, dx=None, dy=None, model="plane", *, threads=0):
+    """(heights less the model, model dict) for form_fit's model (lwt_form_subtract: the
+    model's height at each point; non-finite points stay as they are). An array for an array, a
+    Surface (same metadata) for a Surface."""
+    z, dx, dy = _grid(surface_or_z, dx, dy, "remove_form")
+    kind, degree = _form_model(model)
+    if kind == 0:
+        return (surface_or_z if isinstance(surface_or_z, Surface) else z.copy()), None
+    d, block = _core.form_fit(z, z.shape[1], z.shape[0], dx, dy, int(threads), kind, degree)
+    levelled = np.frombuffer(block, dtype=np.float64).reshape(z.shape)
+    if not isinstance(surface_or_z, Surface):
+        return levelled, d
+    s = surface_or_z
+    return Surface(levelled, dx, dy, **{k: getattr(s, k) for k in _METADATA}), d
 
 
 def plane_fit(surface_or_z, dx=None, dy=None, *, threads=0):
