@@ -11,7 +11,7 @@
  * (outdir.h: rank 0 commits it after every rank succeeded).
  *
  * Not over ranks (refused with a message): invalid points (their harmonic fill, fill.c, is a
- * sequential coarse-to-fine sweep over the whole surface), plane removal, the Gaussian filter,
+ * sequential coarse-to-fine sweep over the whole surface), plane and form removal, the Gaussian filter,
  * the spatial family; the material-ratio family needs the whole surface sorted and is left out
  * (said in the report). Built only with MPI.
  */
@@ -403,7 +403,8 @@ int cmd_filter_mpi(const filter_opts *o, int ninputs, char *const *inputs)
     MPI_Comm_size(MPI_COMM_WORLD, &j.nranks);
     const char *why = ninputs != 1                              ? "takes one input (a surface bigger than a node)"
                       : o->spec.filter != LWT_FILTER_WAVELET    ? "runs the wavelet split only (not --filter gaussian)"
-                      : o->spec.plane                           ? "does not remove a plane yet (level the surface first)"
+                      : o->spec.plane || o->spec.form != LWT_FORM_NONE
+                          ? "does not remove a plane or form yet (level the surface first)"
                       : o->spatial                              ? "does not compute the spatial family (--spatial)"
                       : !(o->spacing[0] > 0)                    ? "needs --spacing DX[,DY] (a .npy file has none)"
                       : strlen(inputs[0]) < 4 || strcmp(inputs[0] + strlen(inputs[0]) - 4, ".npy")

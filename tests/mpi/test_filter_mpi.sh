@@ -56,6 +56,7 @@ refuse() { # what, expected status, then the arguments
 }
 refuse "invalid points" 1 nan.npy
 refuse "--plane" 2 --plane s.npy
+refuse "--form sphere" 2 --form sphere s.npy
 refuse "--filter gaussian" 2 --filter gaussian s.npy
 refuse "a 3-D array" 1 v.npy
 exit $fail
