@@ -11,7 +11,8 @@
  * (outdir.h: rank 0 commits it after every rank succeeded).
  *
  * Not over ranks (refused with a message): invalid points (their harmonic fill, fill.c, is a
- * sequential coarse-to-fine sweep over the whole surface), plane and form removal, the Gaussian filter,
+ * sequential coarse-to-fine sweep over the whole surface), form removal other than the plane (--plane:
+ * reduced from per-row sums like the parameters, plane.h), the Gaussian filter,
  * the spatial family; the material-ratio family needs the whole surface sorted and is left out
  * (said in the report). Built only with MPI.
  */
@@ -28,6 +29,7 @@
 #include "mpi_io.h"
 #include "outdir.h"
 #include "surface/params_rows.h"
+#include "surface/plane.h"
 
 typedef struct fjob {
     const filter_opts *o;
@@ -38,7 +40,9 @@ typedef struct fjob {
     lwt_band_split split;
     double *z;                               /* this rank's heights (metres) */
     double *band[LWT_BAND_COUNT];            /* this rank's rows of each band; NULL: empty band */
-    lwt_iso_params params[1 + LWT_BAND_COUNT]; /* rank 0: input, then the bands */
+    lwt_iso_params params[1 + LWT_BAND_COUNT]; /* input (levelled), then the bands */
+    lwt_plane plane;                         /* --plane: the plane removed first */
+    int levelled;
 } fjob;
 
 static int say(const fjob *j, const char *input, const char *msg)
@@ -137,8 +141,21 @@ static int split_bands(fjob *j, lwt_mpi_plan *mp, const lwt_plan *whole, lwt_dty
     return ok ? 0 : -1;
 }
 
-/* the parameters of one distributed surface (this rank's rows z) into *out on rank 0: per-row
-   partials, the row after the slab from the next rank, all rows added in row order */
+/* every rank's per-row partials (F doubles a row, this rank's `mine` for its rows) into all, in
+   row order, on every rank */
+static void gather_rows(const fjob *j, const double *mine, size_t F, double *all, int *count, int *at)
+{
+    for (int q = 0; q < j->nranks; q++) {
+        size_t a, b;
+        mpi_slab_of(j->ny, q, j->nranks, &a, &b);
+        count[q] = (int)((b - a) * F);
+        at[q] = (int)(a * F);
+    }
+    MPI_Allgatherv(mine, count[j->rank], MPI_DOUBLE, all, count, at, MPI_DOUBLE, MPI_COMM_WORLD);
+}
+
+/* the parameters of one distributed surface (this rank's rows z) into *out on every rank:
+   per-row partials, the row after the slab from the next rank, all rows added in row order */
 static int reduce_params(const fjob *j, const double *z, lwt_iso_params *out)
 {
     const size_t rows = j->r1 - j->r0, F = LWT_PARAMS_ROW_FIELDS;
@@ -150,24 +167,42 @@ static int reduce_params(const fjob *j, const double *z, lwt_iso_params *out)
         const int up = j->rank > 0 ? j->rank - 1 : MPI_PROC_NULL, down = j->rank + 1 < j->nranks ? j->rank + 1 : MPI_PROC_NULL;
         MPI_Sendrecv(z, (int)j->nx, MPI_DOUBLE, up, 7, next, (int)j->nx, MPI_DOUBLE, down, 7, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
-        for (int q = 0; q < j->nranks; q++) {
-            size_t a, b;
-            mpi_slab_of(j->ny, q, j->nranks, &a, &b);
-            count[q] = (int)((b - a) * F);
-            at[q] = (int)(a * F);
-        }
         const int threads = j->o->spec.threads;
         lwt__params_rows_first(z, j->nx, 0, rows, j->r1 < j->ny ? next : NULL, j->dx, j->dy, threads, mine);
-        MPI_Allgatherv(mine, count[j->rank], MPI_DOUBLE, all, count, at, MPI_DOUBLE, MPI_COMM_WORLD);
+        gather_rows(j, mine, F, all, count, at);
         const double mean = lwt__params_rows_mean(all, j->ny);
         lwt__params_rows_second(z, j->nx, 0, rows, mean, threads, mine);
-        MPI_Gatherv(mine, count[j->rank], MPI_DOUBLE, all, count, at, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        if (j->rank == 0)
-            lwt__params_rows_finish(all, j->ny, out);
+        gather_rows(j, mine, F, all, count, at);
+        lwt__params_rows_finish(all, j->ny, out);
     }
     free(mine);
     free(all);
     free(next);
+    free(count);
+    free(at);
+    return ok ? 0 : -1;
+}
+
+/* the least-squares plane of the whole map from every rank's rows (plane.h), subtracted from
+   this rank's rows: lwt filter --plane's bits */
+static int level(fjob *j)
+{
+    const size_t rows = j->r1 - j->r0, F = LWT_PLANE_ROW_FIELDS;
+    double *mine = calloc(rows * F + 1, sizeof *mine), *all = calloc(j->ny * F + 1, sizeof *all), mean[3];
+    int *count = malloc((size_t)j->nranks * sizeof *count), *at = malloc((size_t)j->nranks * sizeof *at);
+    int ok = mpi_all_ok(mine && all && count && at);
+    if (ok) {
+        lwt__plane_rows_first(j->z, j->nx, rows, j->o->spec.threads, mine);
+        gather_rows(j, mine, F, all, count, at);
+        lwt__plane_rows_means(all, j->ny, mean); /* the points are all valid here */
+        lwt__plane_rows_second(j->z, j->nx, j->r0, rows, mean, j->o->spec.threads, mine);
+        gather_rows(j, mine, F, all, count, at);
+        lwt__plane_rows_finish(all, j->ny, mean, j->dx, j->dy, &j->plane);
+        lwt__plane_subtract_rows(j->z, j->nx, j->r0, rows, j->dx, j->dy, &j->plane, j->o->spec.threads);
+        j->levelled = 1;
+    }
+    free(mine);
+    free(all);
     free(count);
     free(at);
     return ok ? 0 : -1;
@@ -233,6 +268,18 @@ static int write_report(const fjob *j, const char *input, const char *path)
     json_int(&w, j->split.levels);
     json_key(&w, "dtype");
     json_string(&w, j->o->spec.dtype == LWT_F64 ? "float64" : "float32");
+    json_key(&w, "plane_removed");
+    json_bool(&w, j->levelled);
+    json_key(&w, "plane");
+    if (j->levelled) {
+        json_begin_object(&w);
+        json_key_number(&w, "z0_um", j->plane.z0 * 1e6);
+        json_key_number(&w, "slope_x", j->plane.sx);
+        json_key_number(&w, "slope_y", j->plane.sy);
+        json_end_object(&w);
+    } else {
+        json_null(&w);
+    }
     json_key(&w, "bands");
     json_begin_object(&w);
     const int lo[LWT_BAND_COUNT] = {0, j->split.wavy_lo, j->split.rough_lo, 1};
@@ -320,6 +367,8 @@ static int filter_one(fjob *j, const char *input)
         return -1; /* the reason went through the log */
     if (read_slab(j, input, offset, hi.dtype))
         return -1;
+    if ((o->spec.plane || o->spec.form == LWT_FORM_POLY) && level(j))
+        return say(j, input, "out of memory fitting the plane") - 1;
     lwt_wavelet *w = NULL;
     lwt_plan *whole = NULL;
     lwt_mpi_plan *mp = NULL;
@@ -403,8 +452,8 @@ int cmd_filter_mpi(const filter_opts *o, int ninputs, char *const *inputs)
     MPI_Comm_size(MPI_COMM_WORLD, &j.nranks);
     const char *why = ninputs != 1                              ? "takes one input (a surface bigger than a node)"
                       : o->spec.filter != LWT_FILTER_WAVELET    ? "runs the wavelet split only (not --filter gaussian)"
-                      : o->spec.plane || o->spec.form != LWT_FORM_NONE
-                          ? "does not remove a plane or form yet (level the surface first)"
+                      : o->spec.form != LWT_FORM_NONE && !(o->spec.form == LWT_FORM_POLY && o->spec.form_degree == 1)
+                          ? "removes a plane only (--plane), not another form yet"
                       : o->spatial                              ? "does not compute the spatial family (--spatial)"
                       : !(o->spacing[0] > 0)                    ? "needs --spacing DX[,DY] (a .npy file has none)"
                       : strlen(inputs[0]) < 4 || strcmp(inputs[0] + strlen(inputs[0]) - 4, ".npy")

@@ -1,8 +1,9 @@
 #!/bin/sh
 # lwt filter --mpi on 1-3 ranks against lwt filter on one process: the band files hold the bits
 # of lwt filter's band X3P files and report.json the same ISO 25178-2 values, for any rank count
-# (float64 and a float32 input, odd sizes); what --mpi does not take (invalid points, --plane,
-# --filter gaussian, a 3-D array) is refused on every rank with one message and no output.
+# (float64 and a float32 input levelled with --plane, odd sizes); what --mpi does not take
+# (invalid points, --form other than the plane, --filter gaussian, a 3-D array) is refused on
+# every rank with one message and no output.
 # Usage: test_filter_mpi.sh LWT MPIEXEC [MPIEXEC FLAGS...]; skips (77) without python3 + numpy.
 set -u
 . "$(dirname "$0")/cli_setup.sh"
@@ -18,10 +19,10 @@ np.save("v.npy", np.zeros((40, 40, 40)))
 PY
 opts="--spacing 0.8,1.1 --z-unit um --levels 4 --no-png --no-material"
 check "s: one process" "$lwt" filter s.npy -o one $opts -w db3
-check "f: one process" "$lwt" filter f.npy -o one $opts -w cdf97 --roughness-levels 1-2
+check "f: one process" "$lwt" filter f.npy -o one $opts -w cdf97 --roughness-levels 1-2 --plane
 for np in 1 2 3; do
   check "s on $np ranks" $run -np $np "$lwt" filter --mpi s.npy -o m$np $opts -w db3
-  check "f on $np ranks" $run -np $np "$lwt" filter --mpi f.npy -o m$np $opts -w cdf97 --roughness-levels 1-2
+  check "f on $np ranks" $run -np $np "$lwt" filter --mpi f.npy -o m$np $opts -w cdf97 --roughness-levels 1-2 --plane
 done
 python3 - <<'PY' || fail=1
 import json, sys, zipfile
@@ -31,6 +32,8 @@ for name in ("s", "f"):
     one = json.load(open(f"one/{name}/report.json"))
     for np_ in (1, 2, 3):
         rep = json.load(open(f"m{np_}/{name}/report.json"))
+        if rep["plane"] != one["plane"]:
+            print(f"FAIL: {name} on {np_} ranks: plane {rep['plane']}, one process {one['plane']}"); bad += 1
         for surf, p in rep["parameters"].items():
             q = one["parameters"][surf]
             for k, v in p.items():
@@ -55,7 +58,6 @@ refuse() { # what, expected status, then the arguments
   [ ! -e refused ] || [ -z "$(ls -A refused)" ] || { echo "FAIL: $what left $(ls -A refused)"; fail=1; }
 }
 refuse "invalid points" 1 nan.npy
-refuse "--plane" 2 --plane s.npy
 refuse "--form sphere" 2 --form sphere s.npy
 refuse "--filter gaussian" 2 --filter gaussian s.npy
 refuse "a 3-D array" 1 v.npy
