@@ -4,8 +4,8 @@
  * is executed from THREADS pthreads at once, each with its own workspace (lwt_plan_info's
  * workspace_bytes, malloc'ed by the thread) and its own output, forward and inverse ROUNDS times;
  * every result must be bit-identical to the same plan run once on the main thread before the
- * threads start. Each call also runs its own OpenMP team (context threads 0 = all), so OpenMP
- * regions run nested under many pthreads at once. Then the same from separate plans made
+ * threads start. The context's threads are 0 (all), so the calls large enough to split run
+ * their own OpenMP teams, nested under the pthreads, all at once. Then the same from separate plans made
  * concurrently, one per thread, from one context and one wavelet (plan creation reads the
  * shared wavelet and context). Cases: lifting, filter bank, LBB, 1-3 dimensions, f32 and f64,
  * a batch. Also built with ThreadSanitizer (make test-tsan), where the races it would find
@@ -40,6 +40,9 @@ static const pcase cases[] = {
     {"sym5", 3, {20, 18, 16}, 2, LWT_MODE_REFLECT, LWT_F64, LWT_ALGO_CONVOLUTION, 1},
     {"coif3", 1, {1000, 1, 1}, LWT_LEVELS_MAX, LWT_MODE_SMOOTH, LWT_F64, LWT_ALGO_AUTO, 3},
     {"bior3.5", 2, {50, 70, 1}, 3, LWT_MODE_ZERO, LWT_F32, LWT_ALGO_LIFTING_RC, 2},
+    /* 80 Ki samples: its first level's passes split over OpenMP threads (at least 32 Ki samples
+       each, cpu_pass_entry.h), the LBB case above over its column strips */
+    {"db2", 2, {320, 256, 1}, 2, LWT_MODE_SYMMETRIC, LWT_F64, LWT_ALGO_LIFTING_RC, 1},
 };
 
 typedef struct ref {
