@@ -35,7 +35,16 @@ typedef struct cli_transform_opts {
  * Returns 1 if consumed, 0 if not one of these, -1 on a bad value (message printed). */
 int cli_parse_common(int argc, char **argv, int *i, cli_transform_opts *o);
 
-/* Context whose log callback prints errors and warnings to stderr as "lwt: ...". */
+/* lwt --max-memory SIZE (memory_limit.c): take the option (anywhere on the line) out of argv,
+ * argv[argc] included; -1 on a bad value (message printed). */
+int cli_take_max_memory(int *argc, char **argv);
+/* The ceiling for every context the CLI makes: --max-memory, else 3/4 of the usable RAM. */
+size_t cli_memory_limit(void);
+/* "64M", "1.5G", "4096" (K M G T P: powers of 1024, optional "iB" or "B") to bytes; 0 ok. */
+int cli_parse_bytes(const char *s, size_t *out);
+
+/* Context whose log callback prints errors and warnings to stderr as "lwt: ...", with the
+ * memory ceiling of cli_memory_limit. */
 lwt_context *cli_context(void);
 
 /* The warning PyWavelets gives for levels above the maximum useful one. */

@@ -282,6 +282,7 @@ int cmd_filter(int argc, char **argv)
     }
     lwt_context_set_log(ctx, filter_log_fn, &log);
     lwt_context_set_threads(ctx, t.threads);
+    lwt_context_set_memory_limit(ctx, cli_memory_limit());
     lwt_wavelet *w = NULL;
     if (lwt_wavelet_create(ctx, t.wavelet, &w) != LWT_OK) {
         fprintf(stderr, "lwt filter: unknown wavelet '%s' (see lwt info)\n", t.wavelet);

@@ -1,11 +1,13 @@
 /* lwt forward / lwt inverse: .npy in, .npy out, PyWavelets' packed layout. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "io/npy.h"
+#include "io/surface_file.h" /* lwt__format_bytes */
 
 /* options that only the streamed engine understands send the call there */
 static int wants_stream(int argc, char **argv)
@@ -97,8 +99,9 @@ int cmd_transform(int argc, char **argv, int inverse)
         rc = LWT_EXIT_USAGE; /* the message went to stderr through the log */
         goto done;
     }
-    if (npy_read(paths[0], &in, err, sizeof err)) {
-        fprintf(stderr, "lwt: %s\n", err);
+    int nrc = npy_read_max(paths[0], lwt_context_memory_limit(ctx), &in, err, sizeof err);
+    if (nrc) {
+        fprintf(stderr, "lwt: %s%s\n", err, nrc == NPY_OVER_LIMIT ? " (--max-memory)" : "");
         goto done;
     }
     if (in.ndim < 1 || in.ndim > LWT_MAX_NDIM) {
@@ -154,6 +157,17 @@ int cmd_transform(int argc, char **argv, int inverse)
     cli_warn_levels(o.levels, info.max_level);
     size_t es = in.dtype == LWT_F32 ? 4 : 8;
     size_t nout = inverse ? info.input_count : info.coeff_count;
+    /* the input is held; the output and the workspace come on top (the readers checked the input) */
+    size_t limit = lwt_context_memory_limit(ctx);
+    uint64_t need = (uint64_t)in.count * es + (uint64_t)nout * es + info.workspace_bytes;
+    if (limit && need > limit) {
+        char a[32], b[32];
+        lwt__format_bytes(a, sizeof a, need);
+        lwt__format_bytes(b, sizeof b, limit);
+        fprintf(stderr, "lwt: %s: the transform needs %s (input, output, workspace), more than the memory limit "
+                        "of %s (--max-memory)\n", paths[0], a, b);
+        goto done;
+    }
     out = malloc(nout * es);
     if (!out) {
         fprintf(stderr, "lwt: out of memory (%zu bytes for the output)\n", nout * es);

@@ -70,11 +70,21 @@ static void usage(FILE *f)
             "wavelets: every PyWavelets discrete wavelet (haar db1-38 sym2-20 coif1-17 bior* rbio* dmey)\n"
             "          and the aliases cdf97 cdf53 d4 d8 d20\n"
             "\n"
+            "every command:\n"
+            "  --max-memory SIZE                      refuse inputs whose declared size needs more memory\n"
+            "                                         (e.g. 64M, 2G; 0: no limit; default 3/4 of the RAM)\n"
+            "\n"
             "lwt --version | lwt --help\n");
 }
 
 int main(int argc, char **argv)
 {
+    if (argc < 2) {
+        usage(stderr);
+        return LWT_EXIT_USAGE;
+    }
+    if (cli_take_max_memory(&argc, argv))
+        return LWT_EXIT_USAGE;
     if (argc < 2) {
         usage(stderr);
         return LWT_EXIT_USAGE;

@@ -93,6 +93,13 @@ LWT_API void lwt_context_log(const lwt_context *ctx, lwt_log_level level, const 
 /** CPU threads used by plans of this context; 0 = all available (default).
  *  Results are bit-identical for every thread count. */
 LWT_API lwt_status lwt_context_set_threads(lwt_context *ctx, int threads);
+/** Memory ceiling in bytes for data whose size an input declares (a file's header, an array's
+ *  shape): the surface readers (lwt_surface.h) refuse a file whose data would need more, with
+ *  LWT_ERR_OUT_OF_MEMORY and a message, before allocating it. 0 = no ceiling (default). The
+ *  library never picks one itself: a program decides (lwt --max-memory). */
+LWT_API lwt_status lwt_context_set_memory_limit(lwt_context *ctx, size_t bytes);
+/** The ceiling set by lwt_context_set_memory_limit (0 = none, and for ctx NULL). */
+LWT_API size_t lwt_context_memory_limit(const lwt_context *ctx);
 /** Number of CUDA devices usable by this build (0 without CUDA). */
 LWT_API int lwt_context_device_count(const lwt_context *ctx);
 

@@ -15,6 +15,17 @@ for pc in libzip:libzip-dev expat:libexpat1-dev libcrypto:libssl-dev libpng:libp
 done
 if [ "$what" = test ]; then
   have python3 || need_apt+=(python3 python3-pip)
+  # make test-fuzz and test-tsan: clang with its sanitizer runtimes (libFuzzer, TSan), and
+  # LLVM's OpenMP runtime with Archer, its TSan tool (tests/CMakeLists.txt says why not libgomp)
+  have clang || need_apt+=(clang)
+  if ! have clang || ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' |
+      clang -x c -fsanitize=fuzzer,thread -o /dev/null - >/dev/null 2>&1; then
+    need_apt+=(libclang-rt-dev)
+  fi
+  if ! have clang || ! echo 'int main(void) { return 0; }' | clang -x c -fopenmp -o /dev/null - >/dev/null 2>&1 ||
+      ! [ -e "$(clang -print-resource-dir 2>/dev/null)/../../libarcher.so" ]; then
+    need_apt+=(libomp-dev)
+  fi
 fi
 # MPI (liblwt_mpi, include/lwt_mpi.h, and its tests on several ranks): Open MPI
 have mpicc || need_apt+=(libopenmpi-dev)

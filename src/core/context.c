@@ -36,6 +36,16 @@ lwt_status lwt_context_set_threads(lwt_context *ctx, int threads)
     return LWT_OK;
 }
 
+lwt_status lwt_context_set_memory_limit(lwt_context *ctx, size_t bytes)
+{
+    if (!ctx)
+        return LWT_ERR_INVALID_ARGUMENT;
+    ctx->memory_limit = bytes;
+    return LWT_OK;
+}
+
+size_t lwt_context_memory_limit(const lwt_context *ctx) { return ctx ? ctx->memory_limit : 0; }
+
 int lwt_context_device_count(const lwt_context *ctx)
 {
     (void)ctx;

@@ -1,4 +1,4 @@
-/* Context internals: log sink and thread count. Nothing here is global. */
+/* Context internals: log sink, thread count, memory ceiling. Nothing here is global. */
 #ifndef LWT_CORE_CONTEXT_H
 #define LWT_CORE_CONTEXT_H
 
@@ -8,6 +8,7 @@ struct lwt_context {
     lwt_log_fn log_fn;
     void *log_user;
     int threads;        /* 0 = all available */
+    size_t memory_limit; /* bytes, 0 = none (lwt_context_set_memory_limit) */
 };
 
 /* printf-style message to the context's log callback (dropped when none). */

@@ -30,6 +30,7 @@
 
 #include "io/npy.h"
 #include "io/npy_header.h"
+#include "io/surface_file.h" /* lwt__format_bytes */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -682,6 +683,11 @@ void npy_free(npy_array *a)
 
 int npy_read(const char *path, npy_array *out, char *err, size_t errlen)
 {
+    return npy_read_max(path, 0, out, err, errlen);
+}
+
+int npy_read_max(const char *path, size_t max_bytes, npy_array *out, char *err, size_t errlen)
+{
     FILE *f = NULL;
     struct stat st;
     int regular, rc = -1, sqdim, transpose;
@@ -761,13 +767,21 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen)
     nbytes = count * elsize;
     sqdim = squeeze(hi.ndim, hi.shape, sq);
     transpose = hi.fortran && sqdim >= 2 && count > 0;
+    if (regular && fsize - prelen - hlen < nbytes) {
+        lwt__npy_fail(err, errlen, path, "truncated: header says %zu bytes of data, file has %ju", nbytes,
+                      fsize - prelen - hlen);
+        goto done;
+    }
+    /* the data, and a second copy while a Fortran-order array is transposed */
+    if (max_bytes && (nbytes > max_bytes || (transpose && nbytes > max_bytes - nbytes))) {
+        char need[32], have[32];
+        lwt__format_bytes(need, sizeof need, transpose && nbytes <= SIZE_MAX / 2 ? 2 * (uint64_t)nbytes : nbytes);
+        lwt__format_bytes(have, sizeof have, max_bytes);
+        lwt__npy_fail(err, errlen, path, "reading it needs %s, more than the memory limit of %s", need, have);
+        rc = NPY_OVER_LIMIT;
+        goto done;
+    }
     if (regular) {
-        uintmax_t avail = fsize - prelen - hlen;
-        if (avail < nbytes) {
-            lwt__npy_fail(err, errlen, path, "truncated: header says %zu bytes of data, file has %ju",
-                 nbytes, avail);
-            goto done;
-        }
         data = malloc(nbytes ? nbytes : 1);
         if (!data) {
             lwt__npy_fail(err, errlen, path, "out of memory: cannot allocate %zu bytes", nbytes);

@@ -42,6 +42,12 @@ typedef struct npy_array {
    "in.npy: truncated: header says 1000 bytes of data, file has 996".
    Bytes after the data (trailing garbage) are ignored. */
 int npy_read(const char *path, npy_array *out, char *err, size_t errlen);
+/* npy_read that refuses, before allocating, an array whose data (twice it for a Fortran-order
+   array, transposed through a copy) is more than max_bytes: "in.npy: reading it needs 10.0 GiB,
+   more than the memory limit of 64.0 MiB", returning NPY_OVER_LIMIT (other failures: -1).
+   max_bytes 0: no limit (npy_read). */
+#define NPY_OVER_LIMIT 2
+int npy_read_max(const char *path, size_t max_bytes, npy_array *out, char *err, size_t errlen);
 
 /* Writes a C-order little-endian '<f4'/'<f8' .npy file holding
    product(shape[0..ndim)) elements of data (native-endian). ndim may be

@@ -94,10 +94,8 @@ lwt_status lwt_surface_read_plu(lwt_context *ctx, const char *path, lwt_surface 
         rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "invalid pixel size %g x %g um", mppx, mppy);
         goto done;
     }
-    if (lwt_surface_alloc(NULL, out, nx, ny) /* logged below, with the file */) {
-        rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
+    if ((rc = lwt__surface_alloc_file(ctx, path, out, nx, ny, 0)))
         goto done;
-    }
     if ((rc = lwt__read_records(ctx, path, fd, PLU_DATA + 8, n, 4, decode_points, out->z)))
         goto done;
     out->dx = mppx * 1e-6;

@@ -257,6 +257,9 @@ static int read_ascii(const char *path, int fd, const char *pre, size_t prelen, 
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                               "size mismatch: header says %zu x %zu values, the file is far too short for them", nx,
                               ny);
+    /* the whole file and the heights at once */
+    if ((rc = lwt__check_memory(ctx, path, (uint64_t)len + 1 + (uint64_t)n * sizeof(double))))
+        return rc;
     char *buf = (char *)malloc(len + 1);
     if (!buf)
         return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory (%zu bytes)", len + 1);
@@ -276,8 +279,9 @@ static int read_ascii_values(const char *path, const sdf_header *hp, const char 
 {
     const sdf_header h = *hp;
     size_t nx = (size_t)h.num_points, ny = (size_t)h.num_profiles, n = nx * ny;
-    if (lwt_surface_alloc(NULL, out, nx, ny) /* logged below, with the file */)
-        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
+    int rc = lwt__surface_alloc_file(ctx, path, out, nx, ny, 0);
+    if (rc)
+        return rc;
 
     size_t count = 0;
     int closed = 0;
@@ -392,8 +396,8 @@ static int read_binary(const char *path, int fd, const unsigned char *buf, size_
                               "size mismatch (truncated?): header says %zu x %zu %s values = %zu bytes, the file has "
                               "%zu bytes of data",
                               nx, ny, sdf_type_name[h.data_type], need, have);
-    if (lwt_surface_alloc(NULL, out, nx, ny) /* logged below, with the file */)
-        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
+    if ((rc = lwt__surface_alloc_file(ctx, path, out, nx, ny, 0)))
+        return rc;
     sdf_decode dec = {out->z, h.zscale, h.data_type, es};
     if ((rc = lwt__read_records(ctx, path, fd, SDF_BIN_HEADER, n, es, decode_points, &dec)))
         return rc;

@@ -151,10 +151,8 @@ lwt_status lwt_surface_read_sur(lwt_context *ctx, const char *path, lwt_surface 
             goto done;
         lwt__copy_clean(comment_text, sizeof comment_text, raw, k);
     }
-    if (lwt_surface_alloc(NULL, out, nx, ny) /* logged below, with the file */) {
-        rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);
+    if ((rc = lwt__surface_alloc_file(ctx, path, out, nx, ny, 0)))
         goto done;
-    }
     sur_decode dec = {out->z, sz * fz, isfinite(zoff) ? zoff * fz : 0.0, es, special == 1, (int64_t)zmin - 2};
     if ((rc = lwt__read_records(ctx, path, fd, off, n, es, decode_points, &dec)))
         goto done;

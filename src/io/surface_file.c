@@ -390,8 +390,11 @@ lwt_status lwt_surface_read_npy(lwt_context *ctx, const char *path, lwt_surface 
     lwt_status reg = lwt__check_regular(ctx, path);
     if (reg)
         return reg;
-    if (npy_read(path, &a, msg, sizeof msg) != 0) /* npy.c's own convention: "path: reason" in msg */
-        return lwt__io_fail(ctx, LWT_ERR_FORMAT, "%s", msg[0] ? msg : "cannot read the .npy file");
+    size_t limit = lwt_context_memory_limit(ctx);
+    int nrc = npy_read_max(path, limit, &a, msg, sizeof msg);
+    if (nrc != 0) /* npy.c's own convention: "path: reason" in msg */
+        return lwt__io_fail(ctx, nrc == NPY_OVER_LIMIT ? LWT_ERR_OUT_OF_MEMORY : LWT_ERR_FORMAT, "%s",
+                            msg[0] ? msg : "cannot read the .npy file");
     if (a.ndim != 2 || a.shape[0] == 0 || a.shape[1] == 0) {
         char shp[96] = "";
         size_t k = 0;
@@ -410,7 +413,7 @@ lwt_status lwt_surface_read_npy(lwt_context *ctx, const char *path, lwt_surface 
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "empty array (%s)", shp);
     }
     size_t ny = a.shape[0], nx = a.shape[1], n = a.count;
-    lwt_status st = lwt_surface_alloc(ctx, out, nx, ny);
+    lwt_status st = lwt__surface_alloc_file(ctx, path, out, nx, ny, (uint64_t)n * (a.dtype == LWT_F64 ? 8 : 4));
     if (st != LWT_OK) {
         npy_free(&a);
         return st;

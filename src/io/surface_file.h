@@ -54,6 +54,16 @@ typedef void (*lwt__decode_fn)(void *user, const unsigned char *src, size_t firs
  *  has checked that the file holds them. Failures logged. */
 lwt_status lwt__read_records(lwt_context *ctx, const char *path, int fd, uint64_t off, size_t n, size_t es,
                              lwt__decode_fn decode, void *user);
+/** Refuse (LWT_ERR_OUT_OF_MEMORY, "path: reading it needs 10.0 GiB, more than the memory limit of
+ *  64.0 MiB", logged) what would hold bytes at once past the context's memory ceiling
+ *  (lwt_context_set_memory_limit); LWT_OK within it or without one. memory_limit.c. */
+lwt_status lwt__check_memory(lwt_context *ctx, const char *path, uint64_t bytes);
+/** lwt_surface_alloc of an nx x ny surface for the file at path, once lwt__check_memory has passed
+ *  its heights plus held, the bytes the reader holds beside them meanwhile. Failures logged. */
+lwt_status lwt__surface_alloc_file(lwt_context *ctx, const char *path, lwt_surface *out, size_t nx, size_t ny,
+                                   uint64_t held);
+/** bytes for people: "512 bytes", "64.0 MiB". */
+void lwt__format_bytes(char *buf, size_t n, uint64_t bytes);
 /** Read a whole file into a malloc'ed buffer (one extra NUL byte after the data). */
 lwt_status lwt__read_whole_file(lwt_context *ctx, const char *path, unsigned char **buf, size_t *len);
 

@@ -1009,6 +1009,14 @@ lwt_status lwt_surface_read_x3p(lwt_context *ctx, const char *path, lwt_surface 
         }
         if ((rc = check_declared_size(&st, d.datalink, path, ctx)))
             goto done;
+        /* held at once: the heights, the absolute X and Y coordinates, data.bin as read (unless it
+           is read straight into the heights) and the valid-point bits (past 2^58 points the sum
+           saturates instead of overflowing) */
+        uint64_t held = n > (UINT64_MAX >> 6) ? UINT64_MAX
+                                               : (uint64_t)n * sizeof(double) * (uint64_t)nfields +
+                                                     (direct ? 0 : (uint64_t)nbytes) + n / 8 + 1;
+        if ((rc = lwt__check_memory(ctx, path, held)))
+            goto done;
         if (direct) { /* straight into the heights: no second 128 MiB buffer to fault in and copy */
             if (!(out->z = (double *)malloc(nbytes ? nbytes : 1))) {
                 rc = lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, path, "out of memory for %zu x %zu points", nx, ny);

@@ -52,6 +52,12 @@ static void contexts(lwt_context *ctx)
     CHECK(lwt_context_set_threads(ctx, -1) == LWT_ERR_INVALID_ARGUMENT, "lwt_context_set_threads(-1)");
     CHECK(lwt_context_set_threads(NULL, 1) == LWT_ERR_INVALID_ARGUMENT, "lwt_context_set_threads(NULL)");
     CHECK(lwt_context_device_count(ctx) >= 0, "lwt_context_device_count < 0");
+    CHECK(lwt_context_set_memory_limit(NULL, 1) == LWT_ERR_INVALID_ARGUMENT, "lwt_context_set_memory_limit(NULL)");
+    CHECK(lwt_context_memory_limit(NULL) == 0, "lwt_context_memory_limit(NULL) is not 0");
+    CHECK(lwt_context_memory_limit(ctx) == 0, "a new context has a memory limit");
+    CHECK(lwt_context_set_memory_limit(ctx, 12345) == LWT_OK && lwt_context_memory_limit(ctx) == 12345,
+          "lwt_context_set_memory_limit(12345) not kept");
+    lwt_context_set_memory_limit(ctx, 0);
 }
 
 static void wavelets(lwt_context *ctx)

@@ -5,7 +5,8 @@
  * of seams), one level per pass or several fused, float32 and float64, forward and inverse, several workers under
  * every policy, a failing worker and a slowed one; a streamer's workers reused
  * over several calls.
- * LWT_QUICK=1 runs a subset (sanitizer builds). Random data from a fixed seed
+ * LWT_QUICK=1 runs a subset (sanitizer builds), LWT_QUICK=2 a smaller one still (the ThreadSanitizer
+ * build, make test-tsan: every thread path with fewer wavelets). Random data from a fixed seed
  * (LWT_SEED overrides; the seed is printed).
  */
 #include <stdint.h>
@@ -126,9 +127,12 @@ static stream_setup cpu_desc(int nworkers, size_t chunk_rows, lwt_balance_policy
 /* every wavelet x every mode, 1-D, 2-D and 3-D, tiny chunks */
 static void sweep_wavelets(int quick)
 {
-    const int nw = lwt_wavelet_catalog_count();
-    for (int i = 0; i < nw; i += quick ? 9 : 1) {
-        const char *name = lwt_wavelet_catalog_name(i);
+    /* LWT_QUICK=2: short filters of each family (the long ones cost seconds under TSan, and
+       the threads do the same for every wavelet) */
+    static const char *const few[] = {"haar", "db3", "sym4", "coif1", "bior2.4", "rbio3.3"};
+    const int nw = quick > 1 ? (int)(sizeof few / sizeof *few) : lwt_wavelet_catalog_count();
+    for (int i = 0; i < nw; i += quick == 1 ? 9 : 1) {
+        const char *name = quick > 1 ? few[i] : lwt_wavelet_catalog_name(i);
         for (int m = 0; m < LWT_MODE_COUNT; m++) {
             const int v = i * LWT_MODE_COUNT + m;
             scase c = {name, (lwt_mode)m, 1, {61 + (size_t)(v % 7), 1, 1}, 1 + v % 4, v % 2 ? LWT_F32 : LWT_F64};
@@ -154,8 +158,8 @@ static void many_seams(int quick)
     const char *ws[] = {"cdf97", "db4", "haar", "sym8", "coif3", "bior6.8", "db20"};
     const lwt_mode ms[] = {LWT_MODE_PERIODIZATION, LWT_MODE_SYMMETRIC, LWT_MODE_SMOOTH, LWT_MODE_ANTIREFLECT,
                            LWT_MODE_PERIODIC, LWT_MODE_ZERO};
-    for (size_t a = 0; a < sizeof ws / sizeof *ws; a++)
-        for (size_t b = 0; b < sizeof ms / sizeof *ms; b += quick ? 2 : 1) {
+    for (size_t a = 0; a < sizeof ws / sizeof *ws; a += quick > 1 ? 2 : 1)
+        for (size_t b = 0; b < sizeof ms / sizeof *ms; b += quick > 1 ? 3 : quick ? 2 : 1) {
             scase c = {ws[a], ms[b], 2, {257 + a * 13, 37, 1}, 4 + (int)(a % 3), a % 2 ? LWT_F32 : LWT_F64};
             size_t rows[] = {1, 2, 7, 64};
             for (int r = 0; r < 4; r++) {
@@ -325,7 +329,7 @@ static void quiet(void *user, lwt_log_level level, const char *msg)
 int main(void)
 {
     const char *q = getenv("LWT_QUICK");
-    const int quick = q && *q && *q != '0';
+    const int quick = q && *q ? atoi(q) : 0;
     const char *s = getenv("LWT_SEED");
     rng = s ? strtoull(s, NULL, 0) : 0x9e3779b97f4a7c15ull;
     if (!rng)
