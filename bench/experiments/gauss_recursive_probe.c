@@ -8,8 +8,8 @@
  *  - liblwt's direct convolution and its FFT convolution (lwt__gauss_smooth, forced each way),
  * the best of 3 runs each, same surface and threads.
  *
- *   cc -O2 -fopenmp -Iinclude -Isrc bench/experiments/gauss_recursive_probe.c build/liblwt.a -lm -o probe
- *   ./probe 4096 128 2        # N, lambda in spacings, threads
+ *   cc -O2 -fopenmp -Iinclude -Isrc bench/experiments/gauss_recursive_probe.c build/liblwt.a -lfftw3 -lm -o probe
+ *   ./probe 4096 128 2 [3]    # N, lambda in spacings, threads, runs (best of)
  */
 #include "lwt_surface.h"
 #include "surface/gauss.h"
@@ -89,10 +89,10 @@ static void cols(const yvv *c, double *a, size_t nx, size_t ny, int threads)
 int main(int argc, char **argv)
 {
     if (argc < 4)
-        return fprintf(stderr, "usage: probe N LAMBDA_IN_SPACINGS THREADS\n"), 2;
+        return fprintf(stderr, "usage: probe N LAMBDA_IN_SPACINGS THREADS [RUNS]\n"), 2;
     const size_t n = (size_t)atol(argv[1]);
     const double lam = atof(argv[2]);
-    const int threads = atoi(argv[3]);
+    const int threads = atoi(argv[3]), reps = argc > 4 ? atoi(argv[4]) : 3;
     double *z = malloc(n * n * sizeof *z), *m = malloc(n * n * sizeof *m), *o = malloc(n * n * sizeof *o);
     for (size_t i = 0; i < n * n; i++)
         z[i] = sin(i * 1e-3) + (double)((i * 2654435761u) % 1000) * 1e-3;
@@ -100,7 +100,7 @@ int main(int argc, char **argv)
     const yvv c = yvv_make(alpha * lam / sqrt(2 * acos(-1.0))); /* sigma of the ISO weighting function */
     double t_rec = 1e300, t_dir = 1e300, t_fft = 1e300;
     int ok = 1;
-    for (int rep = 0; rep < 3; rep++) {
+    for (int rep = 0; rep < reps; rep++) {
         double t0 = now_ms();
         for (size_t i = 0; i < n * n; i++)
             o[i] = z[i], m[i] = 1;

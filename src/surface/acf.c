@@ -1,6 +1,7 @@
 /* acf.c - the areal autocorrelation function and the amplitude spectrum by FFT (acf.h). */
 #include "surface/acf.h"
 #include "core/fail.h"
+#include "surface/fftw_planner.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,13 +23,10 @@ lwt_status lwt__amplitude(lwt_context *ctx, const double *z, size_t nx, size_t n
 
 #else
 #include <fftw3.h>
-#include <pthread.h>
 
-/* FFTW's planner keeps global state and is not thread-safe (FFTW manual, "Thread safety"): plans
- * are made and destroyed under this lock; execution needs none. The one piece of process-wide
- * state in liblwt, and it belongs to FFTW. FFTW_ESTIMATE plans are chosen without timing, so the
- * same sizes always take the same algorithm: the same bits on every run. */
-static pthread_mutex_t planner = PTHREAD_MUTEX_INITIALIZER;
+/* Plans are made and destroyed under FFTW's planner lock (fftw_planner.h); execution needs none.
+ * FFTW_ESTIMATE plans are chosen without timing, so the same sizes always take the same
+ * algorithm: the same bits on every run. */
 
 /* |F(x)|^2 back to space: the circular autocorrelation of the padded array x (P x Q), times P Q */
 static void power_back(fftw_plan fwd, fftw_plan inv, fftw_complex *f, size_t nf)
@@ -68,17 +66,17 @@ lwt_status lwt__amplitude(lwt_context *ctx, const double *z, size_t nx, size_t n
         fftw_free(x), fftw_free(f), free(amp);
         return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the spectrum of %zu x %zu points", nx, ny);
     }
-    pthread_mutex_lock(&planner);
+    lwt__fftw_planner_lock();
     fftw_plan fwd = fftw_plan_dft_r2c_2d((int)ny, (int)nx, x, f, FFTW_ESTIMATE);
-    pthread_mutex_unlock(&planner);
+    lwt__fftw_planner_unlock();
     for (size_t i = 0; i < nx * ny; i++)
         x[i] = isfinite(z[i]) ? z[i] - mean : 0.0;
     fftw_execute(fwd);
     for (size_t k = 0; k < ny * Qc; k++)
         amp[k] = hypot(f[k][0], f[k][1]);
-    pthread_mutex_lock(&planner);
+    lwt__fftw_planner_lock();
     fftw_destroy_plan(fwd);
-    pthread_mutex_unlock(&planner);
+    lwt__fftw_planner_unlock();
     fftw_free(x), fftw_free(f);
     *out = amp;
     return LWT_OK;
@@ -101,12 +99,12 @@ lwt_status lwt__acf(lwt_context *ctx, const double *z, size_t nx, size_t ny, dou
         return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the autocorrelation of %zu x %zu points", nx,
                         ny);
     }
-    pthread_mutex_lock(&planner);
+    lwt__fftw_planner_lock();
     fftw_plan fwd = fftw_plan_dft_r2c_2d((int)P, (int)Q, x, f, FFTW_ESTIMATE);
     fftw_plan inv = fftw_plan_dft_c2r_2d((int)P, (int)Q, f, x, FFTW_ESTIMATE);
     fftw_plan wfwd = w ? fftw_plan_dft_r2c_2d((int)P, (int)Q, w, f, FFTW_ESTIMATE) : NULL;
     fftw_plan winv = w ? fftw_plan_dft_c2r_2d((int)P, (int)Q, f, w, FFTW_ESTIMATE) : NULL;
-    pthread_mutex_unlock(&planner);
+    lwt__fftw_planner_unlock();
     for (size_t j = 0; j < P; j++)
         for (size_t i = 0; i < Q; i++) {
             double v = j < ny && i < nx ? z[j * nx + i] : NAN;
@@ -128,11 +126,11 @@ lwt_status lwt__acf(lwt_context *ctx, const double *z, size_t nx, size_t ny, dou
                              : (double)(ny - (size_t)llabs(ly)) * (double)(nx - (size_t)llabs(lx));
             acf[a * ox + b] = pairs >= 1 ? x[r] * scale / pairs : NAN;
         }
-    pthread_mutex_lock(&planner);
+    lwt__fftw_planner_lock();
     fftw_destroy_plan(fwd), fftw_destroy_plan(inv);
     if (w)
         fftw_destroy_plan(wfwd), fftw_destroy_plan(winv);
-    pthread_mutex_unlock(&planner);
+    lwt__fftw_planner_unlock();
     fftw_free(x), fftw_free(w), fftw_free(f);
     *out = acf;
     return LWT_OK;

@@ -8,7 +8,8 @@
  * rule). The layout a GPU path can follow: pass 1 convolves each row (x) into a temporary, pass 2
  * each strip of columns (y). Short kernels directly: every output is w0 a[j] + sum_k w[k]
  * (a[j-k] + a[j+k]) with k ascending, so any decomposition that keeps that order gives the same
- * bits; long kernels through gauss_fft.c (two lines per complex FFT, fixed pairs of lines).
+ * bits; long kernels through gauss_fft.c (FFTW, one line per real transform; without FFTW
+ * long kernels are convolved directly too: the same result to rounding, slower).
  * gauss_filter.c: the cascade S -> L -> F and the bands.
  *
  * Pure computation on arrays: no printing, no files, no global state.
@@ -20,7 +21,8 @@
 
 #include "lwt_surface.h"
 
-/* How an axis is convolved: AUTO picks by the cost model of gauss_conv.c (measured). */
+/* How an axis is convolved: AUTO picks by the cost model of gauss_conv.c (measured). FFT in a
+   build without FFTW is DIRECT. */
 typedef enum { LWT_GAUSS_AUTO = 0, LWT_GAUSS_DIRECT = 1, LWT_GAUSS_FFT = 2 } lwt_gauss_algo;
 
 /* The low-pass of `in` (nx x ny, NaN = invalid) into out (not overlapping in). masked: in has
@@ -30,14 +32,19 @@ lwt_status lwt__gauss_smooth(const double *in, size_t nx, size_t ny, double dx, 
                              int masked, int threads, lwt_gauss_algo algo, double *out);
 
 /* gauss_fft.c: the convolution of lines of n points with the even kernel w[0..h] (zeros beyond
-   the line) by a radix-2 FFT of length N >= n + 2h, two lines per transform (the real and the
-   imaginary part; a1 and o1 may be NULL). scratch: lwt__gauss_fft_scratch() doubles. */
+   the line) through FFTW, one line per real transform of length lwt__gauss_fft_length(n, h).
+   Without FFTW, available() is 0, make() returns NULL and the rest is never called. A work area
+   (one per thread) serves any number of lines of its plan. */
 typedef struct lwt__gauss_fft lwt__gauss_fft;
+typedef struct lwt__gauss_fft_work lwt__gauss_fft_work;
+int lwt__gauss_fft_available(void);
+size_t lwt__gauss_fft_length(size_t n, int h);
 lwt__gauss_fft *lwt__gauss_fft_make(const double *w, int h, size_t n); /* NULL: out of memory */
 void lwt__gauss_fft_free(lwt__gauss_fft *p);
-size_t lwt__gauss_fft_scratch(const lwt__gauss_fft *p);
-void lwt__gauss_fft_pair(const lwt__gauss_fft *p, const double *a0, const double *a1, size_t stride, double *o0,
-                         double *o1, size_t ostride, double *scratch);
+lwt__gauss_fft_work *lwt__gauss_fft_work_new(const lwt__gauss_fft *p); /* NULL: out of memory */
+void lwt__gauss_fft_work_free(lwt__gauss_fft_work *t);
+void lwt__gauss_fft_line(const lwt__gauss_fft *p, const double *a, size_t stride, double *o, size_t ostride,
+                         lwt__gauss_fft_work *t);
 
 /* Half width in samples of the kernel for nesting index lambda at spacing d, along an axis of n
    points: floor(LWT_GAUSS_TRUNCATION * lambda / d), at most n - 1 (taps beyond the field only

@@ -88,52 +88,47 @@ typedef struct pass {
     int threads;
 } pass;
 
-/* tmp = the x pass of `in` (ones: the valid-point indicator instead of the heights). Direct:
-   one row at a time in a zero-padded buffer; FFT: rows 2p and 2p+1 together. */
+/* tmp = the x pass of `in` (ones: the valid-point indicator instead of the heights), one row at
+   a time: directly in a zero-padded buffer, or by FFT. */
 static int pass_x(const pass *p, const double *in, int ones, double *tmp)
 {
     const size_t nx = p->nx, ny = p->ny, hx = p->x.fft ? 0 : (size_t)p->x.h;
-    const int rows = p->x.fft ? 2 : 1;
     int bad = 0;
 #pragma omp parallel num_threads(lwt__surf_threads(p->threads)) reduction(| : bad)
     {
-        double *row = calloc((nx + 2 * hx) * (size_t)rows, sizeof *row);
-        double *scr = p->x.fft ? malloc(lwt__gauss_fft_scratch(p->x.fft) * sizeof *scr) : NULL;
+        double *row = calloc(nx + 2 * hx, sizeof *row);
+        lwt__gauss_fft_work *scr = p->x.fft ? lwt__gauss_fft_work_new(p->x.fft) : NULL;
         bad |= !row || (p->x.fft && !scr);
 #pragma omp for schedule(static)
-        for (long long g = 0; g < (long long)((ny + (size_t)rows - 1) / (size_t)rows); g++) {
+        for (long long y = 0; y < (long long)ny; y++) {
             if (bad)
                 continue;
-            const size_t y0 = (size_t)g * (size_t)rows, nr = ny - y0 < (size_t)rows ? ny - y0 : (size_t)rows;
-            for (size_t r = 0; r < nr; r++) {
-                const double *z = in + (y0 + r) * nx;
-                double *b = row + r * (nx + 2 * hx) + hx;
-                for (size_t i = 0; i < nx; i++)
-                    b[i] = isfinite(z[i]) ? (ones ? 1.0 : z[i]) : 0.0;
-            }
+            const double *z = in + (size_t)y * nx;
+            double *b = row + hx;
+            for (size_t i = 0; i < nx; i++)
+                b[i] = isfinite(z[i]) ? (ones ? 1.0 : z[i]) : 0.0;
             if (p->x.fft)
-                lwt__gauss_fft_pair(p->x.fft, row, nr > 1 ? row + nx : NULL, 1, tmp + y0 * nx,
-                                    nr > 1 ? tmp + (y0 + 1) * nx : NULL, 1, scr);
+                lwt__gauss_fft_line(p->x.fft, b, 1, tmp + (size_t)y * nx, 1, scr);
             else
-                conv_sym(row + hx, tmp + y0 * nx, nx, 1, p->x.w, p->x.h);
+                conv_sym(b, tmp + (size_t)y * nx, nx, 1, p->x.w, p->x.h);
         }
         free(row);
-        free(scr);
+        lwt__gauss_fft_work_free(scr);
     }
     return bad;
 }
 
 /* res (ny x STRIP) = the y pass of a gathered strip col (STRIP lanes, hy zero rows before and
-   after): direct over all lanes at once, or FFT over pairs of lanes */
-static void strip_y(const axis *a, const double *col, size_t ny, size_t hy, size_t lanes, double *res, double *scr)
+   after): direct over all lanes at once, or one FFT per lane */
+static void strip_y(const axis *a, const double *col, size_t ny, size_t hy, size_t lanes, double *res,
+                    lwt__gauss_fft_work *scr)
 {
     if (!a->fft) {
         conv_sym(col + hy * STRIP, res, ny * STRIP, STRIP, a->w, a->h);
         return;
     }
-    for (size_t l = 0; l < lanes; l += 2)
-        lwt__gauss_fft_pair(a->fft, col + hy * STRIP + l, l + 1 < lanes ? col + hy * STRIP + l + 1 : NULL, STRIP,
-                            res + l, l + 1 < lanes ? res + l + 1 : NULL, STRIP, scr);
+    for (size_t l = 0; l < lanes; l++)
+        lwt__gauss_fft_line(a->fft, col + hy * STRIP + l, STRIP, res + l, STRIP, scr);
 }
 
 /* out = the y pass of tmp, divided by the weight sum: den (nx x ny) when given, else wsx[ix] *
@@ -141,14 +136,14 @@ static void strip_y(const axis *a, const double *col, size_t ny, size_t hy, size
 static int pass_y(const pass *p, const double *tmp, const double *den, const double *wsx, const double *wsy,
                   const double *in, double *out)
 {
-    const size_t nx = p->nx, ny = p->ny, hy = (size_t)p->y.h;
+    const size_t nx = p->nx, ny = p->ny, hy = p->y.fft ? 0 : (size_t)p->y.h;
     const long long strips = (long long)((nx + STRIP - 1) / STRIP);
     int bad = 0;
 #pragma omp parallel num_threads(lwt__surf_threads(p->threads)) reduction(| : bad)
     {
         double *col = calloc((ny + 2 * hy) * STRIP, sizeof *col);
         double *res = malloc(ny * STRIP * sizeof *res);
-        double *scr = p->y.fft ? malloc(lwt__gauss_fft_scratch(p->y.fft) * sizeof *scr) : NULL;
+        lwt__gauss_fft_work *scr = p->y.fft ? lwt__gauss_fft_work_new(p->y.fft) : NULL;
         bad |= !col || !res || (p->y.fft && !scr);
 #pragma omp for schedule(static)
         for (long long st = 0; st < strips; st++) {
@@ -171,27 +166,29 @@ static int pass_y(const pass *p, const double *tmp, const double *den, const dou
         }
         free(col);
         free(res);
-        free(scr);
+        lwt__gauss_fft_work_free(scr);
     }
     return bad;
 }
 
 /* FFT or direct for lines of n points and half width h. The direct pass costs about h * n
-   multiply-adds per line; the FFT about N log2 N (two lines per transform of length N >= n + 2h,
-   each a forward and an inverse of (N / 2) log2 N butterflies). COST_FFT is measured: one
-   low-pass of 4096^2 on the 2-core development VM (bench/experiments/gauss_recursive_probe.c;
-   docs/SURFACE.md, "Gaussian filter: speed") took 0.25 s + ~3 ms per tap directly and 0.7-1.0 s
-   by FFT (N = 8192 up to h = 2048): they meet near h = 230, h n = 9 N log2 N. */
-#define COST_FFT 9.0
+   multiply-adds per line; the FFT about N log2 N (one real forward and one real inverse
+   transform of length N = lwt__gauss_fft_length(n, h) per line). COST_FFT is measured: one
+   low-pass of 4096^2, 2 threads, best of 3, on the 2-core development VM at a load of 2-4
+   (bench/experiments/gauss_recursive_probe.c; docs/SURFACE.md, "Algorithm, by measurement"):
+   direct 0.24 s at h = 16, 0.34 s at 32, 0.47 s at 48, 0.71 s at 64, 1.47 s at 256; FFTW
+   0.35-0.69 s from h = 16 to 1024. They meet near h = 48, where h n = 3.9 N log2 N (N = 4200):
+   with 4.0, FFT from h = 50 at 4096 points.
+   Without FFTW every axis is direct. */
+#define COST_FFT 4.0
 static int use_fft(lwt_gauss_algo algo, int h, size_t n)
 {
+    if (!lwt__gauss_fft_available())
+        return 0;
     if (algo != LWT_GAUSS_AUTO || h < 16)
         return algo == LWT_GAUSS_FFT;
-    size_t N = 2;
-    double lg = 1;
-    while (N < n + 2 * (size_t)h)
-        N <<= 1, lg++;
-    return (double)h * (double)n > COST_FFT * (double)N * lg;
+    const double N = (double)lwt__gauss_fft_length(n, h);
+    return (double)h * (double)n > COST_FFT * N * log2(N);
 }
 
 static int axis_make(axis *a, double lambda, double d, size_t n, lwt_gauss_algo algo)

@@ -1,82 +1,133 @@
-/* gauss_fft.c - the Gaussian's line convolution through the FFT, for long kernels (gauss.h). */
+/* gauss_fft.c - the Gaussian's line convolution through FFTW, for long kernels (gauss.h).
+ *
+ * One line per transform: a real-to-complex FFT of the zero-padded line, times the kernel's
+ * spectrum (real: the kernel is even), complex-to-real back. The plans are FFTW_ESTIMATE (chosen
+ * without timing: the same sizes always run the same codelets) and made once per axis on
+ * fftw_malloc'ed arrays; every line runs them through the new-array execute functions on a
+ * per-thread work area from lwt__gauss_fft_work_new (also fftw_malloc'ed, so aligned as the
+ * plan's arrays and run by the same code): a line's bits do not depend on the thread that does
+ * it. Without FFTW (LWT_WITH_FFTW=OFF or not found) lwt__gauss_fft_available() is 0 and
+ * gauss_conv.c convolves every axis directly. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "surface/gauss.h"
 
-#include <math.h>
+#ifndef LWT_HAVE_FFTW
+
+int lwt__gauss_fft_available(void)
+{
+    return 0;
+}
+
+size_t lwt__gauss_fft_length(size_t n, int h)
+{
+    return n + (size_t)h;
+}
+
+lwt__gauss_fft *lwt__gauss_fft_make(const double *w, int h, size_t n)
+{
+    (void)w, (void)h, (void)n;
+    return NULL;
+}
+
+void lwt__gauss_fft_free(lwt__gauss_fft *p)
+{
+    (void)p;
+}
+
+lwt__gauss_fft_work *lwt__gauss_fft_work_new(const lwt__gauss_fft *p)
+{
+    (void)p;
+    return NULL;
+}
+
+void lwt__gauss_fft_work_free(lwt__gauss_fft_work *t)
+{
+    (void)t;
+}
+
+void lwt__gauss_fft_line(const lwt__gauss_fft *p, const double *a, size_t stride, double *o, size_t ostride,
+                         lwt__gauss_fft_work *t)
+{
+    (void)p, (void)a, (void)stride, (void)o, (void)ostride, (void)t;
+}
+
+#else
+#include "surface/fftw_planner.h"
+
+#include <fftw3.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct lwt__gauss_fft {
-    size_t n;        /* points per line */
-    size_t N;        /* transform length: a power of two >= n + 2h, so no output wraps onto another */
-    size_t *rev;     /* bit reversal of 0..N-1 */
-    double *tw;      /* per stage of half length m, at m - 1: cos, -sin, +sin of pi k / m, k < m (N - 1 each) */
-    double *W;       /* the kernel's spectrum (real: the kernel is even), divided by N */
+    size_t n;       /* points per line */
+    size_t N;       /* transform length (lwt__gauss_fft_length) */
+    double *W;      /* the kernel's spectrum at 0..N/2, divided by N (fftw_malloc) */
+    fftw_plan fwd;  /* r2c, N real -> N/2 + 1 complex */
+    fftw_plan inv;  /* c2r, N/2 + 1 complex -> N real */
 };
+
+struct lwt__gauss_fft_work {
+    double *x;       /* N reals (fftw_malloc) */
+    fftw_complex *f; /* N/2 + 1 complex (fftw_malloc) */
+};
+
+int lwt__gauss_fft_available(void)
+{
+    return 1;
+}
+
+/* The smallest even N >= n + h with no prime factor above 7 (FFTW's codelets cover 2, 3, 5 and
+   7; a larger factor takes its slower generic or Rader code). n + h: the kernel's taps at -h..h
+   around output j < n meet the line's points j - h..j + h; circularly, index j + h <= n - 1 + h
+   < N stays below the wrap and j - h >= -h lands on N - h >= n, in the zero padding. */
+size_t lwt__gauss_fft_length(size_t n, int h)
+{
+    for (size_t N = n + (size_t)h + ((n + (size_t)h) & 1);; N += 2) {
+        size_t m = N;
+        for (size_t f = 2; f <= 7; f++)
+            while (m % f == 0)
+                m /= f;
+        if (m == 1)
+            return N;
+    }
+}
 
 void lwt__gauss_fft_free(lwt__gauss_fft *p)
 {
     if (!p)
         return;
-    free(p->rev);
-    free(p->tw);
-    free(p->W);
+    lwt__fftw_planner_lock();
+    if (p->fwd)
+        fftw_destroy_plan(p->fwd);
+    if (p->inv)
+        fftw_destroy_plan(p->inv);
+    lwt__fftw_planner_unlock();
+    fftw_free(p->W);
     free(p);
 }
 
-/* Radix-2 decimation in time on (re, im), in place; sign -1 forward, +1 backward (unscaled).
-   Each stage's twiddles are contiguous, so the butterfly loop over k vectorizes; the first two
-   stages (twiddles 1 and -+i) are one radix-4 pass without multiplications. Cloned per
-   instruction set like conv_sym (gauss_conv.c), without contraction: the same bits on each. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-static void fft_run(const lwt__gauss_fft *p, double *restrict re, double *restrict im, int sign)
+lwt__gauss_fft_work *lwt__gauss_fft_work_new(const lwt__gauss_fft *p)
 {
-    const size_t N = p->N;
-    for (size_t i = 0; i < N; i++) {
-        const size_t j = p->rev[i];
-        if (j > i) {
-            double t = re[i];
-            re[i] = re[j];
-            re[j] = t;
-            t = im[i];
-            im[i] = im[j];
-            im[j] = t;
-        }
+    lwt__gauss_fft_work *t = malloc(sizeof *t);
+    if (!t)
+        return NULL;
+    t->x = fftw_malloc(p->N * sizeof *t->x);
+    t->f = fftw_malloc((p->N / 2 + 1) * sizeof *t->f);
+    if (!t->x || !t->f) {
+        lwt__gauss_fft_work_free(t);
+        return NULL;
     }
-    size_t m = 1;
-    if (N >= 4) { /* stages m = 1 and 2 together: x0..x3 -> radix-4 butterfly, twiddle sign * i */
-        for (size_t i = 0; i < N; i += 4) {
-            const double a0r = re[i] + re[i + 1], a0i = im[i] + im[i + 1];
-            const double a1r = re[i] - re[i + 1], a1i = im[i] - im[i + 1];
-            const double b0r = re[i + 2] + re[i + 3], b0i = im[i + 2] + im[i + 3];
-            const double b1r = re[i + 2] - re[i + 3], b1i = im[i + 2] - im[i + 3];
-            /* b1 times the twiddle of k = 1 at m = 2: cos 0 - sign... = (0, sign) i.e. sign * i */
-            const double tr = sign < 0 ? b1i : -b1i, ti = sign < 0 ? -b1r : b1r;
-            re[i] = a0r + b0r, im[i] = a0i + b0i;
-            re[i + 2] = a0r - b0r, im[i + 2] = a0i - b0i;
-            re[i + 1] = a1r + tr, im[i + 1] = a1i + ti;
-            re[i + 3] = a1r - tr, im[i + 3] = a1i - ti;
-        }
-        m = 4;
-    }
-    const double *tc = p->tw, *ts = p->tw + (sign < 0 ? N - 1 : 2 * (N - 1));
-    for (; m < N; m <<= 1) {
-        const double *restrict c = tc + (m - 1), *restrict s = ts + (m - 1);
-        for (size_t i = 0; i < N; i += 2 * m) {
-            double *restrict ar = re + i, *restrict ai = im + i, *restrict br = re + i + m, *restrict bi = im + i + m;
-            for (size_t k = 0; k < m; k++) {
-                const double sk = s[k];
-                const double tr = br[k] * c[k] - bi[k] * sk, ti = br[k] * sk + bi[k] * c[k];
-                br[k] = ar[k] - tr;
-                bi[k] = ai[k] - ti;
-                ar[k] += tr;
-                ai[k] += ti;
-            }
-        }
-    }
+    return t;
+}
+
+void lwt__gauss_fft_work_free(lwt__gauss_fft_work *t)
+{
+    if (!t)
+        return;
+    fftw_free(t->x);
+    fftw_free(t->f);
+    free(t);
 }
 
 lwt__gauss_fft *lwt__gauss_fft_make(const double *w, int h, size_t n)
@@ -84,70 +135,62 @@ lwt__gauss_fft *lwt__gauss_fft_make(const double *w, int h, size_t n)
     lwt__gauss_fft *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
-    size_t N = 2, bits = 1;
-    while (N < n + 2 * (size_t)h)
-        N <<= 1, bits++;
+    const size_t N = lwt__gauss_fft_length(n, h), M = N / 2 + 1;
     p->n = n;
     p->N = N;
-    p->rev = malloc(N * sizeof *p->rev);
-    p->tw = malloc(3 * (N - 1) * sizeof *p->tw);
-    p->W = calloc(N, sizeof *p->W);
-    double *im = calloc(N, sizeof *im);
-    if (!p->rev || !p->tw || !p->W || !im) {
-        free(im);
+    p->W = fftw_malloc(M * sizeof *p->W);
+    double *e = fftw_malloc(M * sizeof *e);
+    lwt__gauss_fft_work *t = lwt__gauss_fft_work_new(p);
+    if (!p->W || !e || !t) {
+        fftw_free(e);
+        lwt__gauss_fft_work_free(t);
         lwt__gauss_fft_free(p);
         return NULL;
     }
-    for (size_t i = 0; i < N; i++) {
-        size_t r = 0;
-        for (size_t b = 0; b < bits; b++)
-            r |= ((i >> b) & 1) << (bits - 1 - b);
-        p->rev[i] = r;
+    /* the even kernel's spectrum, real by construction: REDFT00 of w[0..M-1] (zeros past h; h <
+       N/2 since N >= n + h > 2h) is the DFT of length 2 (M - 1) = N of w wrapped around 0 */
+    lwt__fftw_planner_lock();
+    fftw_plan ev = fftw_plan_r2r_1d((int)M, e, p->W, FFTW_REDFT00, FFTW_ESTIMATE);
+    p->fwd = fftw_plan_dft_r2c_1d((int)N, t->x, t->f, FFTW_ESTIMATE);
+    p->inv = fftw_plan_dft_c2r_1d((int)N, t->f, t->x, FFTW_ESTIMATE);
+    lwt__fftw_planner_unlock();
+    int ok = ev && p->fwd && p->inv;
+    if (ok) {
+        memset(e, 0, M * sizeof *e);
+        memcpy(e, w, ((size_t)h + 1) * sizeof *e);
+        fftw_execute(ev);
+        for (size_t k = 0; k < M; k++)
+            p->W[k] /= (double)N;
     }
-    const double pi = acos(-1.0);
-    for (size_t m = 1; m < N; m <<= 1)
-        for (size_t k = 0; k < m; k++) {
-            p->tw[m - 1 + k] = cos(pi * (double)k / (double)m);
-            p->tw[N - 1 + m - 1 + k] = -sin(pi * (double)k / (double)m);
-            p->tw[2 * (N - 1) + m - 1 + k] = sin(pi * (double)k / (double)m);
-        }
-    /* the even kernel wrapped around index 0: its transform is real */
-    p->W[0] = w[0];
-    for (int k = 1; k <= h; k++)
-        p->W[k] = p->W[N - (size_t)k] = w[k];
-    fft_run(p, p->W, im, -1);
-    for (size_t i = 0; i < N; i++)
-        p->W[i] /= (double)N;
-    free(im);
+    lwt__fftw_planner_lock();
+    if (ev)
+        fftw_destroy_plan(ev);
+    lwt__fftw_planner_unlock();
+    fftw_free(e);
+    lwt__gauss_fft_work_free(t);
+    if (!ok) {
+        lwt__gauss_fft_free(p);
+        return NULL;
+    }
     return p;
 }
 
-size_t lwt__gauss_fft_scratch(const lwt__gauss_fft *p)
+void lwt__gauss_fft_line(const lwt__gauss_fft *p, const double *a, size_t stride, double *o, size_t ostride,
+                         lwt__gauss_fft_work *t)
 {
-    return 2 * p->N;
+    const size_t n = p->n, N = p->N, M = N / 2 + 1;
+    double *x = t->x;
+    fftw_complex *f = t->f;
+    for (size_t i = 0; i < n; i++)
+        x[i] = a[i * stride];
+    memset(x + n, 0, (N - n) * sizeof *x);
+    fftw_execute_dft_r2c(p->fwd, x, f);
+    for (size_t k = 0; k < M; k++) {
+        f[k][0] *= p->W[k];
+        f[k][1] *= p->W[k];
+    }
+    fftw_execute_dft_c2r(p->inv, f, x); /* overwrites f: FFTW's c2r destroys its input */
+    for (size_t i = 0; i < n; i++)
+        o[i * ostride] = x[i];
 }
-
-void lwt__gauss_fft_pair(const lwt__gauss_fft *p, const double *a0, const double *a1, size_t stride, double *o0,
-                         double *o1, size_t ostride, double *scratch)
-{
-    const size_t n = p->n, N = p->N;
-    double *re = scratch, *im = scratch + N;
-    for (size_t i = 0; i < n; i++) {
-        re[i] = a0[i * stride];
-        im[i] = a1 ? a1[i * stride] : 0.0;
-    }
-    memset(re + n, 0, (N - n) * sizeof *re);
-    memset(im + n, 0, (N - n) * sizeof *im);
-    /* both lines at once: the kernel is real, so the real and imaginary parts stay apart */
-    fft_run(p, re, im, -1);
-    for (size_t i = 0; i < N; i++) {
-        re[i] *= p->W[i];
-        im[i] *= p->W[i];
-    }
-    fft_run(p, re, im, +1);
-    for (size_t i = 0; i < n; i++) {
-        o0[i * ostride] = re[i];
-        if (o1)
-            o1[i * ostride] = im[i];
-    }
-}
+#endif

@@ -2,7 +2,8 @@
  * test_surface_gauss.c - the ISO 16610-61 Gaussian filter (src/surface/gauss*.c): transmission of
  * sinusoids against the standard's closed form, a plane through the L-filter, constants and
  * invalid points against a brute-force weighted mean written here from the definition, thread
- * counts (bits), the FFT path against the direct one, and the Gaussian band split of lwt_filter_run (bands add up, NaN kept, errors).
+ * counts (bits), the FFT path (FFTW) against the direct one and its transform lengths, and the Gaussian band split of
+ * lwt_filter_run (bands add up, NaN kept, errors). Without FFTW the FFT path is the direct one (checked too).
  */
 #include "check.h"
 #include "test_log.h"
@@ -185,10 +186,14 @@ static void test_threads(lwt_context *ctx)
     free(z);
 }
 
-/* the FFT path (long kernels) against the direct one: the same convolution to rounding, and
-   its own bits independent of the thread count; odd row and column counts leave a lone line */
+/* the FFT path (long kernels) against the direct one: the same convolution to rounding (the
+   transform length n + h leaves no room for a wrapped tap: h = 70 and h = n - 1 would show it),
+   and its own bits independent of the thread count. Without FFTW the FFT request runs directly:
+   the same bits as the direct path. */
 static void test_fft(void)
 {
+    if (!lwt__gauss_fft_available())
+        printf("test_surface_gauss: this build has no FFTW: the FFT request must be the direct path\n");
     const size_t nx = 257, ny = 191;
     double *z = malloc(nx * ny * sizeof *z), *a = malloc(nx * ny * sizeof *a), *b = malloc(nx * ny * sizeof *b);
     unsigned s = 777;
@@ -214,6 +219,8 @@ static void test_fft(void)
             }
             CHECK(nan_ok && e <= 1e-14 * 1e-3, "lambda %g um%s: FFT off the direct convolution by %.3g m",
                   lam[k] * 1e6, masked ? " with holes" : "", e);
+            if (!lwt__gauss_fft_available())
+                CHECK(!memcmp(a, b, nx * ny * sizeof *a), "no FFTW: the FFT request is not the direct path");
             lwt__gauss_smooth(z, nx, ny, 1e-6, 1.3e-6, lam[k], masked, 3, LWT_GAUSS_FFT, a);
             CHECK(!memcmp(a, b, nx * ny * sizeof *a), "FFT: 1 and 3 threads give different bits");
         }
@@ -325,6 +332,31 @@ static void test_split(lwt_context *ctx)
     free(z);
 }
 
+/* a 7-smooth even length, at least n + h, the smallest such */
+static int smooth7(size_t N)
+{
+    for (size_t f = 2; f <= 7; f++)
+        while (N % f == 0)
+            N /= f;
+    return N == 1;
+}
+
+static void test_fft_length(void)
+{
+    if (!lwt__gauss_fft_available())
+        return;
+    const size_t n[] = {1, 2, 191, 257, 4096, 4097, 10007};
+    const int h[] = {0, 1, 7, 70, 256, 2048, 10006};
+    for (int i = 0; i < 7; i++)
+        for (int j = 0; j < 7; j++) {
+            const size_t N = lwt__gauss_fft_length(n[i], h[j]), lo = n[i] + (size_t)h[j];
+            int least = 1;
+            for (size_t m = lo; m < N; m++)
+                least &= !(m % 2 == 0 && smooth7(m));
+            CHECK(N >= lo && N % 2 == 0 && smooth7(N) && least, "FFT length %zu for n %zu, h %d", N, n[i], h[j]);
+        }
+}
+
 int main(void)
 {
     lwt_context *ctx = test_log_context(&tlog);
@@ -332,6 +364,7 @@ int main(void)
     test_plane_nan(ctx);
     test_threads(ctx);
     test_fft();
+    test_fft_length();
     test_split(ctx);
     lwt_context_destroy(ctx);
     return finish("test_surface_gauss");

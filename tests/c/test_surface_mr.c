@@ -9,10 +9,14 @@
  *  - a sinusoid: Smc(mr) = A cos(pi mr), Smr(c) = 1/2 - asin(c / A) / pi,
  *    Vm(p) = A (sin(pi p) / pi - p cos(pi p)), Vv(p) = A (cos(pi p) (1 - p) + sin(pi p) / pi)
  *    (ratios as fractions);
- *  - the same bits whatever the order of the points and the thread count.
+ *  - the same bits whatever the order of the points and the thread count;
+ *  - the sort against qsort's order (random doubles of both signs over many scales, repeated
+ *    values, -0.0 and +0.0; a range beyond the doubles; one far outlier, so that one value
+ *    bucket holds nearly every point and takes the large-bucket path).
  */
 #include "check.h"
 #include "lwt_surface.h"
+#include "surface/mr_curve.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -179,6 +183,61 @@ static void test_threads(void)
     free(z);
 }
 
+/* value order, then -0 before +0: the order of the sort's keys */
+static int cmp_total(const void *pa, const void *pb)
+{
+    const double a = *(const double *)pa, b = *(const double *)pb;
+    if (a != b)
+        return a < b ? -1 : 1;
+    return signbit(b) - signbit(a);
+}
+
+/* the curve's heights are qsort's order of the valid heights, about the mean, to the bit, for 1
+ * and 2 threads; case 0: mixed signs and scales, repeats, zeros; 1: +-1e300 (the range overflows);
+ * 2: one outlier 1e6 times the rest (a bucket of nearly all points); 3: pairs v, -v of small
+ * multiples of 2^-20 and as many -0 as +0, so the mean is exactly 0 and the curve keeps the zeros'
+ * signs: -0 must come before +0 */
+static void test_sort_order(void)
+{
+    const size_t nx = 1100, ny = 1000, n = nx * ny;
+    double *z = malloc(n * sizeof *z), *q = malloc(n * sizeof *q);
+    unsigned long long s = 2718;
+    printf("test_sort_order: seed 2718\n");
+    for (int cs = 0; cs < 4; cs++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            const unsigned long long r = rnd(&s);
+            double v = ldexp((double)(r % 1000003) - 500001.0, (int)(r >> 20) % 40 - 60);
+            if (cs == 0)
+                v = r % 97 == 0 ? NAN : r % 89 == 0 ? -0.0 : r % 83 == 0 ? 0.0 : r % 79 == 0 ? 1.5e-7 : v;
+            else if (cs == 1)
+                v = i == 7 ? 1e300 : i == 11 ? -1e300 : v;
+            else if (cs == 2)
+                v = i == 5 ? 1e6 : ldexp((double)(r % 1000003), -40);
+            else
+                v = i % 2 ? -z[i - 1] : r % 10 == 0 ? -0.0 : ldexp((double)(r % 2001) - 1000.0, -20);
+            z[i] = v;
+            if (!isnan(v))
+                q[m++] = v;
+        }
+        qsort(q, m, sizeof *q, cmp_total);
+        for (int t = 1; t <= 2; t++) {
+            lwt_material_curve *c = NULL;
+            CHECK(lwt_material_curve_create(NULL, z, nx, ny, t, &c) == LWT_OK && c->n == m, "case %d: curve", cs);
+            size_t bad = 0;
+            for (size_t i = 0; c && i < m; i++) {
+                const double w = q[i] - c->mean;
+                bad += memcmp(&w, &c->a[i], sizeof w) != 0;
+            }
+            CHECK(bad == 0 && (cs < 3 || (c && c->mean == 0)), "case %d, %d threads: %zu heights off qsort's order",
+                  cs, t, bad);
+            lwt_material_curve_destroy(c);
+        }
+    }
+    free(z);
+    free(q);
+}
+
 static void test_edges(void)
 {
     double z[4] = {NAN, NAN, NAN, NAN};
@@ -208,6 +267,7 @@ int main(void)
     test_sk_zones();
     test_sinusoid();
     test_threads();
+    test_sort_order();
     test_edges();
     return finish("test_surface_mr");
 }
