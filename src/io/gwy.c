@@ -107,9 +107,11 @@ static lwt_status take(gwy_in *in, uint64_t *pos, uint64_t end, unsigned char *d
 }
 
 /* A NUL-terminated string at *pos ending before end; its first cap - 1 bytes go to dst
- * (*truncated set when there were more). */
-static lwt_status take_string(gwy_in *in, uint64_t *pos, uint64_t end, char *dst, size_t cap, int *truncated,
-                              const char *what)
+ * (*truncated set when there were more). With clean, a byte that is not printable ASCII
+ * becomes '?': names end up in messages, which must stay one printable line, and every name
+ * the reader looks for is printable ASCII. */
+static lwt_status take_string(gwy_in *in, uint64_t *pos, uint64_t end, char *dst, size_t cap, int clean,
+                              int *truncated, const char *what)
 {
     size_t k = 0;
     lwt_status rc = LWT_OK;
@@ -125,7 +127,7 @@ static lwt_status take_string(gwy_in *in, uint64_t *pos, uint64_t end, char *dst
             return LWT_OK;
         }
         if (dst && k + 1 < cap)
-            dst[k++] = (char)*c;
+            dst[k++] = clean && (*c < 0x20 || *c > 0x7e) ? '?' : (char)*c;
         else
             *truncated = 1;
     }
@@ -175,7 +177,7 @@ static lwt_status walk_component(gwy_in *in, uint64_t *pos, uint64_t end, int de
     unsigned char b[8];
     int trunc;
     lwt_status rc;
-    if ((rc = take_string(in, pos, end, name, sizeof name, &trunc, "a component name")))
+    if ((rc = take_string(in, pos, end, name, sizeof name, 1, &trunc, "a component name")))
         return rc;
     if (trunc)
         name[0] = 0; /* a name this long is nothing the reader looks for */
@@ -203,7 +205,7 @@ static lwt_status walk_component(gwy_in *in, uint64_t *pos, uint64_t end, int de
         long n = -1;
         const int title = t->role == ROLE_TOP && channel_key(name, &n) == 3;
         const int unit = t->role == ROLE_UNIT && !strcmp(name, "unitstr");
-        if ((rc = take_string(in, pos, end, v, sizeof v, &trunc, name)))
+        if ((rc = take_string(in, pos, end, v, sizeof v, 0, &trunc, name)))
             return rc;
         if (title && (found->title_n < 0 || n < found->title_n)) {
             found->title_n = n;
@@ -253,7 +255,7 @@ static lwt_status walk_component(gwy_in *in, uint64_t *pos, uint64_t end, int de
             return past_end(in, name[0] ? name : "an array", count, "elements (a byte or more each)", end - *pos);
         for (uint32_t i = 0; i < count; i++) {
             gwy_target other = {ROLE_OTHER, NULL, NULL, 0, name};
-            rc = type == 'S' ? take_string(in, pos, end, NULL, 0, &trunc, name)
+            rc = type == 'S' ? take_string(in, pos, end, NULL, 0, 0, &trunc, name)
                              : walk_object(in, pos, end, depth + 1, &other, found);
             if (rc)
                 return rc;
@@ -277,7 +279,7 @@ static lwt_status walk_object(gwy_in *in, uint64_t *pos, uint64_t end, int depth
     if (depth > GWY_MAX_DEPTH)
         return lwt__file_fail(in->ctx, LWT_ERR_FORMAT, in->path, "objects nested more than %d deep (at %s)",
                               GWY_MAX_DEPTH, t->what);
-    if ((rc = take_string(in, pos, end, type_name, sizeof type_name, &trunc, "an object type name")))
+    if ((rc = take_string(in, pos, end, type_name, sizeof type_name, 1, &trunc, "an object type name")))
         return rc;
     if ((rc = take(in, pos, end, b, 4, "an object size")))
         return rc;
@@ -319,10 +321,16 @@ static lwt_status check_field(gwy_in *in, const gwy_field *f, const char *what)
  * current) is not a height map, and a wrong guess would be off by a factor, silently. */
 static lwt_status unit_factor(gwy_in *in, const char *unit, const char *which, double *f)
 {
+    char shown[32];
     *f = lwt__unit_to_metres(unit);
-    if (*f == 0)
+    if (*f == 0) {
+        size_t k = 0;
+        for (; unit[k] && k + 1 < sizeof shown; k++) /* printable in the message */
+            shown[k] = (unsigned char)unit[k] < 0x20 || (unsigned char)unit[k] > 0x7e ? '?' : unit[k];
+        shown[k] = 0;
         return lwt__file_fail(in->ctx, LWT_ERR_FORMAT, in->path,
-                              "%s unit '%s' is not a length unit (m, mm, um, nm, pm, A)", which, unit);
+                              "%s unit '%s' is not a length unit (m, mm, um, nm, pm, A)", which, shown);
+    }
     return LWT_OK;
 }
 

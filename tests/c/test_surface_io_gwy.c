@@ -417,6 +417,15 @@ static void test_hostile(void)
     comp_field(&c, "/0/data", &(field_spec){4, 3, 1e-6, 1e-6, "m", "m", heights, 12, 12});
     write_named("type_x.gwy", &c);
     expect_error("type_x.gwy", LWT_ERR_FORMAT, "unknown component type 0x78 of '/0/what'");
+    /* names and units from the file reach the message as printable ASCII only: no terminal
+       escapes, no bytes that are not text */
+    c = (gb){0};
+    comp(&c, "/0/\x1b[31m\xff", 'x');
+    write_named("escape.gwy", &c);
+    expect_error("escape.gwy", LWT_ERR_FORMAT, "unknown component type 0x78 of '/0/?[31m?'");
+    s = (field_spec){4, 3, 1e-6, 1e-6, "m", "V\x07\xb5", heights, 12, 12};
+    write_field_file("unit_escape.gwy", &s);
+    expect_error("unit_escape.gwy", LWT_ERR_FORMAT, "unit 'V?\?' is not a length unit");
     c = (gb){0};
     comp_unit(&c, "/0/data", "m");
     write_named("not_field.gwy", &c);
@@ -485,7 +494,7 @@ int main(void)
     test_valid();
     test_hostile();
     /* the files this test wrote and nothing else: reading creates no file (temporary or other) */
-    CHECK(count_prefix(".", "") == 23, "%d files in the scratch folder, the test wrote 23", count_prefix(".", ""));
+    CHECK(count_prefix(".", "") == 25, "%d files in the scratch folder, the test wrote 25", count_prefix(".", ""));
     test_shared();
     if (leave_scratch_dir(dir, failures != 0)) /* kept when something failed, to look at the files */
         CHECK(0, "cannot leave %s", dir);
