@@ -68,7 +68,7 @@ typedef struct {
     char title[256];
 } gwy_found;
 
-/* "truncated or corrupt: WHAT declares or needs N UNIT, its object has LEFT left" */
+/* "truncated or corrupt: WHAT needs N UNIT, its object has LEFT bytes left" */
 static lwt_status past_end(gwy_in *in, const char *what, uint64_t n, const char *unit, uint64_t left)
 {
     return lwt__file_fail(in->ctx, LWT_ERR_FORMAT, in->path,
