@@ -52,7 +52,7 @@ typedef struct lwt_surface {
     size_t nx, ny;          /* nx points per profile (x, fast axis), ny profiles; z[iy*nx + ix] */
     double dx, dy;          /* spacing in metres (0 = unknown, .npy) */
     double *z;              /* heights in metres, NaN = invalid point, malloc'ed */
-    char source_format[16]; /* "x3p", "sdf", "sur", "plu", "npy" */
+    char source_format[16]; /* "x3p", "sdf", "sur", "plu", "npy", "gwy" */
     double z_resolution;    /* metres, 0 = unknown (SDF Zresolution) */
     char date[40];          /* measurement date: ISO 8601 when the file allows it, else as stored */
     char instrument[128];   /* manufacturer and model, as stored */
@@ -72,8 +72,8 @@ LWT_IO_API size_t lwt_surface_count_valid(const lwt_surface *s);
 /* ------------------------------------------------------------------ files */
 
 /** Read X3P (ISO 25178-72), SDF (ISO 25178-71, ASCII and binary), Digital Surf .sur, Sensofar
- *  .plu or a 2-D float32/float64 .npy (no spacing: dx = dy = 0). The format is chosen by magic
- *  bytes, then by extension. out is initialised first; on failure it holds nothing to free.
+ *  .plu, Gwyddion .gwy or a 2-D float32/float64 .npy (no spacing: dx = dy = 0). The format is
+ *  chosen by magic bytes, then by extension. out is initialised first; on failure it holds nothing to free.
  *  A surface whose every point is invalid is LWT_ERR_NO_DATA. */
 LWT_IO_API lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out);
 /** Readers for one format each (same contract as lwt_surface_read). */
@@ -82,6 +82,11 @@ LWT_IO_API lwt_status lwt_surface_read_sdf(lwt_context *ctx, const char *path, l
 LWT_IO_API lwt_status lwt_surface_read_sur(lwt_context *ctx, const char *path, lwt_surface *out);
 LWT_IO_API lwt_status lwt_surface_read_plu(lwt_context *ctx, const char *path, lwt_surface *out);
 LWT_IO_API lwt_status lwt_surface_read_npy(lwt_context *ctx, const char *path, lwt_surface *out);
+/** Gwyddion native file ("GWYP"): the lowest-numbered channel (/N/data), heights and spacing
+ *  scaled by its units' power of ten (a unit that is not a length, or none, is refused); the
+ *  points its mask (/N/mask) marks (nonzero) are invalid (NaN); the title is the comment.
+ *  docs/FORMATS.md has the details. */
+LWT_IO_API lwt_status lwt_surface_read_gwy(lwt_context *ctx, const char *path, lwt_surface *out);
 
 /** X3P: data.bin as float64 (D), valid.bin when there are NaN points, MD5 checksums.
  *  Needs dx > 0 and dy > 0. */

@@ -485,6 +485,8 @@ lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out
         rc = lwt_surface_read_x3p(ctx, path, out);
     else if (nh >= 12 && (!memcmp(head, "DIGITAL SURF", 12) || !memcmp(head, "DSCOMPRESSED", 12)))
         rc = lwt_surface_read_sur(ctx, path, out);
+    else if (nh >= 4 && (!memcmp(head, "GWYP", 4) || !memcmp(head, "GWYO", 4)))
+        rc = lwt_surface_read_gwy(ctx, path, out);
     else if (nh >= 6 && !memcmp(head, "\x93NUMPY", 6))
         rc = lwt_surface_read_npy(ctx, path, out);
     else if (nh >= 8 && (head[0] == 'a' || head[0] == 'b') &&
@@ -500,9 +502,11 @@ lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out
         rc = lwt_surface_read_plu(ctx, path, out);
     else if (ext_is(path, "npy"))
         rc = lwt_surface_read_npy(ctx, path, out);
+    else if (ext_is(path, "gwy"))
+        rc = lwt_surface_read_gwy(ctx, path, out);
     else
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
-                              "unrecognised surface format (known: .x3p .sdf .sur .plu .npy)");
+                              "unrecognised surface format (known: .x3p .sdf .sur .plu .gwy .npy)");
     if (rc != 0) {
         lwt_surface_free(out);
         return rc;

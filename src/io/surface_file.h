@@ -1,6 +1,6 @@
 /*
- * surface_file.h - internals of the surface file layer (src/io: x3p.c, sdf.c, sur.c, plu.c and
- * surface_file.c). The readers and writers themselves and the lwt_surface data model are public
+ * surface_file.h - internals of the surface file layer (src/io: x3p.c, sdf.c, sur.c, plu.c, gwy.c
+ * and surface_file.c). The readers and writers themselves and the lwt_surface data model are public
  * (include/lwt_surface.h); docs/FORMATS.md gives the details and deviations of each format.
  *
  * Failures: the function where one starts logs one line "FILE: reason" through the caller's

@@ -12,6 +12,8 @@
 - bad inputs (truncated zip, wrong MD5, missing main.xml, size mismatch, all points invalid,
   too small for the levels, npy without spacing, unreadable) in one batch with good ones: one
   line each on stderr, no output folder, the batch goes on, exit status 1 naming the failures;
+- a Gwyddion .gwy file with a mask: masked points NaN in every band, bands and parameters as
+  for the other formats;
 - options: cutoffs (lambda-s gives a noise band), --plane, --spacing for .npy, overwriting an
   existing output folder.
 Exit 0 pass, 1 fail, 77 skip (CLI not built).
@@ -326,6 +328,51 @@ def make_x3p(path, nx, ny, data, md5_main=True, md5_data=True, drop=(), data_ove
     open(path, "wb").write(buf.getvalue())
 
 
+def write_gwy(path, z_um, xreal, yreal, mask=None):
+    """A Gwyddion file (format: docs/FORMATS.md): channel 0 with heights in micrometres, lateral
+    sizes in metres, and a mask (nonzero = masked) when given."""
+    import struct
+    s = lambda x: x.encode() + b"\0"
+    obj = lambda t, body: s(t) + struct.pack("<I", len(body)) + body
+    unit = lambda u: obj("GwySIUnit", s("unitstr") + b"s" + s(u))
+
+    def field(a, uz):
+        ny, nx = a.shape
+        return obj("GwyDataField", s("xres") + b"i" + struct.pack("<i", nx) + s("yres") + b"i" +
+                   struct.pack("<i", ny) + s("xreal") + b"d" + struct.pack("<d", xreal) + s("yreal") + b"d" +
+                   struct.pack("<d", yreal) + s("si_unit_xy") + b"o" + unit("m") + s("si_unit_z") + b"o" +
+                   unit(uz) + s("data") + b"D" + struct.pack("<I", a.size) + a.astype("<f8").tobytes())
+
+    c = s("/0/data") + b"o" + field(z_um, "um") + s("/0/data/title") + b"s" + s("Height")
+    if mask is not None:
+        c += s("/0/mask") + b"o" + field(mask.astype(float), "")
+    open(path, "wb").write(b"GWYP" + obj("GwyContainer", c))
+
+
+def gwy_file(c, r):
+    """lwt filter scan.gwy: read through the auto-detecting reader, units applied, masked points
+    NaN in every band, the bands rebuild the input, the parameters agree with NumPy"""
+    rng = np.random.default_rng(5)
+    ny, nx = 160, 170
+    z_um = rng.normal(size=(ny, nx)) + np.linspace(0, 3, nx)[None, :]
+    mask = np.zeros((ny, nx), bool)
+    mask[10:14, 20:30] = True
+    src = os.path.join(r.tmp, "scan.gwy")
+    write_gwy(src, z_um, nx * 2.5e-6, ny * 2.5e-6, mask)
+    outdir = os.path.join(r.tmp, "out-gwy")
+    rc, out, err = r.lwt("filter", src, "-o", outdir)
+    if not c.check(rc == 0 and err == "", "gwy: lwt filter failed (%d): %s" % (rc, err)):
+        return
+    c.check("170 x 160 points, spacing 2.5 x 2.5 um, 40 invalid" in out, "gwy: summary line: %r" % out[:300])
+    z = z_um * 1e-6
+    z[mask] = np.nan
+    folder = band_dir(outdir, "scan")
+    bands = load_outputs(folder)
+    check_rebuild_and_nan(c, z, bands, "gwy")
+    rep = json.load(open(os.path.join(folder, "report.json")))
+    check_report_params(c, rep, folder, z, 2.5e-6, 2.5e-6, "gwy")
+
+
 def bad_files(c, r):
     d = os.path.join(r.tmp, "bad")
     os.makedirs(d)
@@ -475,6 +522,7 @@ def main():
     try:
         r = Run(binary, tmp)
         c.run("synthetic surfaces", synthetic, c, r)
+        c.run("Gwyddion file", gwy_file, c, r)
         c.run("bad files", bad_files, c, r)
         c.run("non-regular inputs", non_regular, c, r)
         c.run("real files", real_files, c, r)
