@@ -51,10 +51,11 @@ if [ "$what" = test ]; then
       || python3 -m pip install -q --break-system-packages numpy PyWavelets scikit-build-core pytest surfalize
   fi
   # surfalize (SciPy comes with it): the independent references of the Gaussian filter's test
-  # (tests/py/test_surface_gauss.py; its parts skip without them)
-  if ! python3 -c "import surfalize, scipy" >/dev/null 2>&1; then
-    echo "install-deps: pip install surfalize" >&2
-    python3 -m pip install -q surfalize 2>/dev/null \
-      || python3 -m pip install -q --break-system-packages surfalize
+  # (tests/py/test_surface_gauss.py; its parts skip without them); gwyfile: another reading of
+  # Gwyddion's .gwy format (tests/py/test_surface_gwy.py, skipped without it)
+  if ! python3 -c "import surfalize, scipy, gwyfile" >/dev/null 2>&1; then
+    echo "install-deps: pip install surfalize gwyfile" >&2
+    python3 -m pip install -q surfalize gwyfile 2>/dev/null \
+      || python3 -m pip install -q --break-system-packages surfalize gwyfile
   fi
 fi

@@ -44,8 +44,8 @@ static void row_heights(const double *row, size_t nx, double *p)
             int ok = isfinite(v) != 0;
             n[l] += ok ? 1.0 : 0.0;
             s[l] += ok ? v : 0.0;
-            mx[l] = ok & (v > mx[l]) ? v : mx[l];
-            mn[l] = ok & (v < mn[l]) ? v : mn[l];
+            mx[l] = (ok & (v > mx[l])) ? v : mx[l];
+            mn[l] = (ok & (v < mn[l])) ? v : mn[l];
         }
     for (; i < nx; i++)
         if (isfinite(row[i])) {

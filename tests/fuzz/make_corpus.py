@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Make the seed corpus of the fuzz harnesses (tests/fuzz/corpus/<harness>/) from the project's
 own writers: `lwt synth` (X3P), test_surface_io --write-sdf (binary and ASCII SDF), the .sur and
-.plu writers of tests/py/test_surface_crafted.py, and numpy (.npy). No third-party files.
+.plu writers of tests/py/test_surface_crafted.py, numpy (.npy) and gwy_object below (.gwy, from
+Gwyddion's published serialization). No third-party files.
 
     python3 tests/fuzz/make_corpus.py [BUILD]     (BUILD: a build folder with lwt and
                                                    tests/test_surface_io; default build)
@@ -81,6 +82,50 @@ def bin_seeds():
             yield "%s%s.bin" % (dt[1:], "-valid" if valid else ""), bytes([ctrl]) + z.tobytes() + vb
 
 
+def gwy_object(name, components):
+    """One serialized Gwyddion object: NUL-terminated type name, uint32 LE size, then each
+    component (name NUL, type char, value); types b c i q d s o and arrays C I Q D S O"""
+    body = b""
+    for cname, t, v in components:
+        body += cname.encode() + b"\0" + t.encode()
+        if t == "i":
+            body += struct.pack("<i", v)
+        elif t == "d":
+            body += struct.pack("<d", v)
+        elif t == "b":
+            body += bytes([v])
+        elif t == "s":
+            body += v.encode() + b"\0"
+        elif t == "o":
+            body += v
+        elif t == "D":
+            body += struct.pack("<I", len(v)) + np.asarray(v, dtype="<f8").tobytes()
+        else:
+            raise ValueError(t)
+    return name.encode() + b"\0" + struct.pack("<I", len(body)) + body
+
+
+def gwy_seeds():
+    """.gwy files: one channel in micrometres; two channels, a mask and a title in nanometres"""
+    unit = lambda u: gwy_object("GwySIUnit", [("unitstr", "s", u)])  # noqa: E731
+
+    def field(nx, ny, zunit, data):
+        return gwy_object("GwyDataField", [("xres", "i", nx), ("yres", "i", ny), ("xreal", "d", nx * 1e-6),
+                                           ("yreal", "d", ny * 2e-6), ("si_unit_xy", "o", unit("m")),
+                                           ("si_unit_z", "o", unit(zunit)), ("data", "D", data)])
+
+    rng = np.random.default_rng(31)
+    one = gwy_object("GwyContainer", [("/0/data", "o", field(4, 3, "um", rng.normal(size=12)))])
+    two = gwy_object("GwyContainer", [
+        ("/1/data", "o", field(2, 2, "m", [1e-6, 2e-6, 3e-6, 4e-6])),
+        ("/0/data", "o", field(5, 4, "nm", rng.normal(0, 50, 20))),
+        ("/0/data/title", "s", "seed"),
+        ("/0/mask", "o", field(5, 4, "", (np.arange(20) % 6 == 1).astype(float))),
+        ("/0/show", "b", 1)])
+    yield "um.gwy", b"GWYP" + one
+    yield "nm-mask.gwy", b"GWYP" + two
+
+
 def npy_seeds():
     rng = np.random.default_rng(29)
     import io
@@ -141,6 +186,9 @@ def main():
     for name, data in seeds["npy"]:
         if "big-endian" not in name and "fortran" not in name:
             put("mapped", name, data)
+    for name, data in gwy_seeds():
+        put("gwy", name, data)
+        put("surface", "noext-" + name, bytes([0]) + data)
     for name, x in xml_seeds(main_xml):
         put("x3p_xml", name, x.encode())
     for name, data in bin_seeds():
