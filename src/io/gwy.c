@@ -174,7 +174,7 @@ static lwt_status walk_component(gwy_in *in, uint64_t *pos, uint64_t end, int de
                                  gwy_found *found, const char *type_name)
 {
     char name[GWY_NAME_MAX];
-    unsigned char b[8];
+    unsigned char b[8] = {0}; /* take fills it; GCC 12 cannot see that */
     int trunc;
     lwt_status rc;
     if ((rc = take_string(in, pos, end, name, sizeof name, 1, &trunc, "a component name")))
