@@ -106,8 +106,7 @@ static int parse_form(const char *v, lwt_filter_spec *spec)
     return 0;
 }
 
-/* file name without folders and without the last extension */
-static void stem(const char *path, char *out, size_t n)
+void filter_stem(const char *path, char *out, size_t n)
 {
     const char *b = strrchr(path, '/');
     b = b ? b + 1 : path;
@@ -308,7 +307,7 @@ int cmd_filter(int argc, char **argv)
     }
     for (int k = 0; names && failed && k < ninputs; k++) {
         char err[1024];
-        stem(inputs[k], names[k], sizeof names[k]);
+        filter_stem(inputs[k], names[k], sizeof names[k]);
         progress_file(&pg, k, names[k]);
         int dup = -1;
         for (int q = 0; q < k && dup < 0; q++)

@@ -34,6 +34,9 @@ void filter_log_fn(void *user, lwt_log_level level, const char *msg);
 int filter_job(lwt_context *ctx, filter_log *log, const filter_opts *o, const char *input, const char *name,
                cli_progress *pg, FILE *out, char *err, size_t errlen);
 
+/* the name of an input's folder: the file name without folders and without its last extension */
+void filter_stem(const char *path, char *out, size_t n);
+
 /* lwt filter --mpi (filter_mpi.c, builds with MPI only): the exit status, the same on every rank. */
 int cmd_filter_mpi(const filter_opts *o, int ninputs, char *const *inputs);
 

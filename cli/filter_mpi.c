@@ -7,8 +7,9 @@
  * band are reduced across the ranks from per-row partial sums (src/surface/params_rows.h): every
  * rank computes its rows' partials (the row after its slab comes from the next rank), rank 0
  * gathers all rows' partials and adds them in row order, so the values are those of lwt filter
- * on one process, bit for bit, for any rank count. The folder appears complete or not at all
- * (outdir.h: rank 0 commits it after every rank succeeded).
+ * on one process, bit for bit, for any rank count. report.json and the table are lwt filter's
+ * (its writer and printer). The folder appears complete or not at all (outdir.h: rank 0
+ * commits it after every rank succeeded).
  *
  * Not over ranks (refused with a message): invalid points (their harmonic fill, fill.c, is a
  * sequential coarse-to-fine sweep over the whole surface), form removal other than the plane (--plane:
@@ -24,12 +25,13 @@
 
 #include "cli.h"
 #include "filter_job.h"
-#include "io/json_writer.h"
+#include "io/report_json.h"
 #include "lwt_mpi.h"
 #include "mpi_io.h"
 #include "outdir.h"
 #include "surface/params_rows.h"
 #include "surface/plane.h"
+#include "surface/split.h"
 
 typedef struct fjob {
     const filter_opts *o;
@@ -39,10 +41,10 @@ typedef struct fjob {
     double dx, dy;
     lwt_band_split split;
     double *z;                               /* this rank's heights (metres) */
-    double *band[LWT_BAND_COUNT];            /* this rank's rows of each band; NULL: empty band */
     lwt_iso_params params[1 + LWT_BAND_COUNT]; /* input (levelled), then the bands */
-    lwt_plane plane;                         /* --plane: the plane removed first */
-    int levelled;
+    lwt_filter_result res;                   /* what lwt_filter_run reports, for report.json and the table */
+    char band_file[LWT_BAND_COUNT][16];      /* "form.npy", ... */
+    int levelled;                            /* --plane: res.plane removed first */
 } fjob;
 
 static int say(const fjob *j, const char *input, const char *msg)
@@ -50,16 +52,6 @@ static int say(const fjob *j, const char *input, const char *msg)
     if (j->rank == 0)
         fprintf(stderr, "lwt filter --mpi: %s: %s\n", input, msg);
     return 0;
-}
-
-/* the band a packed level holds (lwt_plan_band numbering: 0 the approximation, 1 the
-   coarsest detail level J, ..., J the finest, level 1) */
-static int band_of_packed(const fjob *j, int level)
-{
-    if (level == 0)
-        return LWT_BAND_FORM;
-    const char b = lwt_band_of_level(&j->split, j->split.levels - level + 1);
-    return b == 'n' ? LWT_BAND_NOISE : b == 'r' ? LWT_BAND_ROUGHNESS : LWT_BAND_WAVINESS;
 }
 
 /* this rank's slab of the input, in metres; 0, or -1 (every rank agrees) */
@@ -115,9 +107,9 @@ static int split_bands(fjob *j, lwt_mpi_plan *mp, const lwt_plan *whole, lwt_dty
     char *c = malloc(ncoef * es + 1), *cb = malloc(ncoef * es + 1);
     int ok = mpi_all_ok(in && out && c && cb);
     ok = ok && lwt_mpi_forward(mp, in, c) == LWT_OK;
-    int present[LWT_BAND_COUNT] = {1, j->split.wavy_lo <= j->split.wavy_hi, 1, j->split.noise_hi > 0};
     for (int b = 0; ok && b < LWT_BAND_COUNT; b++) {
-        if (!present[b])
+        const uint64_t keep = lwt_split_keep(&j->split, b); /* the packed levels of band b, as lwt filter */
+        if (!keep)
             continue;
         memcpy(cb, c, ncoef * es);
         for (int level = 0; level <= j->split.levels; level++)
@@ -126,13 +118,13 @@ static int split_bands(fjob *j, lwt_mpi_plan *mp, const lwt_plan *whole, lwt_dty
                 size_t r0, r1, off;
                 lwt_plan_band(whole, level, mask, &bb);
                 lwt_mpi_band_rows(mp, level, mask, &r0, &r1, &off);
-                if (band_of_packed(j, level) != b)
+                if (!(keep >> level & 1))
                     memset(cb + off * es, 0, (r1 - r0) * bb.shape[1] * es);
             }
-        j->band[b] = malloc(n * sizeof *j->band[b] + 1);
-        ok = mpi_all_ok(j->band[b] != NULL) && lwt_mpi_inverse(mp, cb, out) == LWT_OK;
+        j->res.band[b] = malloc(n * sizeof *j->res.band[b] + 1);
+        ok = mpi_all_ok(j->res.band[b] != NULL) && lwt_mpi_inverse(mp, cb, out) == LWT_OK;
         for (size_t i = 0; ok && i < n; i++)
-            j->band[b][i] = dt == LWT_F64 ? ((const double *)out)[i] : (double)((const float *)out)[i];
+            j->res.band[b][i] = dt == LWT_F64 ? ((const double *)out)[i] : (double)((const float *)out)[i];
     }
     free(in);
     free(out);
@@ -197,8 +189,8 @@ static int level(fjob *j)
         lwt__plane_rows_means(all, j->ny, mean); /* the points are all valid here */
         lwt__plane_rows_second(j->z, j->nx, j->r0, rows, mean, j->o->spec.threads, mine);
         gather_rows(j, mine, F, all, count, at);
-        lwt__plane_rows_finish(all, j->ny, mean, j->dx, j->dy, &j->plane);
-        lwt__plane_subtract_rows(j->z, j->nx, j->r0, rows, j->dx, j->dy, &j->plane, j->o->spec.threads);
+        lwt__plane_rows_finish(all, j->ny, mean, j->dx, j->dy, &j->res.plane);
+        lwt__plane_subtract_rows(j->z, j->nx, j->r0, rows, j->dx, j->dy, &j->res.plane, j->o->spec.threads);
         j->levelled = 1;
     }
     free(mine);
@@ -229,117 +221,43 @@ static int write_band(const fjob *j, const char *path, const double *rows)
     return mpi_all_ok(ok) ? 0 : -1;
 }
 
-static void json_params(json_writer *w, const char *name, const lwt_iso_params *p)
+/* rank 0: report.json by lwt filter's writer and its table on stdout, the same keys and lines;
+   the form model's residual is not reduced over the ranks ("form" is null, "plane" holds the
+   plane), nor are the material-ratio and spatial families (a note says so) */
+static int write_report(fjob *j, const char *input, const char *path, double ms_total)
 {
-    json_key(w, name);
-    json_begin_object(w);
-    for (int k = 0; k < LWT_ISO_PARAM_COUNT; k++)
-        json_key_number(w, lwt_iso_param_name(k), lwt_iso_param_value(p, k) * (lwt_iso_param_is_height(k) ? 1e6 : 1));
-    json_end_object(w);
-}
-
-/* rank 0: report.json, and the table on stdout */
-static int write_report(const fjob *j, const char *input, const char *path)
-{
-    json_writer w;
-    json_init(&w);
-    json_begin_object(&w);
-    json_key(&w, "input");
-    json_string(&w, input);
-    json_key(&w, "ranks");
-    json_int(&w, j->nranks);
-    json_key(&w, "points");
-    json_begin_array(&w);
-    json_int(&w, (long long)j->nx);
-    json_int(&w, (long long)j->ny);
-    json_end_array(&w);
-    json_key(&w, "spacing_um");
-    json_begin_array(&w);
-    json_number(&w, j->dx * 1e6);
-    json_number(&w, j->dy * 1e6);
-    json_end_array(&w);
-    json_key(&w, "filter");
-    json_string(&w, "wavelet");
-    json_key(&w, "wavelet");
-    json_string(&w, j->o->wavelet_asked);
-    json_key(&w, "mode");
-    json_string(&w, lwt_mode_name(j->o->spec.mode));
-    json_key(&w, "levels");
-    json_int(&w, j->split.levels);
-    json_key(&w, "dtype");
-    json_string(&w, j->o->spec.dtype == LWT_F64 ? "float64" : "float32");
-    json_key(&w, "plane_removed");
-    json_bool(&w, j->levelled);
-    json_key(&w, "plane");
-    if (j->levelled) {
-        json_begin_object(&w);
-        json_key_number(&w, "z0_um", j->plane.z0 * 1e6);
-        json_key_number(&w, "slope_x", j->plane.sx);
-        json_key_number(&w, "slope_y", j->plane.sy);
-        json_end_object(&w);
-    } else {
-        json_null(&w);
-    }
-    json_key(&w, "bands");
-    json_begin_object(&w);
-    const int lo[LWT_BAND_COUNT] = {0, j->split.wavy_lo, j->split.rough_lo, 1};
-    const int hi[LWT_BAND_COUNT] = {0, j->split.wavy_hi, j->split.rough_hi, j->split.noise_hi};
+    lwt_report r;
+    memset(&r, 0, sizeof r);
+    r.input = input;
+    r.input_format = "npy";
+    r.nx = j->nx;
+    r.ny = j->ny;
+    r.dx = j->dx;
+    r.dy = j->dy;
+    r.n_valid = j->nx * j->ny;
+    r.wavelet = j->o->wavelet_asked;
+    r.mode = lwt_mode_name(j->o->spec.mode);
+    r.dtype = j->o->spec.dtype == LWT_F64 ? "float64" : "float32";
+    r.split = &j->split;
+    r.lambda_s_req = j->o->req.lambda_s;
+    r.lambda_c_req = j->o->req.lambda_c;
+    r.result = &j->res;
+    r.plane_removed = j->levelled;
+    for (int s = 0; s <= LWT_BAND_COUNT; s++)
+        if (!s || j->res.band[s - 1])
+            r.params[s] = &j->params[s];
+    r.ms_total = ms_total;
     for (int b = 0; b < LWT_BAND_COUNT; b++)
-        if (j->band[b]) {
-            json_key(&w, lwt_filter_band_name(b));
-            if (b == LWT_BAND_FORM) {
-                json_string(&w, "approximation");
-            } else {
-                json_begin_array(&w);
-                json_int(&w, lo[b]);
-                json_int(&w, hi[b]);
-                json_end_array(&w);
-            }
-        }
-    json_end_object(&w);
-    json_key(&w, "parameters");
-    json_begin_object(&w);
-    json_params(&w, "input", &j->params[0]);
-    for (int b = 0; b < LWT_BAND_COUNT; b++)
-        if (j->band[b])
-            json_params(&w, lwt_filter_band_name(b), &j->params[1 + b]);
-    json_end_object(&w);
-    json_key(&w, "units");
-    json_string(&w, "heights and lengths in micrometres, Sdr in percent; band files: float64 metres");
-    json_key(&w, "notes");
-    json_begin_array(&w);
-    json_string(&w, "filtered over MPI ranks: the material-ratio and spatial families are not computed (they need "
-                    "the whole surface sorted or transformed on one process)");
-    json_end_array(&w);
-    json_end_object(&w);
-    FILE *f = json_ok(&w) ? fopen(path, "wb") : NULL;
-    int ok = f && fwrite(w.buf, 1, w.len, f) == w.len;
-    ok = f && fclose(f) == 0 && ok;
-    json_free(&w);
-    printf("%s -> %s (%d ranks)\n  %zu x %zu points, %s, %d levels\n  %-10s", input, j->o->outdir, j->nranks, j->nx,
-           j->ny, j->o->wavelet_asked, j->split.levels, "");
-    for (int k = 0; k < LWT_ISO_PARAM_COUNT; k++)
-        printf(" %10s", lwt_iso_param_name(k));
-    printf("\n");
-    for (int s = 0; s <= LWT_BAND_COUNT; s++) {
-        if (s && !j->band[s - 1])
-            continue;
-        printf("  %-10s", s ? lwt_filter_band_name(s - 1) : "input");
-        for (int k = 0; k < LWT_ISO_PARAM_COUNT; k++)
-            printf(" %10.4g", lwt_iso_param_value(&j->params[s], k) * (lwt_iso_param_is_height(k) ? 1e6 : 1));
-        printf("\n");
-    }
-    return ok ? 0 : -1;
-}
-
-/* the stem of a path: no folders, no last extension */
-static void stem_of(const char *path, char *out, size_t n)
-{
-    const char *b = strrchr(path, '/');
-    snprintf(out, n, "%s", b ? b + 1 : path);
-    char *dot = strrchr(out, '.');
-    if (dot && dot != out)
-        *dot = 0;
+        if (j->res.band[b])
+            r.outputs[r.noutputs++] = j->band_file[b];
+    r.outputs[r.noutputs++] = "report.json";
+    char note[160];
+    snprintf(note, sizeof note, "filtered over %d MPI ranks: the material-ratio and spatial families are not computed "
+                                "(they need the whole surface on one process)", j->nranks);
+    r.notes[r.nnotes++] = note;
+    const lwt_status st = lwt_report_write_json(j->ctx, path, &r);
+    filter_table_print(stdout, &r, j->o->outdir);
+    return st == LWT_OK ? 0 : -1;
 }
 
 static int filter_one(fjob *j, const char *input)
@@ -365,10 +283,13 @@ static int filter_one(fjob *j, const char *input)
     mpi_slab_of(j->ny, j->rank, j->nranks, &j->r0, &j->r1);
     if (lwt_bands_resolve(j->ctx, &o->req, j->nx, j->ny, j->dx, j->dy, &j->split) != LWT_OK)
         return -1; /* the reason went through the log */
+    const double t0 = MPI_Wtime();
     if (read_slab(j, input, offset, hi.dtype))
         return -1;
+    double t = MPI_Wtime();
     if ((o->spec.plane || o->spec.form == LWT_FORM_POLY) && level(j))
         return say(j, input, "out of memory fitting the plane") - 1;
+    j->res.ms_fill = 1e3 * (MPI_Wtime() - t);
     lwt_wavelet *w = NULL;
     lwt_plan *whole = NULL;
     lwt_mpi_plan *mp = NULL;
@@ -391,19 +312,32 @@ static int filter_one(fjob *j, const char *input)
         goto done;
     int gpu = sd.workers[0].kind == LWT_WORKER_CUDA, any = 0;
     MPI_Allreduce(&gpu, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    lwt_plan_info pi;
+    lwt_wavelet_info wi;
+    lwt_plan_get_info(whole, &pi);
+    lwt_wavelet_get_info(w, &wi);
+    j->res.nx = j->nx;
+    j->res.ny = j->ny;
+    j->res.backend = any ? LWT_BACKEND_CUDA : LWT_BACKEND_CPU;
+    j->res.path = pi.path;
+    j->res.max_level = pi.max_level;
+    snprintf(j->res.wavelet, sizeof j->res.wavelet, "%s", wi.name);
+    t = MPI_Wtime();
     if (lwt_mpi_plan_create_weighted(j->ctx, &d, &sd, MPI_COMM_WORLD, j->r0, j->r1,
                                      any ? LWT_MPI_WEIGHT_MEASURE : LWT_MPI_WEIGHT_SLAB, &mp) != LWT_OK ||
         split_bands(j, mp, whole, d.dtype))
         goto done;
+    j->res.ms_transform = 1e3 * (MPI_Wtime() - t);
+    j->res.ms_total = j->res.ms_fill + j->res.ms_transform;
     int ok = reduce_params(j, j->z, &j->params[0]) == 0;
     for (int b = 0; ok && b < LWT_BAND_COUNT; b++)
-        if (j->band[b])
-            ok = reduce_params(j, j->band[b], &j->params[1 + b]) == 0;
+        if (j->res.band[b])
+            ok = reduce_params(j, j->res.band[b], &j->params[1 + b]) == 0;
     /* the folder: rank 0 makes it, every rank writes its rows, rank 0 commits */
     cli_outdir od;
     memset(&od, 0, sizeof od);
     char name[256];
-    stem_of(input, name, sizeof name);
+    filter_stem(input, name, sizeof name);
     if (ok && j->rank == 0 && outdir_begin(&od, o->outdir, name, err, sizeof err)) {
         fprintf(stderr, "lwt filter --mpi: %s\n", err);
         ok = 0;
@@ -413,13 +347,14 @@ static int filter_one(fjob *j, const char *input)
         MPI_Bcast(od.tmp, (int)sizeof od.tmp, MPI_CHAR, 0, MPI_COMM_WORLD);
     char path[4200];
     for (int b = 0; ok && b < LWT_BAND_COUNT; b++)
-        if (j->band[b]) {
-            snprintf(path, sizeof path, "%s/%s.npy", od.tmp, lwt_filter_band_name(b));
-            ok = write_band(j, path, j->band[b]) == 0;
+        if (j->res.band[b]) {
+            snprintf(j->band_file[b], sizeof j->band_file[b], "%s.npy", lwt_filter_band_name(b));
+            snprintf(path, sizeof path, "%s/%s", od.tmp, j->band_file[b]);
+            ok = write_band(j, path, j->res.band[b]) == 0;
         }
     if (ok && j->rank == 0) {
         snprintf(path, sizeof path, "%s/report.json", od.tmp);
-        ok = write_report(j, input, path) == 0;
+        ok = write_report(j, input, path, 1e3 * (MPI_Wtime() - t0)) == 0;
     }
     if (mpi_all_ok(ok)) {
         rc = j->rank == 0 && outdir_commit(&od, err, sizeof err) ? -1 : 0;
@@ -476,7 +411,7 @@ int cmd_filter_mpi(const filter_opts *o, int ninputs, char *const *inputs)
     }
     free(j.z);
     for (int b = 0; b < LWT_BAND_COUNT; b++)
-        free(j.band[b]);
+        free(j.res.band[b]);
     MPI_Finalize();
     return rc;
 }

@@ -32,6 +32,9 @@ for name in ("s", "f"):
     one = json.load(open(f"one/{name}/report.json"))
     for np_ in (1, 2, 3):
         rep = json.load(open(f"m{np_}/{name}/report.json"))
+        for key in ("points", "spacing_um", "bands", "cutoffs_um", "wavelet_pywt", "levels", "plane"):
+            if rep.get(key) != one.get(key):
+                print(f"FAIL: {name} on {np_} ranks: report {key} {rep.get(key)!r}, one process {one.get(key)!r}"); bad += 1
         if rep["plane"] != one["plane"]:
             print(f"FAIL: {name} on {np_} ranks: plane {rep['plane']}, one process {one['plane']}"); bad += 1
         for surf, p in rep["parameters"].items():
