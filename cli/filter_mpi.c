@@ -5,8 +5,8 @@
  * zeroes the other bands' pieces it holds), and each rank writes its rows of every band into
  * OUTDIR/NAME/BAND.npy. The ISO 25178-2 height and hybrid parameters of the input and of each
  * band are reduced across the ranks from per-row partial sums (src/surface/params_rows.h): every
- * rank computes its rows' partials (the row after its slab comes from the next rank), rank 0
- * gathers all rows' partials and adds them in row order, so the values are those of lwt filter
+ * rank computes its rows' partials (the row after its slab comes from the next rank), gathers
+ * every row's partials and adds them in row order, so the values are those of lwt filter
  * on one process, bit for bit, for any rank count. report.json and the table are lwt filter's
  * (its writer and printer). The folder appears complete or not at all (outdir.h: rank 0
  * commits it after every rank succeeded).
