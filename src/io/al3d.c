@@ -226,7 +226,7 @@ lwt_status lwt_surface_read_al3d(lwt_context *ctx, const char *path, lwt_surface
     if ((rc = lwt__surface_alloc_file(ctx, path, out, nx, ny, 0)))
         goto done;
     /* the marker compared in float32, the depths' type: a tag printed with fewer digits
-       (3e+15 for 3.0000000549e15) still names the same float */
+       (3e+15 for 3000000028082176) still names the same float */
     float invalid = !t.have_invalid || isnan(t.invalid) || t.invalid > FLT_MAX ? INFINITY
                     : t.invalid < -FLT_MAX                                      ? -INFINITY
                                                                                 : (float)t.invalid;
