@@ -61,6 +61,10 @@ static void decode_points(void *user, const unsigned char *d, size_t first, size
 /* deflate gives at most 1032 bytes for one zipped byte (zlib's own limit, zlib.h's compressBound
  * reasoning): a stream declaring more cannot be true, and is refused before anything is allocated */
 #define DEFLATE_MAX_RATIO 1032
+/* Digital Surf's writers use one stream; the directory is read entry by entry and each stream
+ * has its own inflate, so a bound keeps a hostile count (one stream per 9 bytes of the file) from
+ * costing minutes: 65536 streams of up to 4 GiB each is more than any surface */
+#define SUR_MAX_STREAMS 65536u
 
 /* Stream k's directory entry (inflated size, zipped size), k counted from 0. */
 static lwt_status stream_entry(lwt_context *ctx, const char *path, int fd, size_t off, uint32_t k,
@@ -94,6 +98,9 @@ static lwt_status check_streams(lwt_context *ctx, const char *path, int fd, size
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                               "corrupt: %u compressed streams, the file has room for the directory of %llu", count,
                               (unsigned long long)(left / 8));
+    if (count > SUR_MAX_STREAMS)
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "%u compressed streams: more than %u are not supported",
+                              count, SUR_MAX_STREAMS);
     uint64_t raw_sum = 0, zipped_sum = 0;
     for (uint32_t k = 0; k < count; k++) {
         uint32_t raw, zipped;

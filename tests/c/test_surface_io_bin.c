@@ -207,6 +207,10 @@ static void test_sur(void)
     expect_error("no-streams.sur", LWT_ERR_FORMAT, "0 compressed streams");
     MUTATE("many-streams.sur", set_u32(&bad, at, 0xffffffffu));
     expect_error("many-streams.sur", LWT_ERR_FORMAT, "compressed streams");
+    /* 70000 streams declared, with room in the file for their directory (a sparse tail) */
+    MUTATE("streams-bound.sur", set_u32(&bad, at, 70000));
+    write_sparse("streams-bound.sur", &bad, (off_t)at + 4 + 8 * 70000);
+    expect_error("streams-bound.sur", LWT_ERR_FORMAT, "more than 65536 are not supported");
     MUTATE("raw-sum.sur", set_u32(&bad, at + 4, N * 4 - 4));
     expect_error("raw-sum.sur", LWT_ERR_FORMAT, "size mismatch");
     MUTATE("zipped-past-end.sur", set_u32(&bad, at + 8, 0x7fffffffu));
@@ -528,7 +532,7 @@ int main(void)
     test_vk4();
     test_not_regular();
     /* the files this test wrote and nothing else: reading creates no file (temporary or other) */
-    CHECK(count_prefix(".", "") == 56 && !exists("folder.al3d"), "%d files in the scratch folder, the test wrote 56",
+    CHECK(count_prefix(".", "") == 57 && !exists("folder.al3d"), "%d files in the scratch folder, the test wrote 57",
           count_prefix(".", ""));
     if (leave_scratch_dir(dir, failures != 0)) /* kept when something failed, to look at the files */
         CHECK(0, "cannot leave %s", dir);
