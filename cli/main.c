@@ -32,7 +32,7 @@ static void usage(FILE *f)
             "         [--form none|plane|poly:N|sphere|cylinder-x|cylinder-y] [--plane = --form poly:1]\n"
             "         [--spacing DX[,DY]] [--z-unit m|mm|um|nm] [--backend auto|cpu|cuda]\n"
             "         [--dtype f32|f64] [--preview-size PX] [--no-png] [-m MODE] [--spatial] [--no-material]\n"
-            "      split measured surfaces (.x3p .sdf .sur .plu .gwy .npy) into form, waviness and roughness\n"
+            "      split measured surfaces (.x3p .sdf .sur .plu .gwy .al3d .vk4 .npy) into form, waviness and roughness\n"
             "      (default cdf97, 6 levels, roughness = levels 1-3; --filter gaussian: ISO 16610-61 with\n"
             "      the nesting indices --lambda-s/-c as given, 800um or 0.8mm); writes OUTDIR/NAME/ with\n"
             "      form.x3p, waviness.x3p, roughness.x3p, report.json (ISO 25178-2 parameters; --spatial adds\n"

@@ -11,7 +11,7 @@ have pkg-config || need_apt+=(pkg-config)
 # fftw3: the autocorrelation of the spatial parameters and the Gaussian filter's long kernels
 # (optional for the build: without it lwt_spatial_params_compute answers LWT_ERR_UNSUPPORTED and
 # the Gaussian convolves directly)
-for pc in libzip:libzip-dev expat:libexpat1-dev libcrypto:libssl-dev libpng:libpng-dev fftw3:libfftw3-dev; do
+for pc in libzip:libzip-dev expat:libexpat1-dev libcrypto:libssl-dev libpng:libpng-dev zlib:zlib1g-dev fftw3:libfftw3-dev; do
   pkg-config --exists "${pc%%:*}" 2>/dev/null || need_apt+=("${pc#*:}")
 done
 if [ "$what" = test ]; then
