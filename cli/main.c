@@ -85,6 +85,7 @@ int main(int argc, char **argv)
     }
     if (cli_take_max_memory(&argc, argv))
         return LWT_EXIT_USAGE;
+    cli_take_ignore_checksum(&argc, argv);
     if (argc < 2) {
         usage(stderr);
         return LWT_EXIT_USAGE;

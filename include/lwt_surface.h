@@ -538,6 +538,19 @@ typedef struct lwt_spatial_params {
 LWT_API lwt_status lwt_spatial_params_compute(lwt_context *ctx, const double *z, size_t nx, size_t ny, double dx,
                                               double dy, double s, int threads, lwt_spatial_params *out);
 
+/* ------------------------------------------------------ checksums of files */
+
+/** What the surface readers do with a file whose checksum does not match its data (X3P: the
+ *  MD5 of main.xml in md5checksum.hex, MD5ChecksumPointData, MD5ChecksumValidPoints).
+ *  ignore = 0 (the default): the file is refused, LWT_ERR_CHECKSUM. ignore = 1: it is read
+ *  anyway and each mismatch is logged as a warning, "FILE: checksum mismatch ignored: ...";
+ *  for published data sets whose checksum file is known to be wrong (lwt --ignore-checksum).
+ *  Everything else is still checked (the zip's CRCs, sizes). A setting of the context, as the
+ *  memory limit is, so that it reaches every reader a program calls. */
+LWT_API lwt_status lwt_context_set_ignore_checksums(lwt_context *ctx, int ignore);
+/** The setting of lwt_context_set_ignore_checksums (0 for ctx NULL). */
+LWT_API int lwt_context_ignore_checksums(const lwt_context *ctx);
+
 #ifdef __cplusplus
 }
 #endif

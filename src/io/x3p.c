@@ -441,6 +441,28 @@ static zip_int64_t find_linked(zip_t *za, const char *prefix, const char *link)
 
 /* ------------------------------------------------------------------ reading */
 
+/* A checksum that does not match its data: refused (LWT_ERR_CHECKSUM), or, when the context says
+ * to ignore checksums (lwt_context_set_ignore_checksums, lwt --ignore-checksum), read anyway
+ * with one warning line: published data sets hold X3P files whose md5checksum.hex is stale. */
+static int checksum_mismatch(lwt_context *ctx, const char *zpath, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int checksum_mismatch(lwt_context *ctx, const char *zpath, const char *fmt, ...)
+{
+    char msg[400], line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!lwt_context_ignore_checksums(ctx))
+        return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath, "%s", msg);
+    snprintf(line, sizeof line, "%s: checksum mismatch ignored: %s", zpath, msg);
+    lwt_context_log(ctx, LWT_LOG_WARNING, line);
+    return LWT_OK;
+}
+
 /* the MD5 `got` of an entry against the field of main.xml that states it */
 static int check_md5_hex(const char *have, const char *field, const char *got, const char *entry, const char *zpath,
                          lwt_context *ctx)
@@ -452,9 +474,8 @@ static int check_md5_hex(const char *have, const char *field, const char *got, c
     if (!got[0])
         return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath, "MD5 is not available (OpenSSL)");
     if (strcmp(want, got))
-        return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath,
-                              "wrong MD5 checksum of %s: %s in main.xml says %s, the data has %s", entry, field, want,
-                              got);
+        return checksum_mismatch(ctx, zpath, "wrong MD5 checksum of %s: %s in main.xml says %s, the data has %s",
+                                 entry, field, want, got);
     return LWT_OK;
 }
 
@@ -486,10 +507,10 @@ static int check_main_md5(zip_t *za, const char *prefix, const char *name, const
     free(buf);
     if (lwt__md5_hex(xml, xmllen, got))
         return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath, "MD5 is not available (OpenSSL)");
-    if (strcmp(want, got))
-        return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath,
-                              "wrong MD5 checksum of main.xml: %s says %s, main.xml has %s", name, want, got);
     *checked = 1;
+    if (strcmp(want, got))
+        return checksum_mismatch(ctx, zpath, "wrong MD5 checksum of main.xml: %s says %s, main.xml has %s", name,
+                                 want, got);
     return LWT_OK;
 }
 
