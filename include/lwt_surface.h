@@ -551,6 +551,16 @@ LWT_API lwt_status lwt_context_set_ignore_checksums(lwt_context *ctx, int ignore
 /** The setting of lwt_context_set_ignore_checksums (0 for ctx NULL). */
 LWT_API int lwt_context_ignore_checksums(const lwt_context *ctx);
 
+/* ------------------------------------------- more readers (appended; docs/FORMATS.md) */
+
+/** Sensofar .plux (a zip: index.xml and the float32 heights of layer 0, micrometres; NaN not
+ *  measured). Same contract as lwt_surface_read. */
+LWT_IO_API lwt_status lwt_surface_read_plux(lwt_context *ctx, const char *path, lwt_surface *out);
+/** Zygo .datx (HDF5: the surface dataset MetaData points to, its X/Y/Z converters and "No Data"
+ *  value). Needs a build with libhdf5: LWT_ERR_UNSUPPORTED ("built without HDF5") otherwise.
+ *  Same contract as lwt_surface_read. */
+LWT_IO_API lwt_status lwt_surface_read_datx(lwt_context *ctx, const char *path, lwt_surface *out);
+
 #ifdef __cplusplus
 }
 #endif

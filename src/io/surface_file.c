@@ -182,6 +182,23 @@ lwt_status lwt__read_records(lwt_context *ctx, const char *path, int fd, uint64_
     return rc;
 }
 
+lwt_status lwt__read_head(lwt_context *ctx, const char *path, unsigned char *head, size_t n, size_t *got)
+{
+    int fd;
+    size_t fsize;
+    *got = 0;
+    memset(head, 0, n);
+    lwt_status st = lwt__open_regular(ctx, path, &fd, &fsize);
+    if (st)
+        return st;
+    const size_t k = fsize < n ? fsize : n;
+    st = lwt__read_at(ctx, path, fd, head, k, 0);
+    close(fd);
+    if (st == LWT_OK)
+        *got = k;
+    return st;
+}
+
 lwt_status lwt__read_whole_file(lwt_context *ctx, const char *path, unsigned char **buf, size_t *len)
 {
     *buf = NULL;
@@ -467,22 +484,18 @@ lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out
     if (!path || !path[0])
         return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, path ? path : "(null)", "empty file name");
 
-    int fd;
-    size_t fsize;
-    lwt_status st = lwt__open_regular(ctx, path, &fd, &fsize);
-    if (st)
-        return st;
-    memset(head, 0, sizeof head);
-    nh = fsize < sizeof head ? fsize : sizeof head;
-    st = lwt__read_at(ctx, path, fd, head, nh, 0);
-    close(fd);
+    lwt_status st = lwt__read_head(ctx, path, head, sizeof head, &nh);
     if (st)
         return st;
     if (nh == 0)
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "empty file");
 
-    if (nh >= 4 && !memcmp(head, "PK\x03\x04", 4))
+    if (nh >= 4 && !memcmp(head, "PK\x03\x04", 4) && ext_is(path, "plux"))
+        rc = lwt_surface_read_plux(ctx, path, out);
+    else if (nh >= 4 && !memcmp(head, "PK\x03\x04", 4))
         rc = lwt_surface_read_x3p(ctx, path, out);
+    else if (nh >= 8 && !memcmp(head, "\x89HDF\r\n\x1a\n", 8))
+        rc = lwt_surface_read_datx(ctx, path, out);
     else if (nh >= 12 && (!memcmp(head, "DIGITAL SURF", 12) || !memcmp(head, "DSCOMPRESSED", 12)))
         rc = lwt_surface_read_sur(ctx, path, out);
     else if (nh >= 4 && (!memcmp(head, "GWYP", 4) || !memcmp(head, "GWYO", 4)))
@@ -504,9 +517,13 @@ lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out
         rc = lwt_surface_read_npy(ctx, path, out);
     else if (ext_is(path, "gwy"))
         rc = lwt_surface_read_gwy(ctx, path, out);
+    else if (ext_is(path, "plux"))
+        rc = lwt_surface_read_plux(ctx, path, out);
+    else if (ext_is(path, "datx"))
+        rc = lwt_surface_read_datx(ctx, path, out);
     else
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
-                              "unrecognised surface format (known: .x3p .sdf .sur .plu .gwy .npy)");
+                              "unrecognised surface format (known: .x3p .sdf .sur .plu .gwy .npy .plux .datx)");
     if (rc != 0) {
         lwt_surface_free(out);
         return rc;

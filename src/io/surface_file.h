@@ -64,6 +64,9 @@ lwt_status lwt__surface_alloc_file(lwt_context *ctx, const char *path, lwt_surfa
                                    uint64_t held);
 /** bytes for people: "512 bytes", "64.0 MiB". */
 void lwt__format_bytes(char *buf, size_t n, uint64_t bytes);
+/** The first n bytes of the regular file path (fewer when it is shorter: *got says how many; the
+ *  rest of head zeroed), for formats told apart by their magic bytes. Failures logged. */
+lwt_status lwt__read_head(lwt_context *ctx, const char *path, unsigned char *head, size_t n, size_t *got);
 /** Read a whole file into a malloc'ed buffer (one extra NUL byte after the data). */
 lwt_status lwt__read_whole_file(lwt_context *ctx, const char *path, unsigned char **buf, size_t *len);
 
