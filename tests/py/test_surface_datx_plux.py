@@ -21,9 +21,7 @@ The seed is printed; LWT_SEED=N repeats a run. Exit 0 pass, 1 fail, 77 skip.
 """
 import json
 import os
-import random
 import shutil
-import tempfile
 import zipfile
 
 import numpy as np
@@ -191,12 +189,7 @@ def test_ignore_checksum(c, tmp):
 
 
 def main():
-    binary = sio.find_binary()
-    if binary is None:
-        harness.skip("test_surface_io binary not built")
-    c = harness.Checker("test_surface_datx_plux")
-    rng = random.Random(harness.seed())
-    tmp = tempfile.mkdtemp(prefix="lwt-datx-plux-")
+    binary, c, rng, tmp = sio.reader_test("test_surface_datx_plux")
     c.run("plux", test_plux, c, rng, binary, tmp)
     c.run("datx", test_datx, c, rng, binary, tmp)
     c.run("ignore-checksum", test_ignore_checksum, c, tmp)
