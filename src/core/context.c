@@ -1,6 +1,7 @@
 /* Context: log sink and CPU thread count. */
 #include "core/backend.h"
 #include "core/context.h"
+#include "lwt_surface.h" /* lwt_context_set_ignore_checksums: a context setting for the surface readers */
 
 #include <stdarg.h>
 #include <stdio.h>
