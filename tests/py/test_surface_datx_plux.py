@@ -9,7 +9,8 @@ of the published layouts as the readers; here the files are written and read by 
   package is installed, by surfalize's own .plux reader: the heights (float32 micrometres) and
   the spacing must agree exactly, NaN where surfalize has NaN.
 - .datx: written with h5py the way SurfaceTopography's tests write a minimal DATX (variable-length
-  strings, MetaData links, converters with a variable-length Parameters) and read back by a small
+  strings, MetaData links, converters with a variable-length Parameters; the heights contiguous
+  or chunked and deflated) and read back by a small
   h5py reader below that follows the MetaData links; the C library must give the same heights
   times the unit, spacing and invalid points. Skipped (said) without h5py, or when the library
   was built without HDF5 (it then answers "built without HDF5").
@@ -82,15 +83,16 @@ def test_plux(c, rng, binary, tmp):
                 "%s: spacing %g %g, surfalize %g %g um" % (what, dx, dy, other.step_x, other.step_y))
 
 
-def write_datx(h5py, path, data, dx, dy, no_data, unit, fixed):
-    """A DATX as SurfaceTopography's test writes one (variable-length strings), or with fixed ones."""
+def write_datx(h5py, path, data, dx, dy, no_data, unit, fixed, gzip=False):
+    """A DATX as SurfaceTopography's test writes one (variable-length strings), or with fixed ones;
+    gzip: the surface dataset chunked and deflated."""
     sdt = h5py.string_dtype() if not fixed else "S64"
     surface = "/Data/Surface/{00000000-0000-0000-0000-000000000001}"
     with h5py.File(path, "w") as h5:
         meta = np.array([("Root", "Measurement", "{M}"), ("{M}", "Surface", "{S}"), ("{S}", "Path", surface)],
                         dtype=[("Source", sdt), ("Link", sdt), ("Destination", sdt)])
         h5.create_dataset("MetaData", data=meta)
-        ds = h5.create_dataset(surface, data=data)
+        ds = h5.create_dataset(surface, data=data, compression="gzip" if gzip else None)
         cdt = np.dtype([("Category", sdt), ("BaseUnit", sdt), ("Parameters", h5py.vlen_dtype(np.float64))])
 
         def conv(cat, u, par):
@@ -141,8 +143,9 @@ def test_datx(c, rng, binary, tmp):
         unit = rng.choice(list(UNITS))
         dx, dy = rng.uniform(1e-7, 1e-5), rng.uniform(1e-7, 1e-5)
         path = os.path.join(tmp, "case%d.datx" % case)
-        write_datx(h5py, path, data, dx, dy, no_data, unit, fixed=rng.random() < 0.5)
-        what = "datx case %d (%d x %d, %s, %s)" % (case, nx, ny, np.dtype(dtype).name, unit)
+        gzip = rng.random() < 0.5
+        write_datx(h5py, path, data, dx, dy, no_data, unit, fixed=rng.random() < 0.5, gzip=gzip)
+        what = "datx case %d (%d x %d, %s, %s%s)" % (case, nx, ny, np.dtype(dtype).name, unit, ", gzip" if gzip else "")
         got, err = sio.c_read(binary, path, tmp)
         if got is None and "built without HDF5" in err:
             print("SKIP part: this build has no HDF5 (%s)" % err)
