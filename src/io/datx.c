@@ -41,7 +41,11 @@ static pthread_mutex_t datx_hdf5_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define DATX_SLOT 256        /* bytes per member of a record as read: a string, or 32 numbers */
 #define DATX_MAX_NUMS 8      /* the numbers of a Parameters member kept (index 1 is the spacing) */
-#define DATX_MAX_RECORDS 100000 /* /MetaData records read at most (real files: a few hundred) */
+/* /MetaData records read at most: the link chain needs three, Mx writes one per metadata item;
+ * the bound keeps a hostile table from costing more than about 35 MB (per record, 3 slots of
+ * 256 bytes as read and 3 fields of 328 bytes as kept) */
+#define DATX_MAX_RECORDS 20000
+#define DATX_WHY 200 /* bytes kept of libhdf5's own message */
 
 /* one member of one record: its text, or its numbers */
 typedef struct {
@@ -59,14 +63,14 @@ typedef struct {
 static herr_t innermost(unsigned n, const H5E_error2_t *e, void *ud)
 {
     if (n == 0 && e && e->desc)
-        snprintf((char *)ud, 200, "%s", e->desc);
+        snprintf((char *)ud, DATX_WHY, "%s", e->desc);
     return 0;
 }
 
 /* "path: what (HDF5: its most specific error)", logged; the error stack cleared */
 static lwt_status hdf5_fail(datx_in *in, lwt_status st, const char *what)
 {
-    char why[200] = "";
+    char why[DATX_WHY] = "";
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, why);
     H5Eclear2(H5E_DEFAULT);
     return lwt__file_fail(in->ctx, st, in->path, "%s%s%s%s", what, why[0] ? " (HDF5: " : "", why, why[0] ? ")" : "");

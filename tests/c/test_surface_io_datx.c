@@ -59,6 +59,7 @@ typedef struct {
     const char *meta[3][3]; /* the MetaData links; NULL first entry: the standard chain */
     int no_metadata;
     int no_zconv;
+    int meta_filler;      /* records added to the standard MetaData chain */
 } datx_spec;
 
 static hid_t str_type(int fixed, size_t len)
@@ -154,6 +155,14 @@ static void write_datx(const datx_spec *d)
         const char *custom[3 * 3];
         int nrec = 4;
         const char *const *links = std;
+        const char **filled = NULL;
+        if (d->meta_filler > 0) {
+            nrec = 4 + d->meta_filler;
+            filled = malloc((size_t)nrec * 3 * sizeof *filled);
+            for (int i = 0; i < nrec * 3; i++)
+                filled[i] = i < 12 ? std[i] : "{filler}";
+            links = filled;
+        }
         if (d->meta[0][0]) {
             for (int r = 0; r < 3; r++)
                 for (int k = 0; k < 3; k++)
@@ -162,6 +171,7 @@ static void write_datx(const datx_spec *d)
             nrec = 3;
         }
         put_strings_compound(f, 0, "MetaData", fields, 3, links, nrec, d->fixed_strings);
+        free(filled);
     }
     hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
     H5Pset_create_intermediate_group(lcpl, 1);
@@ -257,7 +267,7 @@ static void test_valid(void)
     for (int i = 0; i < NX * NY; i++)
         z[i] = (i * 37 % 23) * 0.75 - 8.125; /* exact in float32 and int32 after scaling below */
     datx_spec d = {"f64.datx", NX, NY, H5T_IEEE_F64LE, z, 0, 0, NULL, NULL, "NanoMeters", "NanoMeters",
-                   1.25e-6, 2.5e-6, 1, 1.7976931348623157e308, 2, {{NULL}}, 0, 0};
+                   1.25e-6, 2.5e-6, 1, 1.7976931348623157e308, 2, {{NULL}}, 0, 0, 0};
     z[3] = d.nodata;
     z[10] = NAN;
     z[NX * NY - 1] = INFINITY;
@@ -299,7 +309,7 @@ static void test_hostile(void)
     for (int i = 0; i < NX * NY; i++)
         z[i] = i;
     const datx_spec base = {"x.datx", NX, NY, H5T_IEEE_F64LE, z, 0, 0, NULL, NULL, "NanoMeters", "NanoMeters",
-                            1e-6, 1e-6, 1, -1e300, 2, {{NULL}}, 0, 0};
+                            1e-6, 1e-6, 1, -1e300, 2, {{NULL}}, 0, 0, 0};
     datx_spec d;
 
     d = base, d.name = "no-metadata.datx", d.no_metadata = 1;
@@ -312,6 +322,10 @@ static void test_hostile(void)
     d.meta[2][0] = "{I}", d.meta[2][1] = "Path", d.meta[2][2] = surface_path;
     write_datx(&d);
     expect_error(d.name, LWT_ERR_FORMAT, "missing: 'Surface' from '{M}'");
+
+    d = base, d.name = "long-metadata.datx", d.meta_filler = 20000 - 3;
+    write_datx(&d);
+    expect_error(d.name, LWT_ERR_FORMAT, "/MetaData has 20001 records (1 to 20000 expected)");
 
     d = base, d.name = "dangling-path.datx";
     d.meta[0][0] = "Root", d.meta[0][1] = "Measurement", d.meta[0][2] = "{M}";
@@ -427,7 +441,7 @@ int main(void)
     test_hostile();
     test_silent();
     /* the files this test wrote and nothing else: reading creates no file (temporary or other) */
-    CHECK(count_prefix(".", "") == 19 && !exists("missing.datx"), "%d files in the scratch folder, the test wrote 19",
+    CHECK(count_prefix(".", "") == 20 && !exists("missing.datx"), "%d files in the scratch folder, the test wrote 20",
           count_prefix(".", ""));
 #else
     FILE *f = fopen("any.datx", "w");
