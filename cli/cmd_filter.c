@@ -247,10 +247,6 @@ int cmd_filter(int argc, char **argv)
         o.spec.form = LWT_FORM_POLY;
         o.spec.form_degree = 1;
     }
-    if (o.spec.filter == LWT_FILTER_GAUSSIAN && t.backend == LWT_BACKEND_CUDA) {
-        free(inputs);
-        return usage_error("--filter gaussian runs on the CPU only: use --backend cpu or auto%s", "");
-    }
     if (t.levels_given && t.levels == 0) {
         free(inputs);
         return usage_error("--levels must be at least 1%s", "");

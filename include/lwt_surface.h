@@ -52,7 +52,7 @@ typedef struct lwt_surface {
     size_t nx, ny;          /* nx points per profile (x, fast axis), ny profiles; z[iy*nx + ix] */
     double dx, dy;          /* spacing in metres (0 = unknown, .npy) */
     double *z;              /* heights in metres, NaN = invalid point, malloc'ed */
-    char source_format[16]; /* "x3p", "sdf", "sur", "plu", "npy", "gwy" */
+    char source_format[16]; /* "x3p", "sdf", "sur", "plu", "npy", "gwy", "al3d", "vk4" */
     double z_resolution;    /* metres, 0 = unknown (SDF Zresolution) */
     char date[40];          /* measurement date: ISO 8601 when the file allows it, else as stored */
     char instrument[128];   /* manufacturer and model, as stored */
@@ -72,7 +72,7 @@ LWT_IO_API size_t lwt_surface_count_valid(const lwt_surface *s);
 /* ------------------------------------------------------------------ files */
 
 /** Read X3P (ISO 25178-72), SDF (ISO 25178-71, ASCII and binary), Digital Surf .sur, Sensofar
- *  .plu, Gwyddion .gwy or a 2-D float32/float64 .npy (no spacing: dx = dy = 0). The format is
+ *  .plu, Gwyddion .gwy, Alicona .al3d, Keyence .vk4 or a 2-D float32/float64 .npy (no spacing: dx = dy = 0). The format is
  *  chosen by magic bytes, then by extension. out is initialised first; on failure it holds nothing to free.
  *  A surface whose every point is invalid is LWT_ERR_NO_DATA. */
 LWT_IO_API lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out);
@@ -538,6 +538,16 @@ typedef struct lwt_spatial_params {
 LWT_API lwt_status lwt_spatial_params_compute(lwt_context *ctx, const double *z, size_t nx, size_t ny, double dx,
                                               double dy, double s, int threads, lwt_spatial_params *out);
 
+/* ------------------------------------------------------------------ more file readers */
+
+/** Alicona .al3d ("AliconaImaging"): the depth image (float32, metres), spacing from
+ *  PixelSizeXMeter/PixelSizeYMeter; depths at or above InvalidPixelValue are invalid (NaN). Same
+ *  contract as lwt_surface_read; docs/FORMATS.md has the details. */
+LWT_IO_API lwt_status lwt_surface_read_al3d(lwt_context *ctx, const char *path, lwt_surface *out);
+/** Keyence .vk4 ("VK4_"): the first height image (16 or 32 bits) times the z length per digit,
+ *  spacing from the x/y length per pixel (picometres in the file). Same contract as
+ *  lwt_surface_read; docs/FORMATS.md has the details. */
+LWT_IO_API lwt_status lwt_surface_read_vk4(lwt_context *ctx, const char *path, lwt_surface *out);
 /* ------------------------------------------------------ checksums of files */
 
 /** What the surface readers do with a file whose checksum does not match its data (X3P: the

@@ -13,8 +13,8 @@ have pkg-config || need_apt+=(pkg-config)
 # the Gaussian convolves directly)
 # hdf5: the Zygo .datx reader (optional too: without it lwt_surface_read_datx answers "built
 # without HDF5")
-for pc in libzip:libzip-dev expat:libexpat1-dev libcrypto:libssl-dev libpng:libpng-dev fftw3:libfftw3-dev \
-          hdf5:libhdf5-dev; do
+for pc in libzip:libzip-dev expat:libexpat1-dev libcrypto:libssl-dev libpng:libpng-dev zlib:zlib1g-dev \
+          fftw3:libfftw3-dev hdf5:libhdf5-dev; do
   pkg-config --exists "${pc%%:*}" 2>/dev/null || need_apt+=("${pc#*:}")
 done
 if [ "$what" = test ]; then

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef LWT_HAVE_HDF5
 
@@ -459,13 +460,12 @@ lwt_status lwt_surface_read_datx(lwt_context *ctx, const char *path, lwt_surface
     static const unsigned char magic[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
     unsigned char head[8];
     size_t len;
-    lwt_surface_init(out);
-    if (!path)
-        return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "(null)", "no file name");
+    int fd;
     /* a directory, FIFO or device refused before libhdf5 opens it (a FIFO would block the open) */
-    lwt_status rc = lwt__read_head(ctx, path, head, sizeof head, &len);
+    lwt_status rc = lwt__open_head(ctx, path, out, &fd, &len, head, sizeof head);
     if (rc)
         return rc;
+    close(fd);
     if (len < 8 || memcmp(head, magic, 8))
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "not a Zygo .datx file (no HDF5 signature)");
 

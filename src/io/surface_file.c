@@ -164,6 +164,25 @@ lwt_status lwt__read_at(lwt_context *ctx, const char *path, int fd, void *buf, s
     return LWT_OK;
 }
 
+lwt_status lwt__open_head(lwt_context *ctx, const char *path, lwt_surface *out, int *fd, size_t *size, void *head,
+                          size_t head_len)
+{
+    *fd = -1;
+    *size = 0;
+    lwt_surface_init(out);
+    if (!path)
+        return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "(null)", "no file name");
+    lwt_status rc = lwt__open_regular(ctx, path, fd, size);
+    if (rc)
+        return rc;
+    memset(head, 0, head_len);
+    if ((rc = lwt__read_at(ctx, path, *fd, head, *size < head_len ? *size : head_len, 0))) {
+        close(*fd);
+        *fd = -1;
+    }
+    return rc;
+}
+
 lwt_status lwt__read_records(lwt_context *ctx, const char *path, int fd, uint64_t off, size_t n, size_t es,
                              lwt__decode_fn decode, void *user)
 {
@@ -180,23 +199,6 @@ lwt_status lwt__read_records(lwt_context *ctx, const char *path, int fd, uint64_
     }
     free(b);
     return rc;
-}
-
-lwt_status lwt__read_head(lwt_context *ctx, const char *path, unsigned char *head, size_t n, size_t *got)
-{
-    int fd;
-    size_t fsize;
-    *got = 0;
-    memset(head, 0, n);
-    lwt_status st = lwt__open_regular(ctx, path, &fd, &fsize);
-    if (st)
-        return st;
-    const size_t k = fsize < n ? fsize : n;
-    st = lwt__read_at(ctx, path, fd, head, k, 0);
-    close(fd);
-    if (st == LWT_OK)
-        *got = k;
-    return st;
 }
 
 lwt_status lwt__read_whole_file(lwt_context *ctx, const char *path, unsigned char **buf, size_t *len)
@@ -484,7 +486,15 @@ lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out
     if (!path || !path[0])
         return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, path ? path : "(null)", "empty file name");
 
-    lwt_status st = lwt__read_head(ctx, path, head, sizeof head, &nh);
+    int fd;
+    size_t fsize;
+    lwt_status st = lwt__open_regular(ctx, path, &fd, &fsize);
+    if (st)
+        return st;
+    memset(head, 0, sizeof head);
+    nh = fsize < sizeof head ? fsize : sizeof head;
+    st = lwt__read_at(ctx, path, fd, head, nh, 0);
+    close(fd);
     if (st)
         return st;
     if (nh == 0)
@@ -500,6 +510,10 @@ lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out
         rc = lwt_surface_read_sur(ctx, path, out);
     else if (nh >= 4 && (!memcmp(head, "GWYP", 4) || !memcmp(head, "GWYO", 4)))
         rc = lwt_surface_read_gwy(ctx, path, out);
+    else if (nh >= 14 && !memcmp(head, "AliconaImaging", 14))
+        rc = lwt_surface_read_al3d(ctx, path, out);
+    else if (nh >= 4 && !memcmp(head, "VK4_", 4))
+        rc = lwt_surface_read_vk4(ctx, path, out);
     else if (nh >= 6 && !memcmp(head, "\x93NUMPY", 6))
         rc = lwt_surface_read_npy(ctx, path, out);
     else if (nh >= 8 && (head[0] == 'a' || head[0] == 'b') &&
@@ -517,13 +531,18 @@ lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out
         rc = lwt_surface_read_npy(ctx, path, out);
     else if (ext_is(path, "gwy"))
         rc = lwt_surface_read_gwy(ctx, path, out);
+    else if (ext_is(path, "al3d"))
+        rc = lwt_surface_read_al3d(ctx, path, out);
+    else if (ext_is(path, "vk4"))
+        rc = lwt_surface_read_vk4(ctx, path, out);
     else if (ext_is(path, "plux"))
         rc = lwt_surface_read_plux(ctx, path, out);
     else if (ext_is(path, "datx"))
         rc = lwt_surface_read_datx(ctx, path, out);
     else
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
-                              "unrecognised surface format (known: .x3p .sdf .sur .plu .gwy .npy .plux .datx)");
+                              "unrecognised surface format (known: .x3p .sdf .sur .plu .gwy .al3d .vk4 .npy .plux "
+                              ".datx)");
     if (rc != 0) {
         lwt_surface_free(out);
         return rc;
