@@ -12,7 +12,8 @@
  *                                 "NanoMeters", "MicroMeters", ...), Parameters}
  *   "Unit"                        the heights' unit again (must agree when both are present)
  *   "No Data"                     the value of a point that was not measured
- * (SurfaceTopography's DATX reader and Gwyddion's take the same layout; docs/FORMATS.md.)
+ * (SurfaceTopography's DATX reader and its tests take this layout; they note that Gwyddion's
+ * datxfile.c orders the rows the same way. docs/FORMATS.md.)
  * Strings may be stored fixed-length or variable-length, Parameters as a variable-length
  * sequence or a fixed array: each is read as it is stored.
  *
