@@ -268,7 +268,7 @@ int cmd_filter(int argc, char **argv)
         return rc;
     }
 
-    filter_log log = {{0}};
+    filter_log log = {{0}, {0}};
     lwt_context *ctx = NULL;
     if (lwt_context_create(&ctx) != LWT_OK) {
         free(inputs);
@@ -277,7 +277,7 @@ int cmd_filter(int argc, char **argv)
     }
     lwt_context_set_log(ctx, filter_log_fn, &log);
     lwt_context_set_threads(ctx, t.threads);
-    lwt_context_set_memory_limit(ctx, cli_memory_limit());
+    cli_apply_read_options(ctx);
     lwt_wavelet *w = NULL;
     if (lwt_wavelet_create(ctx, t.wavelet, &w) != LWT_OK) {
         fprintf(stderr, "lwt filter: unknown wavelet '%s' (see lwt info)\n", t.wavelet);

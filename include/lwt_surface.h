@@ -548,6 +548,28 @@ LWT_IO_API lwt_status lwt_surface_read_al3d(lwt_context *ctx, const char *path, 
  *  spacing from the x/y length per pixel (picometres in the file). Same contract as
  *  lwt_surface_read; docs/FORMATS.md has the details. */
 LWT_IO_API lwt_status lwt_surface_read_vk4(lwt_context *ctx, const char *path, lwt_surface *out);
+/* ------------------------------------------------------ checksums of files */
+
+/** What the surface readers do with a file whose checksum does not match its data (X3P: the
+ *  MD5 of main.xml in md5checksum.hex, MD5ChecksumPointData, MD5ChecksumValidPoints).
+ *  ignore = 0 (the default): the file is refused, LWT_ERR_CHECKSUM. ignore = 1: it is read
+ *  anyway and each mismatch is logged as a warning, "FILE: checksum mismatch ignored: ...";
+ *  for published data sets whose checksum file is known to be wrong (lwt --ignore-checksum).
+ *  Everything else is still checked (the zip's CRCs, sizes). A setting of the context, as the
+ *  memory limit is, so that it reaches every reader a program calls. */
+LWT_API lwt_status lwt_context_set_ignore_checksums(lwt_context *ctx, int ignore);
+/** The setting of lwt_context_set_ignore_checksums (0 for ctx NULL). */
+LWT_API int lwt_context_ignore_checksums(const lwt_context *ctx);
+
+/* ------------------------------------------- more readers (appended; docs/FORMATS.md) */
+
+/** Sensofar .plux (a zip: index.xml and the float32 heights of layer 0, micrometres; NaN not
+ *  measured). Same contract as lwt_surface_read. */
+LWT_IO_API lwt_status lwt_surface_read_plux(lwt_context *ctx, const char *path, lwt_surface *out);
+/** Zygo .datx (HDF5: the surface dataset MetaData points to, its X/Y/Z converters and "No Data"
+ *  value). Needs a build with libhdf5: LWT_ERR_UNSUPPORTED ("built without HDF5") otherwise.
+ *  Same contract as lwt_surface_read. */
+LWT_IO_API lwt_status lwt_surface_read_datx(lwt_context *ctx, const char *path, lwt_surface *out);
 
 #ifdef __cplusplus
 }

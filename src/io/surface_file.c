@@ -500,8 +500,12 @@ lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out
     if (nh == 0)
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "empty file");
 
-    if (nh >= 4 && !memcmp(head, "PK\x03\x04", 4))
+    if (nh >= 4 && !memcmp(head, "PK\x03\x04", 4) && ext_is(path, "plux"))
+        rc = lwt_surface_read_plux(ctx, path, out);
+    else if (nh >= 4 && !memcmp(head, "PK\x03\x04", 4))
         rc = lwt_surface_read_x3p(ctx, path, out);
+    else if (nh >= 8 && !memcmp(head, "\x89HDF\r\n\x1a\n", 8))
+        rc = lwt_surface_read_datx(ctx, path, out);
     else if (nh >= 12 && (!memcmp(head, "DIGITAL SURF", 12) || !memcmp(head, "DSCOMPRESSED", 12)))
         rc = lwt_surface_read_sur(ctx, path, out);
     else if (nh >= 4 && (!memcmp(head, "GWYP", 4) || !memcmp(head, "GWYO", 4)))
@@ -531,9 +535,14 @@ lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out
         rc = lwt_surface_read_al3d(ctx, path, out);
     else if (ext_is(path, "vk4"))
         rc = lwt_surface_read_vk4(ctx, path, out);
+    else if (ext_is(path, "plux"))
+        rc = lwt_surface_read_plux(ctx, path, out);
+    else if (ext_is(path, "datx"))
+        rc = lwt_surface_read_datx(ctx, path, out);
     else
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
-                              "unrecognised surface format (known: .x3p .sdf .sur .plu .gwy .al3d .vk4 .npy)");
+                              "unrecognised surface format (known: .x3p .sdf .sur .plu .gwy .al3d .vk4 .npy .plux "
+                              ".datx)");
     if (rc != 0) {
         lwt_surface_free(out);
         return rc;

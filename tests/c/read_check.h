@@ -1,8 +1,8 @@
 /*
  * read_check.h - reading a file with one of the surface readers and checking how it failed, for
- * the C tests of the readers (test_surface_io_gwy.c, test_surface_io_bin.c). The including file
- * includes check.h and test_log.h first; tlog and tctx are the test's log and context
- * (tctx = test_log_context(&tlog) in main).
+ * the C tests of the readers (test_surface_io_gwy.c, test_surface_io_bin.c, test_surface_io_plux.c,
+ * test_surface_io_datx.c). The including file includes check.h and test_log.h first; tlog and
+ * tctx are the test's log and context (tctx = test_log_context(&tlog) in main).
  */
 #ifndef LWT_TEST_READ_CHECK_H
 #define LWT_TEST_READ_CHECK_H
@@ -42,5 +42,22 @@ static void expect_error(const char *path, int code, const char *needle)
     CHECK(strstr(err, needle) != NULL, "%s: message lacks '%s': %s", path, needle, err);
     CHECK(strchr(err, '\n') == NULL, "%s: message is not one line", path);
     lwt_surface_free(&s);
+}
+
+/* What every reader refuses, in the current folder: a text file named text.EXT (LWT_ERR_FORMAT,
+ * not_this_format in the message), missing.EXT (LWT_ERR_IO, cannot open) and a folder. */
+static inline void expect_refused_basics(const char *ext, const char *not_this_format)
+{
+    char text[64], missing[64];
+    snprintf(text, sizeof text, "text.%s", ext);
+    snprintf(missing, sizeof missing, "missing.%s", ext);
+    FILE *f = fopen(text, "w");
+    if (f) {
+        fputs("not a surface file at all, just text\n", f);
+        fclose(f);
+    }
+    expect_error(text, LWT_ERR_FORMAT, not_this_format);
+    expect_error(missing, LWT_ERR_IO, "cannot open");
+    expect_error(".", LWT_ERR_IO, "is a directory");
 }
 #endif

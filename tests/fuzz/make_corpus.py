@@ -2,8 +2,8 @@
 """Make the seed corpus of the fuzz harnesses (tests/fuzz/corpus/<harness>/) from the project's
 own writers: `lwt synth` (X3P), test_surface_io --write-sdf (binary and ASCII SDF), the .sur and
 .plu writers of tests/py/test_surface_crafted.py, the compressed .sur, .al3d and .vk4 writers of
-tests/py/test_surface_bin.py, numpy (.npy) and gwy_object below (.gwy, from Gwyddion's published
-serialization). No third-party files.
+tests/py/test_surface_bin.py, numpy (.npy), gwy_object below (.gwy, from Gwyddion's published
+serialization) and plux_seeds below (.plux entries). No third-party files.
 
     python3 tests/fuzz/make_corpus.py [BUILD]     (BUILD: a build folder with lwt and
                                                    tests/test_surface_io; default build)
@@ -145,6 +145,21 @@ def vendor_seeds(t, rng, seeds):
         seeds[fmt] = [(n, open(t(n), "rb").read()) for n in names]
 
 
+def plux_seeds():
+    """fuzz_plux.c's inputs: byte 0 even, index.xml (for its fixed 4 x 3 LAYER_0.raw), with and
+    without FILENAME_Z and INFO items; byte 0 odd, the float32 heights behind a fixed index.xml
+    (bits 1-3: points per row - 1)"""
+    general = ("<GENERAL><DATE>2025-01-02 03:04:05</DATE><IMAGE_SIZE_X>4</IMAGE_SIZE_X><IMAGE_SIZE_Y>3"
+               "</IMAGE_SIZE_Y><FOV_X>0.6918</FOV_X><FOV_Y>0.6918</FOV_Y></GENERAL>")
+    full = ("<?xml version=\"1.0\"?>\n<xml>" + general + "<LAYER_0><FILENAME_Z>LAYER_0.raw</FILENAME_Z></LAYER_0>"
+            "<INFO><ITEM_0><NAME>Device</NAME><VALUE>S neox</VALUE></ITEM_0>"
+            "<ITEM_1><NAME>Comment</NAME><VALUE>seed</VALUE></ITEM_1></INFO></xml>\n")
+    yield "index.xml", b"\0" + full.encode()
+    yield "index-default-layer.xml", b"\0" + ("<xml>" + general + "</xml>").encode()
+    z = np.array([[1.5, -2.25, np.nan], [0.0, 3.0e2, -1e-3]], dtype="<f4")
+    yield "heights-3x2.raw", bytes([1 | (2 << 1)]) + z.tobytes()
+
+
 def npy_seeds():
     rng = np.random.default_rng(29)
     import io
@@ -216,6 +231,8 @@ def main():
         put("x3p_xml", name, x.encode())
     for name, data in bin_seeds():
         put("x3p_bin", name, data)
+    for name, data in plux_seeds():
+        put("plux", name, data)
     # fuzz_surface.c: the first byte picks the extension (0 none, 1 .x3p, 2 .sdf, 3 .sur, 4 .plu, 5 .npy,
     # 6 .al3d, 7 .vk4)
     ext = {"x3p": 1, "sdf": 2, "sur": 3, "plu": 4, "npy": 5, "sur_z": 3, "al3d": 6, "vk4": 7}

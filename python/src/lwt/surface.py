@@ -180,8 +180,9 @@ def _file_error(e, path):
 
 def read(path):
     """Read a surface file: X3P (ISO 25178-72), SDF (ISO 25178-71, ASCII and binary), Digital
-    Surf .sur, Sensofar .plu, Gwyddion .gwy, Alicona .al3d, Keyence .vk4, or a 2-D
-    float32/float64 .npy (no spacing: dx = dy = 0). The format is chosen by the file's magic bytes, then its extension
+    Surf .sur, Sensofar .plu or .plux, Zygo .datx (where liblwt_surface was built with HDF5),
+    Gwyddion .gwy, Alicona .al3d, Keyence .vk4, or a 2-D float32/float64 .npy (no spacing:
+    dx = dy = 0). The format is chosen by the file's magic bytes, then its extension
     (lwt_surface_read).
 
     Returns a Surface with z (ny, nx) float64 in metres, NaN at non-measured points (whatever
