@@ -255,6 +255,13 @@ static int write_report(fjob *j, const char *input, const char *path, double ms_
     snprintf(note, sizeof note, "filtered over %d MPI ranks: the material-ratio and spatial families are not computed "
                                 "(they need the whole surface on one process)", j->nranks);
     r.notes[r.nnotes++] = note;
+    char aniso[240]; /* the ranks' split has the 2-D plan's levels, not levels per axis (lwt filter's) */
+    if (fabs(j->dx - j->dy) > 1e-3 * (j->dx + j->dy)) {
+        snprintf(aniso, sizeof aniso, "anisotropic spacing: --mpi splits with the levels of the smaller spacing on both "
+                                      "axes, so the cutoffs along y are %.4g times those along x (lwt filter without "
+                                      "--mpi has levels per axis)", j->dy / j->dx);
+        r.notes[r.nnotes++] = aniso;
+    }
     const lwt_status st = lwt_report_write_json(j->ctx, path, &r);
     filter_table_print(stdout, &r, j->o->outdir);
     return st == LWT_OK ? 0 : -1;

@@ -5,13 +5,14 @@
   wavelengths: report.json's "levels_per_axis" and effective cutoffs are octaves of each axis's
   own spacing within sqrt(2) of the request on both axes; each sinusoid alone lands in the band
   its wavelength along its own axis names (>= 90 % of its energy away from the border); the
-  bands add up to the input; the table's "levels x / y:" line; every moved cutoff is a note and
-  a warning line on stderr, per axis;
+  bands add up to the input and equal PyWavelets' split by the same steps (pywt.dwt along one
+  axis, pywt.dwt2, from the rule of docs/SURFACE.md); the table's "levels x / y:" line; every
+  moved cutoff is a note and a warning line on stderr, per axis;
 - the lwt package's filter (where this build made it) gives the same bands bit for bit and the
   same levels per axis;
 - the real anisotropic file ($LWT_SHARED/data/surfaces/mountains-export-anisotropic.x3p,
   0.128 x 0.315 um; skipped with a message when absent): per-axis cutoffs within sqrt(2) of the
-  request on both axes, bands add up to the input.
+  request on both axes, bands add up to the input and equal PyWavelets' steps.
 Exit 0 pass, 1 fail, 77 skip (CLI not built).
 """
 import json
@@ -63,6 +64,62 @@ def check_cutoffs(c, rep, spacing_um, asked_um, case):
                     "%s: %s along %s = %r um for %g um asked" % (case, key, "xy"[k], eff[k], asked))
 
 
+def band_of(axis_levels, j):
+    """the band of level j along one axis, from report.json's levels_per_axis entry"""
+    for name in ("noise", "roughness", "waviness"):
+        r = axis_levels[name]
+        if r and r[0] <= j <= r[1]:
+            return name
+    raise ValueError("level %d in no band of %r" % (j, axis_levels))
+
+
+def split_pywt(z, lp, wavelet="bior4.4", mode="symmetric"):
+    """The split by levels per axis written with PyWavelets, from the rule of docs/SURFACE.md:
+    both axes' next levels in one 2-D level (pywt.dwt2) while they are in the same band, else the
+    axis whose next level is in the finer band alone (pywt.dwt along it); each step's details go
+    to that band; a band is rebuilt with every other step's details zero."""
+    import pywt
+    order = {"noise": 0, "roughness": 1, "waviness": 2, None: 9}
+    steps, a, k = [], z, [0, 0]
+    while k[0] < lp["x"]["levels"] or k[1] < lp["y"]["levels"]:
+        nxt = [band_of(lp[ax], k[i] + 1) if k[i] < lp[ax]["levels"] else None for i, ax in enumerate("xy")]
+        shape = a.shape
+        if nxt[0] == nxt[1]:
+            a, det = pywt.dwt2(a, wavelet, mode=mode)
+            steps.append(("xy", nxt[0], det, shape))
+            k = [k[0] + 1, k[1] + 1]
+        else:
+            i = 0 if order[nxt[0]] < order[nxt[1]] else 1
+            a, det = pywt.dwt(a, wavelet, mode=mode, axis=1 - i)  # x is axis 1 of (ny, nx)
+            steps.append(("xy"[i], nxt[i], det, shape))
+            k[i] += 1
+    out = {}
+    for b in BANDS:
+        rec = a if b == "form" else np.zeros_like(a)
+        for kind, band, det, shape in reversed(steps):
+            keep = band == b
+            if kind == "xy":
+                d = det if keep else tuple(np.zeros_like(v) for v in det)
+                rec = pywt.idwt2((rec, d), wavelet, mode=mode)
+            else:
+                rec = pywt.idwt(rec, det if keep else np.zeros_like(det), wavelet, mode=mode,
+                                axis=1 if kind == "x" else 0)
+            rec = rec[: shape[0], : shape[1]]
+        out[b] = rec
+    return out
+
+
+def check_pywt(c, z, rep, bands, case):
+    """bands equal the PyWavelets split by the same levels per axis, to about its bior4.4 table
+    inconsistency (test_surface_filter.py's bound)"""
+    ref = split_pywt(z, rep["levels_per_axis"])
+    for b, v in bands.items():
+        e = np.max(np.abs(v - ref[b])) / np.max(np.abs(z))
+        c.check(e < 2.4e-11, "%s: %s differs from PyWavelets' steps by %.3g" % (case, b, e))
+    for b in set(ref) - set(bands):
+        c.check(not np.any(ref[b]), "%s: PyWavelets' steps have a %s band, lwt filter none" % (case, b))
+
+
 def check_sum(c, z, bands, case, rtol=1e-12):
     err = np.max(np.abs(sum(bands.values()) - z))
     c.check(err <= rtol * np.max(np.abs(z)), "%s: bands add up to the input within %.3g" % (case, err))
@@ -94,6 +151,7 @@ def sinusoids(c, binary, tmp):
     if not c.check(rc == 0, "1 x 4 um mix: %s" % se):
         return
     check_sum(c, total, bands, "1 x 4 um mix")
+    check_pywt(c, total, rep, bands, "1 x 4 um mix")
     # hand-computed: x levels of 1 um from the request, y levels of 4 um nearest the same wavelengths
     c.check(rep["levels_per_axis"] == {"x": {"levels": 8, "noise": [1, 2], "roughness": [3, 6], "waviness": [7, 8]},
                                        "y": {"levels": 6, "noise": [], "roughness": [1, 4], "waviness": [5, 6]}},
@@ -117,6 +175,7 @@ def sinusoids(c, binary, tmp):
     rc, so, se, rep, bands = filter_npy(binary, tmp, "yfine", z, (2.0, 1.0), "--lambda-s", 10, "--lambda-c", 100)
     if c.check(rc == 0, "2 x 1 um: %s" % se):
         check_sum(c, z, bands, "2 x 1 um")
+        check_pywt(c, z, rep, bands, "2 x 1 um")
         check_cutoffs(c, rep, (2.0, 1.0), {"lambda_s": 10, "lambda_c": 100}, "2 x 1 um")
         warned = [l for l in se.splitlines() if "warning:" in l]
         moved = [n for n in rep["notes"] if " moved to " in n]
@@ -144,13 +203,14 @@ def real_file(c, binary, tmp):
         bands = {b: sio.read_x3p(os.path.join(folder, b + ".x3p"))[0] for b in BANDS
                  if os.path.exists(os.path.join(folder, b + ".x3p"))}
         check_sum(c, z, bands, case)
+        check_pywt(c, z, rep, bands, case)
         lp = rep["levels_per_axis"]
         print("  %s: levels x %r, y %r; lambda-c %r um" % (case, lp["x"], lp["y"],
                                                            rep["cutoffs_um"]["lambda_c"]["effective"]))
 
 
 def main():
-    binary = harness.need_bin()
+    binary = harness.need_bin()  # and NumPy, PyWavelets
     c = harness.Checker("test_surface_axes")
     tmp = tempfile.mkdtemp(prefix="lwt-axes-")
     try:

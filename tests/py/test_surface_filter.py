@@ -506,7 +506,9 @@ def real_files(c, r):
         check_report_params(c, rep, res, z, dx, dy, case)
         check_report_material(c, rep, res, z, case)
         c.check(np.allclose(rep["spacing_um"], [dx * 1e6, dy * 1e6], rtol=1e-12), "%s: spacing" % case)
-        if np.all(np.isfinite(z)) and levels == 6:
+        # wavedecn has the same levels on both axes: anisotropic spacing gets levels per axis,
+        # whose PyWavelets reference (one-axis and 2-D steps) is test_surface_axes.py's
+        if np.all(np.isfinite(z)) and levels == 6 and abs(dx - dy) <= 1e-3 * (dx + dy):
             check_pywt(c, z, bands, case)
     print("  %d real areal files filtered" % n)
     c.check(n >= 8, "only %d real areal files filtered" % n)
