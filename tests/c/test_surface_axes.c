@@ -17,6 +17,7 @@
  *   [errors]    inconsistent axes and a too-small coarse axis: a status and one clear message.
  */
 #include "check.h"
+#include "rough_surface.h"
 #include "test_log.h"
 #include "surface/bands.h"
 #include "surface/split.h"
@@ -207,20 +208,6 @@ static void test_bands(void)
     CHECK(band_share(&yf, 256, 1024, 2e-6, 1e-6, 1, 32e-6, LWT_BAND_ROUGHNESS) >= 0.9, "2 x 1 um: 32 um along y");
     CHECK(band_share(&yf, 256, 1024, 2e-6, 1e-6, 0, 48e-6, LWT_BAND_ROUGHNESS) >= 0.9, "2 x 1 um: 48 um along x");
     CHECK(band_share(&yf, 256, 1024, 2e-6, 1e-6, 0, 256e-6, LWT_BAND_WAVINESS) >= 0.9, "2 x 1 um: 256 um along x");
-}
-
-/* a surface with structure at every scale, both axes */
-static void rough_surface(double *z, size_t nx, size_t ny)
-{
-    unsigned long long s = 88172645463325252ull;
-    for (size_t r = 0; r < ny; r++)
-        for (size_t c = 0; c < nx; c++) {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            const double u = (double)(s >> 11) / 9007199254740992.0 - 0.5;
-            z[r * nx + c] = 0.003 * (double)r + 2 * sin(0.02 * (double)c) + sin(0.11 * (double)r) + u;
-        }
 }
 
 static int same_bits(double *const a[LWT_BAND_COUNT], double *const b[LWT_BAND_COUNT], size_t n)
