@@ -45,6 +45,7 @@ typedef struct fjob {
     lwt_filter_result res;                   /* what lwt_filter_run reports, for report.json and the table */
     char band_file[LWT_BAND_COUNT][16];      /* "form.npy", ... */
     int levelled;                            /* --plane: res.plane removed first */
+    int axes_differ;                         /* lwt filter would give each axis its own levels */
 } fjob;
 
 static int say(const fjob *j, const char *input, const char *msg)
@@ -256,7 +257,7 @@ static int write_report(fjob *j, const char *input, const char *path, double ms_
                                 "(they need the whole surface on one process)", j->nranks);
     r.notes[r.nnotes++] = note;
     char aniso[240]; /* the ranks' split has the 2-D plan's levels, not levels per axis (lwt filter's) */
-    if (fabs(j->dx - j->dy) > 1e-3 * (j->dx + j->dy)) {
+    if (j->axes_differ) {
         snprintf(aniso, sizeof aniso, "anisotropic spacing: --mpi splits with the levels of the smaller spacing on both "
                                       "axes, so the cutoffs along y are %.4g times those along x (lwt filter without "
                                       "--mpi has levels per axis)", j->dy / j->dx);
@@ -290,6 +291,10 @@ static int filter_one(fjob *j, const char *input)
     mpi_slab_of(j->ny, j->rank, j->nranks, &j->r0, &j->r1);
     if (lwt_bands_resolve(j->ctx, &o->req, j->nx, j->ny, j->dx, j->dy, &j->split) != LWT_OK)
         return -1; /* the reason went through the log */
+    lwt_band_split per_axis;
+    lwt_band_axes a;
+    j->axes_differ = lwt_bands_resolve_axes(NULL, &o->req, j->nx, j->ny, j->dx, j->dy, &per_axis, &a) == LWT_OK &&
+                     (a.levels[0] != a.levels[1] || a.rough_lo[0] != a.rough_lo[1] || a.rough_hi[0] != a.rough_hi[1]);
     const double t0 = MPI_Wtime();
     if (read_slab(j, input, offset, hi.dtype))
         return -1;

@@ -98,25 +98,29 @@ static void made_by(char *buf, size_t len, const lwt_report *r, const lwt_band_a
         snprintf(buf, len, "wavelet %s, %s along x, %s along y", r->wavelet, t[0], t[1]);
 }
 
-/* "levels_per_axis": each axis's levels and its bands' [first, last] ([] when empty) */
+/* "levels_per_axis": each axis's levels and its bands' [first, last] ([] when empty); the
+   Gaussian's has the same keys, null (its report has the wavelet's keys, null) */
 static void levels_per_axis(json_writer *w, const lwt_report *r)
 {
     json_key(w, "levels_per_axis");
-    if (r->gauss) {
-        json_null(w);
-        return;
-    }
-    const lwt_band_axes a = axes_of(r);
+    const lwt_band_axes a = r->gauss ? (lwt_band_axes){{0, 0}, {0, 0}, {0, 0}} : axes_of(r);
     json_begin_object(w);
     for (int k = 0; k < 2; k++) {
         json_key(w, k ? "y" : "x");
         json_begin_object(w);
         json_key(w, "levels");
-        json_int(w, a.levels[k]);
+        if (r->gauss)
+            json_null(w);
+        else
+            json_int(w, a.levels[k]);
         const int lo[3] = {1, a.rough_lo[k], a.rough_hi[k] + 1}, hi[3] = {a.rough_lo[k] - 1, a.rough_hi[k], a.levels[k]};
         static const char *const names[3] = {"noise", "roughness", "waviness"};
         for (int b = 0; b < 3; b++) {
             json_key(w, names[b]);
+            if (r->gauss) {
+                json_null(w);
+                continue;
+            }
             json_begin_array(w);
             if (lo[b] <= hi[b]) {
                 json_int(w, lo[b]);

@@ -17,7 +17,7 @@
  * and with --spatial "Sal", "Str", "Std"}), "material_ratio" (its settings), "units",
  * "timing_ms", "outputs", "notes", "levels_per_axis" ({"x": {"levels": J, "noise": [first, last],
  * "roughness": [...], "waviness": [...]}, "y": {...}}, [] for a band empty along that axis; the
- * bands' "levels" count the axis of the smaller spacing; null for the Gaussian). The Gaussian's report has the same keys: the wavelet's own
+ * bands' "levels" count the axis of the smaller spacing; for the Gaussian the same keys, null). The Gaussian's report has the same keys: the wavelet's own
  * ("wavelet", "wavelet_pywt", "mode", "levels", "max_level_pywt", the bands' "levels") are null,
  * its wavelengths and effective cutoffs are the nesting indices used, the same along x and y.
  * Heights and lengths in micrometres, Sdr, Smr, Smr1, Smr2 in percent, volumes in ml/m^2
