@@ -15,6 +15,7 @@
 #include "io/surface_file.h"
 #include "surface/threads.h"
 #include "lwt_surface.h"
+#include "surface/bands.h"
 
 #define NOTES 12
 /* the Abbott-Firestone curves of material_ratio.csv: every 0.1 % */
@@ -258,9 +259,11 @@ static void add_cutoff_notes(job *j, const filter_opts *o)
 {
     const lwt_surface *s = &j->s;
     const lwt_band_split *sp = j->rep.split;
-    if (!(fabs(s->dx - s->dy) > 1e-3 * (s->dx + s->dy))) {
-        cutoff_note(j, "lambda-s", o->req.lambda_s, sp->lambda_s[0], sp->spacing);
-        cutoff_note(j, "lambda-c", o->req.lambda_c, sp->lambda_c[0], sp->spacing);
+    const int own_levels = j->rep.axes && !lwt__band_axes_uniform(j->rep.axes, sp);
+    if (!own_levels && !(fabs(s->dx - s->dy) > 1e-3 * (s->dx + s->dy))) { /* one note each, along the smaller spacing */
+        const int ax = s->dx <= s->dy ? 0 : 1;
+        cutoff_note(j, "lambda-s", o->req.lambda_s, sp->lambda_s[ax], sp->spacing);
+        cutoff_note(j, "lambda-c", o->req.lambda_c, sp->lambda_c[ax], sp->spacing);
         return;
     }
     const double d[2] = {s->dx, s->dy};

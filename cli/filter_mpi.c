@@ -31,6 +31,7 @@
 #include "outdir.h"
 #include "surface/params_rows.h"
 #include "surface/plane.h"
+#include "surface/bands.h"
 #include "surface/split.h"
 
 typedef struct fjob {
@@ -294,7 +295,7 @@ static int filter_one(fjob *j, const char *input)
     lwt_band_split per_axis;
     lwt_band_axes a;
     j->axes_differ = lwt_bands_resolve_axes(NULL, &o->req, j->nx, j->ny, j->dx, j->dy, &per_axis, &a) == LWT_OK &&
-                     (a.levels[0] != a.levels[1] || a.rough_lo[0] != a.rough_lo[1] || a.rough_hi[0] != a.rough_hi[1]);
+                     !lwt__band_axes_uniform(&a, &per_axis);
     const double t0 = MPI_Wtime();
     if (read_slab(j, input, offset, hi.dtype))
         return -1;

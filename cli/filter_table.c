@@ -1,5 +1,6 @@
 /* filter_table.c - the readable parameter table of lwt filter (stdout). */
 #include "filter_job.h"
+#include "surface/bands.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -133,8 +134,7 @@ static void wavelet_head(FILE *f, const lwt_report *r)
     fprintf(f, "  %zu x %zu points, spacing %.6g x %.6g um, %zu invalid; %s (%s), %d levels, %s, %s, %s\n", r->nx,
             r->ny, r->dx * 1e6, r->dy * 1e6, r->nx * r->ny - r->n_valid, x->wavelet, r->wavelet, s->levels, r->mode,
             r->dtype, x->backend == LWT_BACKEND_CUDA ? "cuda" : "cpu");
-    if (r->axes && (r->axes->levels[0] != r->axes->levels[1] || r->axes->rough_lo[0] != r->axes->rough_lo[1] ||
-                    r->axes->rough_hi[0] != r->axes->rough_hi[1])) {
+    if (r->axes && !lwt__band_axes_uniform(r->axes, s)) {
         axes_levels(f, r);
         return;
     }
