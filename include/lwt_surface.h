@@ -575,7 +575,7 @@ LWT_IO_API lwt_status lwt_surface_read_vk4(lwt_context *ctx, const char *path, l
  *  each is within a factor sqrt(2) of the wavelength asked for unless a band is empty along an
  *  axis (a wavelength below twice that axis's spacing). Equal spacings give axes equal to the
  *  split's on both axes (the isotropic transform, the same bits). The size rule is per axis:
- *  2^(J_k+1) points along axis k. docs/SURFACE.md, "Anisotropic spacing". */
+ *  2^(J_k+1) points along axis k. docs/SURFACE.md, "Bands" (anisotropic spacing). */
 LWT_API lwt_status lwt_bands_resolve_axes(lwt_context *ctx, const lwt_band_request *req, size_t nx, size_t ny,
                                           double dx, double dy, lwt_band_split *split, lwt_band_axes *axes);
 

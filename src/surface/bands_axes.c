@@ -1,5 +1,5 @@
 /* bands_axes.c - levels per axis for anisotropic spacing: their resolution, and the order of the
- * one-level steps that split a surface by them (bands.h; docs/SURFACE.md, "Anisotropic spacing"). */
+ * one-level steps that split a surface by them (bands.h; docs/SURFACE.md, "Bands", anisotropic spacing). */
 #include "surface/bands.h"
 #include "core/fail.h"
 

@@ -278,8 +278,8 @@ def filter(surface_or_z, dx=None, dy=None, *, levels=None, roughness_levels=None
       waviness_levels: (C, D) with C = B + 1, D = J; lambda_s, lambda_c: cutoff wavelengths in
       metres, mapped to the nearest level boundary (not together with roughness_levels). Levels
       count along the axis of the smaller spacing; with dx != dy the other axis gets the level
-      boundaries of its own spacing nearest to the same wavelengths (docs/SURFACE.md,
-      "Anisotropic spacing").
+      boundaries of its own spacing nearest to the same wavelengths (docs/SURFACE.md, "Bands",
+      anisotropic spacing).
     The transform (lwt_filter_spec; None = lwt_filter_spec_default()'s value): wavelet (cdf97),
     mode (symmetric), plane (False), dtype ("float64" or "float32"), backend ("auto", "cpu",
     "cuda"), algorithm ("auto", "lifting", "convolution", "rc", "lbb"), threads (CPU threads of
