@@ -15,6 +15,7 @@
 #include "io/surface_file.h"
 #include "surface/threads.h"
 #include "lwt_surface.h"
+#include "surface/bands.h"
 
 #define NOTES 12
 /* the Abbott-Firestone curves of material_ratio.csv: every 0.1 % */
@@ -260,22 +261,25 @@ static void cutoff_note(job *j, const char *name, double req, double eff, double
                   name, req * 1e6, eff * 1e6, eff / req, d * 1e6);
 }
 
-/* the adjustments of the requested cutoffs (octaves, lambda-s below 2 spacings) and, with
-   anisotropic spacing, the other axis's cutoffs: levels are the same along x and y, so the
-   wavelengths along the axis with the larger spacing are longer in the same ratio */
+/* the adjustments of the requested cutoffs (octaves, lambda-s below 2 spacings), per axis when
+   the spacing is anisotropic: each axis has its own levels (lwt_bands_resolve_axes), so each
+   cutoff moves to the nearest octave of that axis's spacing */
 static void add_cutoff_notes(job *j, const filter_opts *o)
 {
     const lwt_surface *s = &j->s;
     const lwt_band_split *sp = j->rep.split;
-    const int ax = s->dx <= s->dy ? 0 : 1; /* the axis of the smaller spacing, the levels' reference */
-    cutoff_note(j, "lambda-s", o->req.lambda_s, sp->lambda_s[ax], sp->spacing);
-    cutoff_note(j, "lambda-c", o->req.lambda_c, sp->lambda_c[ax], sp->spacing);
-    if (fabs(s->dx - s->dy) > 1e-3 * (s->dx + s->dy))
-        warn_note(j, "anisotropic spacing (%g um along x, %g um along y): the levels are mapped from the smaller "
-                     "spacing, so the effective cutoffs differ per axis: lambda-s %g / %g um, lambda-c %g / %g um, "
-                     "lambda-f %g / %g um (x / y)",
-                  s->dx * 1e6, s->dy * 1e6, sp->lambda_s[0] * 1e6, sp->lambda_s[1] * 1e6, sp->lambda_c[0] * 1e6,
-                  sp->lambda_c[1] * 1e6, sp->lambda_f[0] * 1e6, sp->lambda_f[1] * 1e6);
+    const int own_levels = j->rep.axes && !lwt__band_axes_uniform(j->rep.axes, sp);
+    if (!own_levels && !(fabs(s->dx - s->dy) > 1e-3 * (s->dx + s->dy))) { /* one note each, along the smaller spacing */
+        const int ax = s->dx <= s->dy ? 0 : 1;
+        cutoff_note(j, "lambda-s", o->req.lambda_s, sp->lambda_s[ax], sp->spacing);
+        cutoff_note(j, "lambda-c", o->req.lambda_c, sp->lambda_c[ax], sp->spacing);
+        return;
+    }
+    const double d[2] = {s->dx, s->dy};
+    for (int k = 0; k < 2; k++) {
+        cutoff_note(j, k ? "lambda-s along y" : "lambda-s along x", o->req.lambda_s, sp->lambda_s[k], d[k]);
+        cutoff_note(j, k ? "lambda-c along y" : "lambda-c along x", o->req.lambda_c, sp->lambda_c[k], d[k]);
+    }
 }
 
 /* the wavelet split's notes: fill, levels beyond PyWavelets' maximum, empty band, anisotropy */
@@ -389,6 +393,7 @@ static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input
 {
     const double t0 = now_ms();
     lwt_band_split split;
+    lwt_band_axes axes;
     lwt_report *r = &j->rep;
     if (load(j, o, input, err, errlen))
         return -1;
@@ -413,7 +418,10 @@ static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input
         j->gauss = spec.gauss;
         r->gauss = &j->gauss;
     } else {
-        st = LIB_CALL(j, lwt_bands_resolve(ctx, &req, s->nx, s->ny, s->dx, s->dy, &split));
+        /* levels per axis: each axis cut at the octaves of its own spacing (docs/SURFACE.md) */
+        st = LIB_CALL(j, lwt_bands_resolve_axes(ctx, &req, s->nx, s->ny, s->dx, s->dy, &split, &axes));
+        spec.axes = axes;
+        r->axes = &spec.axes;
     }
     if (st != LWT_OK)
         return lib_fail(j, st, input, err, errlen);

@@ -31,6 +31,7 @@
 #include "outdir.h"
 #include "surface/params_rows.h"
 #include "surface/plane.h"
+#include "surface/bands.h"
 #include "surface/split.h"
 
 typedef struct fjob {
@@ -45,6 +46,7 @@ typedef struct fjob {
     lwt_filter_result res;                   /* what lwt_filter_run reports, for report.json and the table */
     char band_file[LWT_BAND_COUNT][16];      /* "form.npy", ... */
     int levelled;                            /* --plane: res.plane removed first */
+    int axes_differ;                         /* lwt filter would give each axis its own levels */
 } fjob;
 
 static int say(const fjob *j, const char *input, const char *msg)
@@ -255,6 +257,13 @@ static int write_report(fjob *j, const char *input, const char *path, double ms_
     snprintf(note, sizeof note, "filtered over %d MPI ranks: the material-ratio and spatial families are not computed "
                                 "(they need the whole surface on one process)", j->nranks);
     r.notes[r.nnotes++] = note;
+    char aniso[240]; /* the ranks' split has the 2-D plan's levels, not levels per axis (lwt filter's) */
+    if (j->axes_differ) {
+        snprintf(aniso, sizeof aniso, "anisotropic spacing: --mpi splits with the levels of the smaller spacing on both "
+                                      "axes, so the cutoffs along y are %.4g times those along x (lwt filter without "
+                                      "--mpi has levels per axis)", j->dy / j->dx);
+        r.notes[r.nnotes++] = aniso;
+    }
     const lwt_status st = lwt_report_write_json(j->ctx, path, &r);
     filter_table_print(stdout, &r, j->o->outdir);
     return st == LWT_OK ? 0 : -1;
@@ -283,6 +292,10 @@ static int filter_one(fjob *j, const char *input)
     mpi_slab_of(j->ny, j->rank, j->nranks, &j->r0, &j->r1);
     if (lwt_bands_resolve(j->ctx, &o->req, j->nx, j->ny, j->dx, j->dy, &j->split) != LWT_OK)
         return -1; /* the reason went through the log */
+    lwt_band_split per_axis;
+    lwt_band_axes a;
+    j->axes_differ = lwt_bands_resolve_axes(NULL, &o->req, j->nx, j->ny, j->dx, j->dy, &per_axis, &a) == LWT_OK &&
+                     !lwt__band_axes_uniform(&a, &per_axis);
     const double t0 = MPI_Wtime();
     if (read_slab(j, input, offset, hi.dtype))
         return -1;

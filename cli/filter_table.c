@@ -1,5 +1,6 @@
 /* filter_table.c - the readable parameter table of lwt filter (stdout). */
 #include "filter_job.h"
+#include "surface/bands.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,43 @@ static void range(FILE *f, const char *band, int lo, int hi, const double *a, co
     if (aniso)
         fprintf(f, " along x, %.4g-%.4g um along y", a[1] * 1e6, b[1] * 1e6);
     fputs(")", f);
+}
+
+/* one band of the per-axis levels line: "roughness 3-6 / 1-4 (8-128 / 8-128 um)", "-" for an
+   axis without levels in it */
+static void axis_range(FILE *f, const char *band, const int lo[2], const int hi[2], const double *a, const double *b)
+{
+    fprintf(f, "  %s", band);
+    for (int k = 0; k < 2; k++) {
+        if (lo[k] > hi[k])
+            fprintf(f, "%s-", k ? " / " : " ");
+        else
+            fprintf(f, "%s%d-%d", k ? " / " : " ", lo[k], hi[k]);
+    }
+    fputs(" (", f);
+    for (int k = 0; k < 2; k++) {
+        if (lo[k] > hi[k])
+            fprintf(f, "%s-", k ? " / " : "");
+        else
+            fprintf(f, "%s%.4g-%.4g", k ? " / " : "", a[k] * 1e6, b[k] * 1e6);
+    }
+    fputs(" um)", f);
+}
+
+/* the levels line of a split with levels per axis (lwt_bands_resolve_axes): x / y */
+static void axes_levels(FILE *f, const lwt_report *r)
+{
+    const lwt_band_split *s = r->split;
+    const lwt_band_axes *a = r->axes;
+    const double nyq[2] = {2 * r->dx, 2 * r->dy};
+    const int one[2] = {1, 1}, noise_hi[2] = {a->rough_lo[0] - 1, a->rough_lo[1] - 1};
+    const int wavy_lo[2] = {a->rough_hi[0] + 1, a->rough_hi[1] + 1};
+    fputs("  levels x / y:", f);
+    if (noise_hi[0] > 0 || noise_hi[1] > 0)
+        axis_range(f, "noise", one, noise_hi, nyq, s->lambda_s);
+    axis_range(f, "roughness", a->rough_lo, a->rough_hi, s->lambda_s, s->lambda_c);
+    axis_range(f, "waviness", wavy_lo, a->levels, s->lambda_c, s->lambda_f);
+    fprintf(f, "  form > %.4g / %.4g um\n", s->lambda_f[0] * 1e6, s->lambda_f[1] * 1e6);
 }
 
 static void value(FILE *f, double v)
@@ -96,6 +134,10 @@ static void wavelet_head(FILE *f, const lwt_report *r)
     fprintf(f, "  %zu x %zu points, spacing %.6g x %.6g um, %zu invalid; %s (%s), %d levels, %s, %s, %s\n", r->nx,
             r->ny, r->dx * 1e6, r->dy * 1e6, r->nx * r->ny - r->n_valid, x->wavelet, r->wavelet, s->levels, r->mode,
             r->dtype, x->backend == LWT_BACKEND_CUDA ? "cuda" : "cpu");
+    if (r->axes && !lwt__band_axes_uniform(r->axes, s)) {
+        axes_levels(f, r);
+        return;
+    }
     fputs("  levels:", f);
     if (s->noise_hi > 0) {
         const double nyq[2] = {2 * r->dx, 2 * r->dy};

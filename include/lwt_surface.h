@@ -134,6 +134,19 @@ typedef struct lwt_band_split {
     double lambda_f[2];      /* 2^(J+1) * d: longest wavelength of the waviness band */
 } lwt_band_split;
 
+/*
+ * Levels per axis (added in 0.x; lwt_bands_resolve_axes). With dx != dy a wavelength falls on
+ * different level numbers along x and y (2^j dx against 2^j dy), so each axis has its own:
+ * J, A and B along x at index 0 and along y at index 1 (noise = that axis's levels 1..A-1,
+ * roughness A..B, waviness B+1..J; along the axis of the larger spacing a band may be empty).
+ * All zero: the split's levels on both axes (the isotropic transform).
+ */
+typedef struct lwt_band_axes {
+    int levels[2];
+    int rough_lo[2];
+    int rough_hi[2];
+} lwt_band_axes;
+
 /** Boundary wavelength (metres) between level j-1 and level j for spacing d: 2^j * d. */
 LWT_API double lwt_band_boundary(int j, double d);
 /** Resolve a request for an nx x ny surface with spacing dx, dy (metres, > 0).
@@ -298,6 +311,9 @@ typedef struct lwt_filter_spec {
     int form_degree;          /* LWT_FORM_POLY: 1..LWT_FORM_MAX_DEGREE */
     lwt_form *form_out;       /* NULL, or where lwt_filter_run stores the fitted model (kind NONE
                                  when none was removed); lwt_filter_result keeps its layout */
+    /* added in 0.x (per-axis levels); older binaries get the defaults */
+    lwt_band_axes axes;       /* from lwt_bands_resolve_axes; all zero (default): split's levels on
+                                 both axes */
 } lwt_filter_spec;
 
 /** Defaults: cdf97, symmetric, f64, auto backend and algorithm, no plane; split zeroed;
@@ -570,6 +586,20 @@ LWT_IO_API lwt_status lwt_surface_read_plux(lwt_context *ctx, const char *path, 
  *  value). Needs a build with libhdf5: LWT_ERR_UNSUPPORTED ("built without HDF5") otherwise.
  *  Same contract as lwt_surface_read. */
 LWT_IO_API lwt_status lwt_surface_read_datx(lwt_context *ctx, const char *path, lwt_surface *out);
+
+/* ------------------------------------------- per-axis levels (anisotropic) */
+
+/** lwt_bands_resolve with levels per axis: `split` as lwt_bands_resolve makes it along the axis of
+ *  the smaller spacing (its level numbers), and along the other axis the levels whose boundaries
+ *  lie nearest (on a log scale) to the same wavelengths: lambda-s and lambda-c as requested (or
+ *  the finer axis's boundaries when given as levels) and lambda-f = 2^(J+1) d. split.lambda_*
+ *  are then the effective cutoffs of each axis, 2^A_k, 2^(B_k+1), 2^(J_k+1) times its spacing;
+ *  each is within a factor sqrt(2) of the wavelength asked for unless a band is empty along an
+ *  axis (a wavelength below twice that axis's spacing). Equal spacings give axes equal to the
+ *  split's on both axes (the isotropic transform, the same bits). The size rule is per axis:
+ *  2^(J_k+1) points along axis k. docs/SURFACE.md, "Bands" (anisotropic spacing). */
+LWT_API lwt_status lwt_bands_resolve_axes(lwt_context *ctx, const lwt_band_request *req, size_t nx, size_t ny,
+                                          double dx, double dy, lwt_band_split *split, lwt_band_axes *axes);
 
 #ifdef __cplusplus
 }

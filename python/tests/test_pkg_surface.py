@@ -181,8 +181,12 @@ def filter_bands():
     sp = r.split
     chk.check((sp["levels"], sp["rough_lo"], sp["rough_hi"], sp["wavy_lo"], sp["wavy_hi"], sp["noise_hi"])
               == (6, 1, 3, 4, 6, 0) and list(r.bands) == ["form", "waviness", "roughness"], "default split %r" % sp)
-    # lambda_c = 2^(B+1) d from the smaller spacing d = dx; along y the same levels are dy/dx longer.
-    chk.check(sp["spacing"] == dx and sp["lambda_c"] == (16 * dx, 16 * dy), "lambda_c %r" % (sp["lambda_c"],))
+    # lambda_c = 2^(B+1) d from the smaller spacing d = dx = 1 um: 16 um; along y (1.5 um) the nearest
+    # octave of dy to 16 um is 2^3 dy = 12 um (log2(16 / 1.5) = 3.4) and to lambda_f = 128 um 2^6 dy
+    # = 96 um: 5 levels, roughness 1-2 (levels per axis, as `lwt filter`).
+    chk.check(sp["spacing"] == dx and sp["lambda_c"] == (16 * dx, 8 * dy), "lambda_c %r" % (sp["lambda_c"],))
+    chk.check(sp["levels_xy"] == (6, 5) and sp["rough_lo_xy"] == (1, 1) and sp["rough_hi_xy"] == (3, 2),
+              "levels per axis %r %r %r" % (sp["levels_xy"], sp["rough_lo_xy"], sp["rough_hi_xy"]))
 
 
 def against_cli():

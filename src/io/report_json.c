@@ -62,16 +62,88 @@ static void cutoff(json_writer *w, const char *name, double requested, const dou
     json_end_object(w);
 }
 
+/* the split's levels per axis: r->axes, or the split's on both axes */
+static lwt_band_axes axes_of(const lwt_report *r)
+{
+    const lwt_band_split *s = r->split;
+    lwt_band_axes a = {{s->levels, s->levels}, {s->rough_lo, s->rough_lo}, {s->rough_hi, s->rough_hi}};
+    return r->axes && r->axes->levels[0] + r->axes->levels[1] > 0 ? *r->axes : a;
+}
+
+/* "levels 3-6" of one axis's band (per axis, first > last: "no levels") */
+static void level_text(char *buf, size_t len, int lo, int hi, int per_axis)
+{
+    if (per_axis && lo > hi)
+        snprintf(buf, len, "no levels");
+    else
+        snprintf(buf, len, "levels %d-%d", lo, hi);
+}
+
+/* "wavelet W, detail levels 3-6", per axis when the axes' levels differ */
+static void made_by(char *buf, size_t len, const lwt_report *r, const lwt_band_axes *a, int band)
+{
+    char t[2][48];
+    const int same = a->levels[0] == a->levels[1] && a->rough_lo[0] == a->rough_lo[1] && a->rough_hi[0] == a->rough_hi[1];
+    for (int k = 0; k < 2; k++) {
+        const int lo = band == LWT_BAND_NOISE ? 1 : band == LWT_BAND_ROUGHNESS ? a->rough_lo[k] : a->rough_hi[k] + 1;
+        const int hi = band == LWT_BAND_NOISE ? a->rough_lo[k] - 1 : band == LWT_BAND_ROUGHNESS ? a->rough_hi[k] : a->levels[k];
+        if (band == LWT_BAND_FORM)
+            snprintf(t[k], sizeof t[k], "approximation at level %d", a->levels[k]);
+        else
+            level_text(t[k], sizeof t[k], lo, hi, !same);
+    }
+    if (same)
+        snprintf(buf, len, "wavelet %s, %s%s", r->wavelet, band == LWT_BAND_FORM ? "" : "detail ", t[0]);
+    else
+        snprintf(buf, len, "wavelet %s, %s along x, %s along y", r->wavelet, t[0], t[1]);
+}
+
+/* "levels_per_axis": each axis's levels and its bands' [first, last] ([] when empty); the
+   Gaussian's has the same keys, null (its report has the wavelet's keys, null) */
+static void levels_per_axis(json_writer *w, const lwt_report *r)
+{
+    json_key(w, "levels_per_axis");
+    const lwt_band_axes a = r->gauss ? (lwt_band_axes){{0, 0}, {0, 0}, {0, 0}} : axes_of(r);
+    json_begin_object(w);
+    for (int k = 0; k < 2; k++) {
+        json_key(w, k ? "y" : "x");
+        json_begin_object(w);
+        json_key(w, "levels");
+        if (r->gauss)
+            json_null(w);
+        else
+            json_int(w, a.levels[k]);
+        const int lo[3] = {1, a.rough_lo[k], a.rough_hi[k] + 1}, hi[3] = {a.rough_lo[k] - 1, a.rough_hi[k], a.levels[k]};
+        static const char *const names[3] = {"noise", "roughness", "waviness"};
+        for (int b = 0; b < 3; b++) {
+            json_key(w, names[b]);
+            if (r->gauss) {
+                json_null(w);
+                continue;
+            }
+            json_begin_array(w);
+            if (lo[b] <= hi[b]) {
+                json_int(w, lo[b]);
+                json_int(w, hi[b]);
+            }
+            json_end_array(w);
+        }
+        json_end_object(w);
+    }
+    json_end_object(w);
+}
+
 /* the wavelet split's bands: detail levels and their wavelengths per axis */
 static void wavelet_bands(json_writer *w, const lwt_report *r)
 {
     const lwt_band_split *s = r->split;
     const double nyq[2] = {2 * r->dx, 2 * r->dy};
-    char by[4][96];
-    snprintf(by[0], sizeof by[0], "wavelet %s, detail levels 1-%d", r->wavelet, s->noise_hi);
-    snprintf(by[1], sizeof by[1], "wavelet %s, detail levels %d-%d", r->wavelet, s->rough_lo, s->rough_hi);
-    snprintf(by[2], sizeof by[2], "wavelet %s, detail levels %d-%d", r->wavelet, s->wavy_lo, s->wavy_hi);
-    snprintf(by[3], sizeof by[3], "wavelet %s, approximation at level %d", r->wavelet, s->levels);
+    const lwt_band_axes a = axes_of(r);
+    char by[4][160];
+    made_by(by[0], sizeof by[0], r, &a, LWT_BAND_NOISE);
+    made_by(by[1], sizeof by[1], r, &a, LWT_BAND_ROUGHNESS);
+    made_by(by[2], sizeof by[2], r, &a, LWT_BAND_WAVINESS);
+    made_by(by[3], sizeof by[3], r, &a, LWT_BAND_FORM);
     if (s->noise_hi > 0)
         band(w, "noise", by[0], 1, s->noise_hi, nyq, s->lambda_s);
     band(w, "roughness", by[1], s->rough_lo, s->rough_hi, s->lambda_s, s->lambda_c);
@@ -330,6 +402,7 @@ static void body(json_writer *w, const lwt_report *r)
     timing(w, r);
     strings(w, "outputs", r->outputs, r->noutputs);
     strings(w, "notes", r->notes, r->nnotes);
+    levels_per_axis(w, r);
 }
 
 lwt_status lwt_report_write_json(lwt_context *ctx, const char *path, const lwt_report *r)

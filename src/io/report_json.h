@@ -15,7 +15,9 @@
  * {"Sa", "Sq", "Ssk", "Sku", "Sp", "Sv", "Sz", "Sdq", "Sdr", and the material ratio family
  * "Smr", "Smc", "Sxp", "Sdc", "Sk", "Spk", "Svk", "Smr1", "Smr2", "Vmp", "Vmc", "Vvv", "Vvc",
  * and with --spatial "Sal", "Str", "Std"}), "material_ratio" (its settings), "units",
- * "timing_ms", "outputs", "notes". The Gaussian's report has the same keys: the wavelet's own
+ * "timing_ms", "outputs", "notes", "levels_per_axis" ({"x": {"levels": J, "noise": [first, last],
+ * "roughness": [...], "waviness": [...]}, "y": {...}}, [] for a band empty along that axis; the
+ * bands' "levels" count the axis of the smaller spacing; for the Gaussian the same keys, null). The Gaussian's report has the same keys: the wavelet's own
  * ("wavelet", "wavelet_pywt", "mode", "levels", "max_level_pywt", the bands' "levels") are null,
  * its wavelengths and effective cutoffs are the nesting indices used, the same along x and y.
  * Heights and lengths in micrometres, Sdr, Smr, Smr1, Smr2 in percent, volumes in ml/m^2
@@ -59,6 +61,7 @@ typedef struct lwt_report {
     int noutputs;
     const char *notes[LWT_REPORT_MAX_ITEMS];
     int nnotes;
+    const lwt_band_axes *axes;         /* the wavelet split's levels per axis (NULL: split's on both) */
 } lwt_report;
 
 /** Write the report to path atomically. A failure is logged through ctx ("path: reason") and

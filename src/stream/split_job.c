@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/context.h"
+#include "core/fail.h"
 #include "core/line.h"
 #include "core/plan.h"
 #include "lwt_experimental.h"
@@ -12,6 +13,7 @@
 #include "lwt_cuda.h"
 #endif
 #include "stream/recipe.h"
+#include "stream/split_steps.h"
 #include "stream/worker.h"
 
 /* ------------------------------------------------------------ halos */
@@ -65,9 +67,10 @@ static void rowset_add_window(rowset *s, const lwt_window *w)
  * coefficient rows need[j] of every level through the inverse (the band's
  * approximation at level j - 1 is level j's output), then, forward, the
  * level j - 1 rows that level j's needed rows are computed from. */
-static lwt_range input_rows(const lwt_plan *p, long m0, long m1)
+static lwt_range input_rows(const split_spec *sp, long m0, long m1)
 {
-    const int J = p->levels;
+    const lwt_plan *p = sp->whole;
+    const int J = sp->row_levels;
     const int F = p->fb.length;
     rowset need[LWT_LEVELS_LIMIT + 1];
     memset(need, 0, (size_t)(J + 1) * sizeof need[0]);
@@ -75,8 +78,8 @@ static lwt_range input_rows(const lwt_plan *p, long m0, long m1)
     for (int j = 1; j <= J; j++) { /* inverse: outputs at level j - 1 -> coefficients at level j */
         for (int i = 0; i < out.n; i++) {
             lwt_line_prog prog;
-            lwt_line_prog_inverse_part(&prog, &p->wavelet.scheme, p->direct, F, p->desc.mode, (long)p->sizes[j][0],
-                                       (long)p->sizes[j - 1][0], out.r[i].lo, out.r[i].hi);
+            lwt_line_prog_inverse_part(&prog, &p->wavelet.scheme, p->direct, F, p->desc.mode, sp->rows[j],
+                                       sp->rows[j - 1], out.r[i].lo, out.r[i].hi);
             rowset_add_window(&need[j], &prog.win);
         }
         out = need[j];
@@ -84,8 +87,8 @@ static lwt_range input_rows(const lwt_plan *p, long m0, long m1)
     for (int j = J; j >= 1; j--) { /* forward: coefficients at level j -> rows of level j - 1 */
         for (int i = 0; i < need[j].n; i++) {
             lwt_line_prog prog;
-            lwt_line_prog_forward_deps(&prog, &p->wavelet.scheme, p->direct, F, p->desc.mode,
-                                       (long)p->sizes[j - 1][0], need[j].r[i].lo, need[j].r[i].hi);
+            lwt_line_prog_forward_deps(&prog, &p->wavelet.scheme, p->direct, F, p->desc.mode, sp->rows[j - 1],
+                                       need[j].r[i].lo, need[j].r[i].hi);
             rowset_add_window(&need[j - 1], &prog.win);
         }
     }
@@ -103,13 +106,13 @@ static lwt_range input_rows(const lwt_plan *p, long m0, long m1)
    window is much shorter than the others: a window a few rows tall can make its plan
    choose other kernels than the whole array's, whose float32 bits differ): its owned
    rows and its window */
-static split_chunk chunk_of(const lwt_plan *p, long rows, long c, long nchunks)
+static split_chunk chunk_of(const split_spec *sp, long rows, long c, long nchunks)
 {
-    const long ny = (long)p->shape[0], step = 1L << p->levels;
+    const long ny = sp->rows[0], step = 1L << sp->row_levels;
     split_chunk k;
     k.own0 = c * rows;
     k.own1 = c + 1 < nchunks && k.own0 + rows < ny ? k.own0 + rows : ny;
-    const lwt_range in = input_rows(p, k.own0, k.own1);
+    const lwt_range in = input_rows(sp, k.own0, k.own1);
     k.win0 = in.lo / step * step;
     k.win1 = in.hi < ny ? in.hi : ny;
     k.plan = -1;
@@ -126,13 +129,13 @@ static int periodic_mode(lwt_mode m)
 static lwt_status make_layout(split_spec *sp, size_t chunk_rows)
 {
     const lwt_plan *p = sp->whole;
-    const long ny = (long)p->shape[0], step = p->levels < 30 ? 1L << p->levels : 0;
+    const long ny = sp->rows[0], step = sp->row_levels < 30 ? 1L << sp->row_levels : 0;
     long rows = ny;
     if (step && !periodic_mode(p->desc.mode)) {
         if (chunk_rows == 0 && p->backend == LWT_BACKEND_CUDA) {
             /* automatic on a GPU: about eight chunks, each at least a halo tall (a window is then
                at most three times its owned rows; docs/PERFORMANCE.md, pipelined split) */
-            const split_chunk mid = chunk_of(p, step, ny / step / 2, ny / step);
+            const split_chunk mid = chunk_of(sp, step, ny / step / 2, ny / step);
             const long halo = mid.own0 - mid.win0 > mid.win1 - mid.own1 ? mid.own0 - mid.win0 : mid.win1 - mid.own1;
             rows = ny / 8 > halo ? ny / 8 : halo;
         } else if (chunk_rows > 0 && chunk_rows < (size_t)ny) {
@@ -147,7 +150,7 @@ static lwt_status make_layout(split_spec *sp, size_t chunk_rows)
     if (!sp->chunk)
         return lwt_fail(p->ctx, LWT_ERR_OUT_OF_MEMORY, "split: out of memory for %ld chunks", sp->nchunks);
     for (long c = 0; c < sp->nchunks; c++) {
-        sp->chunk[c] = chunk_of(p, rows, c, sp->nchunks);
+        sp->chunk[c] = chunk_of(sp, rows, c, sp->nchunks);
         if (sp->nchunks > 1 && sp->chunk[c].win0 == 0 && sp->chunk[c].win1 == ny) {
             sp->nchunks = 1; /* a window as big as the array: no gain in cutting */
             break;
@@ -304,28 +307,42 @@ int recipe_build_split(const level_job *job, long c, recipe *r)
 {
     const split_spec *sp = job->split;
     const split_chunk *k = &sp->chunk[c];
-    const lwt_plan *wp = sp->plan[k->plan];
+    const lwt_plan *wp = sp->nsteps ? sp->whole : sp->plan[k->plan];
     const size_t es = lwt_plan_elem_size(wp), row = row_elems(sp->whole);
     const size_t win = (size_t)(k->win1 - k->win0) * row, own = (size_t)(k->own1 - k->own0) * row;
     const size_t skip = (size_t)(k->own0 - k->win0) * row;
     const int cvt_in = job->io_f64 && es != sizeof(double) ? RCVT_NARROW : RCVT_NONE;
     const int cvt_out = job->io_f64 && es != sizeof(double) ? RCVT_WIDEN : RCVT_NONE;
 
-    const size_t x = recipe_alloc(r, win), cf = recipe_alloc(r, wp->coeff_count), t = recipe_alloc(r, wp->coeff_count);
-    const size_t ws = recipe_alloc(r, (sp->ws_bytes + es - 1) / es + 1);
+    const size_t x = recipe_alloc(r, win);
+    size_t cf = 0, t = 0, ws = 0;
+    split_steps_fwd steps;
+    if (!sp->nsteps) {
+        cf = recipe_alloc(r, wp->coeff_count);
+        t = recipe_alloc(r, wp->coeff_count);
+        ws = recipe_alloc(r, (sp->ws_bytes + es - 1) / es + 1);
+    }
     rloc src = {-1, (char *)job->src, (size_t)k->win0 * row};
     rop *g = add_run(r, &r->gather, ROP_COPY, src, at_arena(x), win);
     if (g)
         g->c.cvt = cvt_in;
     r->in_elems += win;
-    add_plan(r, k->plan, 0, x, cf, ws);
+    if (sp->nsteps)
+        split_steps_forward(r, sp, (size_t)(k->win1 - k->win0), x, &steps);
+    else
+        add_plan(r, k->plan, 0, x, cf, ws);
     for (int b = 0; b < sp->nout && !r->failed; b++) {
-        const size_t y = recipe_alloc(r, win);
-        if (sp->keep[b]) {
+        size_t y = SPLIT_STEPS_NONE;
+        if (sp->nsteps) {
+            y = split_steps_inverse(r, sp, &steps, b);
+        } else if (sp->keep[b]) {
+            y = recipe_alloc(r, win);
             add_mask(r, wp, sp->keep[b], cf, t);
             add_plan(r, k->plan, 1, t, y, ws);
-        } else {
-            add_run(r, &r->compute, ROP_ZERO, at_arena(0), at_arena(y + skip), own); /* an empty band: zero */
+        }
+        if (y == SPLIT_STEPS_NONE) { /* an empty band: zero */
+            y = recipe_alloc(r, win);
+            add_run(r, &r->compute, ROP_ZERO, at_arena(0), at_arena(y + skip), own);
         }
         rloc dst = {-1, job->outs[b], (size_t)k->own0 * row};
         rop *s = add_run(r, &r->scatter, ROP_COPY, at_arena(y + skip), dst, own);
@@ -396,13 +413,11 @@ const split_spec *stream_split_spec(const stream_split *s)
     return &s->spec;
 }
 
-lwt_status stream_split_create(const lwt_plan *whole, size_t chunk_rows, int nout, const uint64_t *keep, int threads,
-                               stream_split **out)
+/* a split of arrays shaped like whole into nout outputs, its layout and plans still to make */
+static lwt_status split_alloc(const lwt_plan *whole, int nout, stream_split **out)
 {
-    if (!out)
-        return LWT_ERR_INVALID_ARGUMENT;
     *out = NULL;
-    if (!whole || nout < 1 || nout > SPLIT_MAX_OUT || !keep)
+    if (!whole || nout < 1 || nout > SPLIT_MAX_OUT)
         return lwt_fail(whole ? whole->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "split: bad arguments");
     if (whole->desc.batch != 1)
         return lwt_fail(whole->ctx, LWT_ERR_INVALID_ARGUMENT, "split: batches are not supported");
@@ -411,9 +426,59 @@ lwt_status stream_split_create(const lwt_plan *whole, size_t chunk_rows, int nou
         return lwt_fail(whole->ctx, LWT_ERR_OUT_OF_MEMORY, "split: out of memory");
     s->spec.whole = whole;
     s->spec.nout = nout;
+    *out = s;
+    return LWT_OK;
+}
+
+static lwt_status split_finish(stream_split *s, size_t chunk_rows, int threads, stream_split **out);
+
+lwt_status stream_split_create(const lwt_plan *whole, size_t chunk_rows, int nout, const uint64_t *keep, int threads,
+                               stream_split **out)
+{
+    if (!out)
+        return LWT_ERR_INVALID_ARGUMENT;
+    stream_split *s;
+    LWT_FORWARD(split_alloc(keep ? whole : NULL, nout, &s));
     memcpy(s->spec.keep, keep, (size_t)nout * sizeof *keep);
+    s->spec.row_levels = whole->levels;
+    for (int j = 0; j <= whole->levels; j++)
+        s->spec.rows[j] = (long)whole->sizes[j][0];
+    return split_finish(s, chunk_rows, threads, out);
+}
+
+lwt_status stream_split_create_steps(const lwt_plan *whole, size_t chunk_rows, int nout, const split_step *steps,
+                                     int nsteps, int form_out, int threads, stream_split **out)
+{
+    if (!out)
+        return LWT_ERR_INVALID_ARGUMENT;
+    stream_split *s;
+    LWT_FORWARD(split_alloc(steps ? whole : NULL, nout, &s));
+    int bad = nsteps < 1 || nsteps > SPLIT_MAX_STEPS || whole->ndim != 2 || form_out < 0 || form_out >= nout;
+    for (int i = 0; i < nsteps && !bad; i++)
+        bad = steps[i].axes < SPLIT_AXIS_X || steps[i].axes > SPLIT_AXIS_XY || steps[i].out < 0 ||
+              steps[i].out >= nout;
+    if (bad) {
+        stream_split_destroy(s);
+        return lwt_fail(whole->ctx, LWT_ERR_INVALID_ARGUMENT, "split: bad steps");
+    }
+    s->spec.nsteps = nsteps;
+    memcpy(s->spec.step, steps, (size_t)nsteps * sizeof *steps);
+    s->spec.form_out = form_out;
+    s->spec.rows[0] = (long)whole->shape[0];
+    for (int i = 0; i < nsteps; i++)
+        if (steps[i].axes & SPLIT_AXIS_Y) {
+            const long n = s->spec.rows[s->spec.row_levels];
+            s->spec.rows[++s->spec.row_levels] = lwt_coeff_len(n, whole->fb.length, whole->desc.mode);
+        }
+    return split_finish(s, chunk_rows, threads, out);
+}
+
+/* the layout, the window plans (not for a split by steps: its recipes run passes) and the streamer */
+static lwt_status split_finish(stream_split *s, size_t chunk_rows, int threads, stream_split **out)
+{
+    const lwt_plan *whole = s->spec.whole;
     lwt_status st = make_layout(&s->spec, chunk_rows);
-    if (!st)
+    if (!st && !s->spec.nsteps)
         st = make_plans(&s->spec);
     if (!st) {
         s->desc = lwt_stream_desc_default();

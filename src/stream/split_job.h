@@ -29,8 +29,19 @@
 
 #include "lwt.h"
 #include "lwt_stream.h"
+#include "core/plan.h"
 
 #define SPLIT_MAX_OUT 4
+
+/* Splits by levels per axis (stream_split_create_steps): the transform is a list of one-level
+ * steps, each along axis 1 (x), axis 0 (y) or both, applied to the previous step's
+ * approximation; a step's detail coefficients all go to one output. */
+enum { SPLIT_AXIS_X = 1, SPLIT_AXIS_Y = 2, SPLIT_AXIS_XY = 3 };
+#define SPLIT_MAX_STEPS (2 * 64)
+typedef struct split_step {
+    int axes; /* SPLIT_AXIS_* */
+    int out;  /* the output its details belong to */
+} split_step;
 
 typedef struct split_chunk {
     long own0, own1; /* output rows it writes */
@@ -48,6 +59,15 @@ struct split_spec {
     long halo;              /* largest rows a window reads beyond its owned rows */
     int nout;
     uint64_t keep[SPLIT_MAX_OUT]; /* packed levels (lwt_plan_band numbering) of each output */
+    /* the levels along axis 0, whose dependencies set the halos: row_levels, and rows[j] the
+       length of axis 0 after j of them (rows[0] the whole array's) */
+    int row_levels;
+    long rows[LWT_LEVELS_LIMIT + 1];
+    /* a split by steps (nsteps > 0; no window plans, keep unused): whole gives the wavelet,
+       mode, dtype, backend and shape; its levels are not used */
+    int nsteps;
+    split_step step[SPLIT_MAX_STEPS];
+    int form_out; /* the output of the last approximation */
 };
 
 typedef struct split_spec split_spec;
@@ -63,6 +83,10 @@ typedef struct stream_split stream_split;
  */
 lwt_status stream_split_create(const lwt_plan *whole, size_t chunk_rows, int nout, const uint64_t *keep, int threads,
                                stream_split **out);
+/* The same with levels per axis: the nsteps steps, output b of each step's details step[i].out,
+   the last approximation output form_out (split_step). */
+lwt_status stream_split_create_steps(const lwt_plan *whole, size_t chunk_rows, int nout, const split_step *steps,
+                                     int nsteps, int form_out, int threads, stream_split **out);
 void stream_split_destroy(stream_split *s);
 /* Make now the workers' buffers for runs with io_f64 as given (device arenas and row cache;
    with io_f64 and float32 plans the converting rings too), so that no run allocates them.

@@ -13,7 +13,7 @@ double lwt_band_boundary(int j, double d)
 }
 
 /* nearest level boundary to a wavelength: round(log2(lambda / d)) */
-static int boundary_of(double lambda, double d)
+int lwt__band_boundary_of(double lambda, double d)
 {
     double b = log2(lambda / d);
     if (b < 0)
@@ -31,8 +31,8 @@ static lwt_status check_range(int lo, int hi, const char *what, lwt_context *ctx
     return LWT_OK;
 }
 
-lwt_status lwt_bands_resolve(lwt_context *ctx, const lwt_band_request *req, size_t nx, size_t ny, double dx, double dy,
-                             lwt_band_split *out)
+lwt_status lwt__bands_levels(lwt_context *ctx, const lwt_band_request *req, size_t nx, size_t ny, double dx,
+                             double dy, lwt_band_split *out)
 {
     if (!req || !out || nx < 1 || ny < 1 || !(dx > 0) || !(dy > 0) || !isfinite(dx) || !isfinite(dy))
         return fail(ctx, "bad surface size or spacing");
@@ -53,12 +53,12 @@ lwt_status lwt_bands_resolve(lwt_context *ctx, const lwt_band_request *req, size
         return fail(ctx, "lambda-s (%g um) must be shorter than lambda-c (%g um)", req->lambda_s * 1e6,
                     req->lambda_c * 1e6);
     if (req->lambda_s > 0) {
-        A = boundary_of(req->lambda_s, d);
+        A = lwt__band_boundary_of(req->lambda_s, d);
         if (A < 1)
             A = 1; /* below the Nyquist wavelength: nothing to cut */
     }
     if (req->lambda_c > 0) {
-        B = boundary_of(req->lambda_c, d) - 1;
+        B = lwt__band_boundary_of(req->lambda_c, d) - 1;
         if (B < 1)
             return fail(ctx,
                         "lambda-c = %g um is too short for a spacing of %g um: the shortest roughness band "
@@ -101,23 +101,6 @@ lwt_status lwt_bands_resolve(lwt_context *ctx, const lwt_band_request *req, size
     if (A > B)
         return fail(ctx, "lambda-s maps to level %d, above the last roughness level %d", A, B);
 
-    size_t nmin = nx < ny ? nx : ny;
-    size_t need = (size_t)1 << (J + 1);
-    if (nmin < need) {
-        int jmax = -1;
-        for (size_t m = nmin; m >= 2; m >>= 1)
-            jmax++;
-        if (jmax < 1)
-            return fail(ctx,
-                        "surface too small for %d levels: %zu x %zu points; a wavelet split needs at least 4 "
-                        "points along each axis",
-                        J, nx, ny);
-        return fail(ctx,
-                    "surface too small for %d levels: %zu points along %s, %d levels need at least %zu "
-                    "(2^(J+1)); use --levels %d or fewer",
-                    J, nmin, nx < ny ? "x" : "y", J, need, jmax);
-    }
-
     out->levels = J;
     out->noise_hi = A - 1;
     out->rough_lo = A;
@@ -131,6 +114,35 @@ lwt_status lwt_bands_resolve(lwt_context *ctx, const lwt_band_request *req, size
         out->lambda_c[k] = lwt_band_boundary(B + 1, sp[k]);
         out->lambda_f[k] = lwt_band_boundary(J + 1, sp[k]);
     }
+    return LWT_OK;
+}
+
+lwt_status lwt__bands_check_size(lwt_context *ctx, int J, size_t n, int axis, int off, size_t nx, size_t ny)
+{
+    size_t need = (size_t)1 << (J + 1);
+    if (n >= need)
+        return LWT_OK;
+    int jmax = -1;
+    for (size_t m = n; m >= 2; m >>= 1)
+        jmax++;
+    if (jmax < 1)
+        return fail(ctx,
+                    "surface too small for %d levels: %zu x %zu points; a wavelet split needs at least 4 "
+                    "points along each axis",
+                    J, nx, ny);
+    return fail(ctx,
+                "surface too small for %d levels: %zu points along %s, %d levels need at least %zu "
+                "(2^(J+1)); use --levels %d or fewer",
+                J, n, axis ? "y" : "x", J, need, jmax + off);
+}
+
+lwt_status lwt_bands_resolve(lwt_context *ctx, const lwt_band_request *req, size_t nx, size_t ny, double dx, double dy,
+                             lwt_band_split *out)
+{
+    lwt_band_split s;
+    LWT_FORWARD(lwt__bands_levels(ctx, req, nx, ny, dx, dy, &s));
+    LWT_FORWARD(lwt__bands_check_size(ctx, s.levels, nx < ny ? nx : ny, nx < ny ? 0 : 1, 0, nx, ny));
+    *out = s;
     return LWT_OK;
 }
 

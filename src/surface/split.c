@@ -2,6 +2,7 @@
 #include "surface/split_impl.h"
 
 #include "stream/split_job.h"
+#include "surface/bands.h"
 #include "core/fail.h"
 
 #include <math.h>
@@ -71,6 +72,13 @@ lwt_status lwt_splitter_create(lwt_context *ctx, const lwt_filter_spec *spec_in,
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "band split not resolved (use lwt_bands_resolve)");
     if (spec->dtype != LWT_F32 && spec->dtype != LWT_F64)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "dtype must be float32 or float64");
+    /* levels per axis (anisotropic spacing): one-level steps; else the 2-D plan's levels */
+    split_step steps[SPLIT_MAX_STEPS];
+    int nsteps = 0, noise_steps = 0;
+    if (!lwt__band_axes_uniform(&spec->axes, sp))
+        LWT_FORWARD(lwt__band_axes_steps(ctx, &spec->axes, steps, &nsteps));
+    for (int i = 0; i < nsteps; i++)
+        noise_steps += steps[i].out == LWT_BAND_NOISE;
     lwt_splitter *s = (lwt_splitter *)calloc(1, sizeof *s);
     if (!s)
         return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for a splitter");
@@ -79,7 +87,7 @@ lwt_status lwt_splitter_create(lwt_context *ctx, const lwt_filter_spec *spec_in,
     s->ny = ny;
     s->progress = spec->progress;
     s->progress_user = spec->progress_user;
-    s->nbands = sp->noise_hi > 0 ? 4 : 3;
+    s->nbands = sp->noise_hi > 0 || noise_steps ? 4 : 3;
     uint64_t keep[LWT_BAND_COUNT];
     for (int b = 0; b < s->nbands; b++)
         keep[b] = lwt_split_keep(sp, b);
@@ -95,7 +103,7 @@ lwt_status lwt_splitter_create(lwt_context *ctx, const lwt_filter_spec *spec_in,
     d.ndim = 2;
     d.shape[0] = ny;
     d.shape[1] = nx;
-    d.levels = sp->levels;
+    d.levels = nsteps ? 1 : sp->levels; /* by steps: the plan gives the wavelet, path and backend */
     d.mode = spec->mode;
     d.dtype = spec->dtype;
     d.backend = spec->backend;
@@ -108,7 +116,12 @@ lwt_status lwt_splitter_create(lwt_context *ctx, const lwt_filter_spec *spec_in,
     s->info.max_level = pi.max_level;
     s->info.nbands = s->nbands;
     const size_t rows = spec->chunk_rows == LWT_SPLIT_ONE_CHUNK ? ny : spec->chunk_rows;
-    LWT_FORWARD_GOTO(st, stream_split_create(s->whole, rows, s->nbands, keep, spec->threads, &s->job), fail);
+    if (nsteps)
+        LWT_FORWARD_GOTO(st, stream_split_create_steps(s->whole, rows, s->nbands, steps, nsteps, LWT_BAND_FORM,
+                                                       spec->threads, &s->job),
+                         fail);
+    else
+        LWT_FORWARD_GOTO(st, stream_split_create(s->whole, rows, s->nbands, keep, spec->threads, &s->job), fail);
     /* a plan's buffers are made with it: runs (lwt_splitter_run: I/O in the dtype) allocate nothing */
     LWT_FORWARD_GOTO(st, stream_split_prepare(s->job, 0), fail);
     const split_spec *layout = stream_split_spec(s->job);

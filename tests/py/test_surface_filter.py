@@ -491,11 +491,9 @@ def real_files(c, r):
         while min(z.shape) < 2 ** (levels + 1):
             levels -= 1
         rc, out, err = r.lwt("filter", path, "-o", outdir, "--levels", levels, "--preview-size", 256)
-        # stderr: nothing, but for anisotropic spacing the one warning on the per-axis cutoffs
+        # stderr: nothing (no cutoff asked for; anisotropic spacing gets levels per axis, no warning)
         warn = [l for l in err.splitlines() if l.strip()]
-        aniso = abs(dx - dy) > 1e-3 * (dx + dy)
-        c.check(len(warn) == aniso and all("warning: " in l and "anisotropic spacing" in l for l in warn),
-                "%s: stderr %r (anisotropic: %s)" % (case, err, aniso))
+        c.check(not warn, "%s: stderr %r" % (case, err))
         if not c.check(rc == 0, "%s: lwt filter failed (%d): %s" % (case, rc, err)):
             continue
         n += 1
@@ -508,7 +506,9 @@ def real_files(c, r):
         check_report_params(c, rep, res, z, dx, dy, case)
         check_report_material(c, rep, res, z, case)
         c.check(np.allclose(rep["spacing_um"], [dx * 1e6, dy * 1e6], rtol=1e-12), "%s: spacing" % case)
-        if np.all(np.isfinite(z)) and levels == 6:
+        # wavedecn has the same levels on both axes: anisotropic spacing gets levels per axis,
+        # whose PyWavelets reference (one-axis and 2-D steps) is test_surface_axes.py's
+        if np.all(np.isfinite(z)) and levels == 6 and abs(dx - dy) <= 1e-3 * (dx + dy):
             check_pywt(c, z, bands, case)
     print("  %d real areal files filtered" % n)
     c.check(n >= 8, "only %d real areal files filtered" % n)

@@ -8,8 +8,8 @@
   coefficients equal NumPy's least squares (numpy.linalg.lstsq on the Legendre basis of
   docs/SURFACE.md, built here with numpy.polynomial.legendre) to the report's 10 digits;
 - --plane, --form plane and --form poly:1 give the same plane;
-- every adjustment of a requested cutoff (octave rounding, lambda-s below 2 spacings,
-  anisotropic spacing) is a note in report.json and a warning line on stderr; a cutoff on an
+- every adjustment of a requested cutoff (octave rounding, lambda-s below 2 spacings; per axis
+  with anisotropic spacing) is a note in report.json and a warning line on stderr; a cutoff on an
   octave boundary gets neither;
 - usage errors exit 2 with one line and no output; a sphere on a flat surface exits 1 with one.
 Exit 0 pass, 1 fail, 77 skip (CLI not built).
@@ -139,16 +139,18 @@ def cutoff_notes(c, binary, tmp):
                         levels=6)
     if rep:
         notes = rep["notes"]
-        want = {"raised": "lambda-s 1.5 um is below twice the spacing (1 um): raised to 2 um",
-                "moved": "lambda-c 100 um moved to 128 um",
-                "aniso": "lambda-c 128 / 256 um"}
+        # levels per axis: each cutoff on the octaves of its own axis's spacing, one note each
+        want = {"raised x": "lambda-s along x 1.5 um is below twice the spacing (1 um): raised to 2 um",
+                "moved x": "lambda-c along x 100 um moved to 128 um",
+                "raised y": "lambda-s along y 1.5 um is below twice the spacing (2 um): raised to 4 um",
+                "moved y": "lambda-c along y 100 um moved to 128 um"}
         for k, w in want.items():
             hit = [n for n in notes if w in n]
             c.check(len(hit) == 1, "cutoff note %s: %r not in %r" % (k, w, notes))
             c.check(hit and ("warning: " + os.path.join(tmp, "aniso.npy") + ": " + hit[0]) in err,
                     "cutoff note %s is not a warning on stderr: %r" % (k, err))
-        c.check(err.count("warning:") == 3, "anisotropic: %d warnings, want 3: %r" % (err.count("warning:"), err))
-        c.check(rep["cutoffs_um"]["lambda_c"]["effective"] == [128, 256], "effective %r"
+        c.check(err.count("warning:") == 4, "anisotropic: %d warnings, want 4: %r" % (err.count("warning:"), err))
+        c.check(rep["cutoffs_um"]["lambda_c"]["effective"] == [128, 128], "effective %r"
                 % rep["cutoffs_um"]["lambda_c"])
     rep, err = run_form(c, binary, tmp, "octave", z, "1", "--lambda-c", "64", "--lambda-s", "4", levels=6)
     if rep:

@@ -537,7 +537,7 @@ static PyObject *py_filter_spec_default(PyObject *self, PyObject *noargs)
 
 /* filter(z, nx, ny, dx, dy, (wavelet|None, mode, f64, backend, algorithm, plane, threads,
  * chunk_rows, gaussian, form kind, form degree), (levels, rough_lo, rough_hi, wavy_lo, wavy_hi, lambda_s, lambda_c)) ->
- * dict: lwt_bands_resolve (with gaussian lwt_gauss_nesting_resolve instead: the split is then
+ * dict: lwt_bands_resolve_axes (with gaussian lwt_gauss_nesting_resolve instead: the split is then
  * zero but for its spacing), then lwt_filter_run, as `lwt filter` calls them (cli/filter_job.c).
  * The bands are the library's own blocks (no copy); absent bands are None. */
 static PyObject *py_filter(PyObject *self, PyObject *args)
@@ -583,10 +583,11 @@ static PyObject *py_filter(PyObject *self, PyObject *args)
         spec.split.spacing = dx < dy ? dx : dy;
         s = lwt_gauss_nesting_resolve(g_ctx, &req, dx, dy, &spec.gauss);
     } else {
-        s = lwt_bands_resolve(g_ctx, &req, (size_t)nx, (size_t)ny, dx, dy, &spec.split);
+        /* levels per axis, as lwt filter: each axis at the octaves of its own spacing */
+        s = lwt_bands_resolve_axes(g_ctx, &req, (size_t)nx, (size_t)ny, dx, dy, &spec.split, &spec.axes);
     }
     if (s != LWT_OK)
-        failed = gaussian ? "lwt_gauss_nesting_resolve" : "lwt_bands_resolve";
+        failed = gaussian ? "lwt_gauss_nesting_resolve" : "lwt_bands_resolve_axes";
     else if ((s = lwt_filter_run(g_ctx, &spec, z.buf, (size_t)nx, (size_t)ny, dx, dy, &r)) != LWT_OK)
         failed = "lwt_filter_run";
     Py_END_ALLOW_THREADS
@@ -613,7 +614,7 @@ static PyObject *py_filter(PyObject *self, PyObject *args)
     const lwt_band_split *sp = &spec.split;
     return Py_BuildValue(
         "{s:N,s:N,s:(ddd),s:n,s:i,s:s,s:i,s:s,s:d,s:d,s:d,s:s,s:(ddd),"
-        "s:{s:i,s:i,s:i,s:i,s:i,s:i,s:d,s:N,s:N,s:N}}",
+        "s:{s:i,s:i,s:i,s:i,s:i,s:i,s:d,s:N,s:N,s:N,s:(ii),s:(ii),s:(ii)}}",
         "bands", bands, "form", form_dict(&form), "plane", r.plane.z0, r.plane.sx, r.plane.sy, "n_filled", (Py_ssize_t)r.n_filled, "backend",
         (int)r.backend, "path", r.path == LWT_PATH_LIFTING ? "lifting" : "convolution", "max_level", r.max_level,
         "wavelet", r.wavelet, "ms_fill", r.ms_fill, "ms_transform", r.ms_transform, "ms_total", r.ms_total, "filter",
@@ -621,7 +622,9 @@ static PyObject *py_filter(PyObject *self, PyObject *args)
         "split",
         "levels", sp->levels, "noise_hi", sp->noise_hi, "rough_lo", sp->rough_lo, "rough_hi", sp->rough_hi,
         "wavy_lo", sp->wavy_lo, "wavy_hi", sp->wavy_hi, "spacing", sp->spacing, "lambda_s", pair_tuple(sp->lambda_s),
-        "lambda_c", pair_tuple(sp->lambda_c), "lambda_f", pair_tuple(sp->lambda_f));
+        "lambda_c", pair_tuple(sp->lambda_c), "lambda_f", pair_tuple(sp->lambda_f), "levels_xy", spec.axes.levels[0],
+        spec.axes.levels[1], "rough_lo_xy", spec.axes.rough_lo[0], spec.axes.rough_lo[1], "rough_hi_xy",
+        spec.axes.rough_hi[0], spec.axes.rough_hi[1]);
 }
 
 /* The arguments the height-map calls share: (z, nx, ny, dx, dy, threads) and, with plane, a
@@ -807,7 +810,7 @@ static PyMethodDef core_methods[] = {
     {"inverse", py_inverse, METH_VARARGS, "inverse(plan, packed, signal)"},
     {"filter_spec_default", py_filter_spec_default, METH_NOARGS, "lwt_filter_spec_default() as a dict"},
     {"filter", py_filter, METH_VARARGS,
-     "filter(z, nx, ny, dx, dy, spec, request) -> dict: lwt_bands_resolve and lwt_filter_run"},
+     "filter(z, nx, ny, dx, dy, spec, request) -> dict: lwt_bands_resolve_axes and lwt_filter_run"},
     {"parameters", py_parameters, METH_VARARGS,
      "parameters(z, nx, ny, dx, dy, threads) -> (ISO 25178-2 values, n_valid, n_cells)"},
     {"material", py_material, METH_VARARGS,

@@ -98,8 +98,11 @@ class FilterResult:
     parameters: {"input" and each band name: {parameter name: value}} (units as parameters()).
         "input" is the surface the bands add up to: the input less the plane when plane=True.
     split: the resolved levels (levels, noise_hi, rough_lo, rough_hi, wavy_lo, wavy_hi; level 1
-        finest) and the effective wavelengths in metres per axis (x, y): lambda_s, lambda_c,
-        lambda_f, with spacing = min(dx, dy) they were computed from.
+        finest, counted along the axis of the smaller spacing = min(dx, dy)), the levels of each
+        axis (x, y): levels_xy (J), rough_lo_xy (A), rough_hi_xy (B) (noise A-1 levels, waviness
+        B+1..J; with anisotropic spacing each axis has the levels of its own spacing, as
+        `lwt filter`), and the effective wavelengths in metres per axis (x, y): lambda_s,
+        lambda_c, lambda_f (2^A, 2^(B+1), 2^(J+1) times that axis's spacing).
     plane: the removed Plane (zeros without plane=True). n_filled: invalid points filled before
     the transform. wavelet: canonical name (cdf97 -> bior4.4); backend, path, max_level
     (PyWavelets' dwtn_max_level) and times_ms (fill, transform, total) as lwt_filter_result.
@@ -274,7 +277,10 @@ def filter(surface_or_z, dx=None, dy=None, *, levels=None, roughness_levels=None
     The split (lwt_band_request; None = not given, the library's rules decide):
       levels: J (default 6); roughness_levels: (A, B), level 1 finest (default (1, J // 2));
       waviness_levels: (C, D) with C = B + 1, D = J; lambda_s, lambda_c: cutoff wavelengths in
-      metres, mapped to the nearest level boundary (not together with roughness_levels).
+      metres, mapped to the nearest level boundary (not together with roughness_levels). Levels
+      count along the axis of the smaller spacing; with dx != dy the other axis gets the level
+      boundaries of its own spacing nearest to the same wavelengths (docs/SURFACE.md, "Bands",
+      anisotropic spacing).
     The transform (lwt_filter_spec; None = lwt_filter_spec_default()'s value): wavelet (cdf97),
     mode (symmetric), plane (False), dtype ("float64" or "float32"), backend ("auto", "cpu",
     "cuda"), algorithm ("auto", "lifting", "convolution", "rc", "lbb"), threads (CPU threads of
