@@ -10,19 +10,12 @@
  *   ./featprobe 4096 1 [3]   # N, threads, runs (best of)
  */
 #include "lwt_surface.h"
-#include "surface/synth.h"
+#include "demo_surfaces.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static double ms(clockid_t id)
-{
-    struct timespec t;
-    clock_gettime(id, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 int main(int argc, char **argv)
 {
@@ -30,15 +23,12 @@ int main(int argc, char **argv)
         return fprintf(stderr, "usage: featprobe N THREADS [RUNS]\n"), 2;
     const size_t n = (size_t)atol(argv[1]);
     const int threads = atoi(argv[2]), runs = argc > 3 ? atoi(argv[3]) : 3;
-    lwt_synth_desc d;
     double *s[4];
-    for (int k = 0; k < 4; k++)
-        s[k] = malloc(n * n * sizeof *s[k]);
-    if (lwt_synth_preset("milled", n, n, 1e-6, 1e-6, 1, &d) || lwt_synth_generate(&d, s[0], s[1], s[2], s[3]))
+    if (demo_surfaces(n, s))
         return fprintf(stderr, "synth failed\n"), 1;
     lwt_context *ctx;
     lwt_context_create(&ctx);
-    const char *name[4] = {"input", "form", "waviness", "roughness"};
+    const char *const *name = DEMO_SURFACE_NAMES;
     double total_f = 0, total_m = 0;
     for (int k = 0; k < 4; k++) {
         double tf = 1e300, cf = 1e300, tm = 1e300;
