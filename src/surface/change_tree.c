@@ -116,6 +116,7 @@ static inline int pairs_of(const double *z, double sign, const uint32_t *lab, si
     const double hu = sign * z[u];
     uint32_t met[8];
     int nmet = 0;
+#pragma GCC unroll 8 /* GCC kept k in memory and tested the mask bit by bit otherwise */
     for (int k = 0; k < 8; k++) {
         if (!(mask >> k & 1))
             continue;

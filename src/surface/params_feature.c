@@ -125,8 +125,8 @@ lwt_status lwt_feature_params_compute(lwt_context *ctx, const double *z, size_t 
     size_t nv = 0;
     for (size_t u = 0; u < nx * ny; u++)
         if (isfinite(z[u])) {
-            lo = fmin(lo, z[u]);
-            hi = fmax(hi, z[u]);
+            lo = z[u] < lo ? z[u] : lo; /* not fmin: a libm call a point */
+            hi = z[u] > hi ? z[u] : hi;
             sum += z[u];
             nv++;
         }

@@ -17,6 +17,7 @@ static inline void steepest(const double *z, size_t u, const ptrdiff_t *off, con
     const double zu = z[u];
     size_t lo = u, hi = u;
     double s_lo = -1, s_hi = -1;
+#pragma GCC unroll 8
     for (int k = 0; k < 8; k++) {
         if (!(mask >> k & 1))
             continue;
