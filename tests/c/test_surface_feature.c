@@ -8,7 +8,8 @@
  *    A (P / 2 pi)^2 times the integral of cos u + cos v over |u| + |v| < pi: 16. The outer ring
  *    of hills touches the border (open: in Spd, not in Sha); the border also cuts dales whose
  *    pits lie outside the field, whose lowest points on the border are pits all the same (81
- *    dales: 64 and 17 cut ones).
+ *    dales: 64 and 17 cut ones). With dy = 2 dx the same points give cells of P dx by P dy and
+ *    a quarter of the curvature along y.
  *  - paraboloid caps z = -(u^2 + v^2) / 2R on a lattice of cells: the central differences are
  *    exact on a quadratic, so Spc = 1/R to rounding.
  *  - one Gaussian bump: one peak, Spd = 1 / area, S5p its height above the mean, Spc the
@@ -61,6 +62,13 @@ static void test_egg_box(void)
           f.Sdv, vol);
     CHECK(close_to(f.threshold, 0.05 * 4 * A, 1e-9), "egg-box: pruning height %.6g, want 5 %% of Sz = 4A",
           f.threshold);
+
+    /* dy = 2 dx: the same points, cells P dx by P dy, curvature along y a quarter */
+    CHECK(lwt_feature_params_compute(NULL, z, n, n, d, 2 * d, 0, 0, &f) == LWT_OK, "anisotropic: status");
+    const double spc2 = A * (1 - cos(2 * PI / P)) * (1 / (d * d) + 1 / (4 * d * d));
+    CHECK(f.n_peaks == 64 && close_to(f.Spd, 1 / (P * P * 2 * d * d), 1e-12) &&
+              close_to(f.Sha, P * P * 2 * d * d, 1e-12) && close_to(f.Spc, spc2, 1e-9),
+          "dy = 2 dx: %zu peaks, Spd %.8g, Sha %.8g, Spc %.10g (want %.10g)", f.n_peaks, f.Spd, f.Sha, f.Spc, spc2);
 
     /* the two threads' bits: this egg-box with a little noise (pruned) */
     srand(7);
