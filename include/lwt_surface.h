@@ -556,9 +556,11 @@ LWT_API lwt_status lwt_spatial_params_compute(lwt_context *ctx, const double *z,
  *         invalid point): their points times dx dy, m^2
  *   Sdv, Shv  mean volume of the closed dales, hills: the sum over their points of the depth
  *         below (height above) the level of their saddle, times dx dy, m^3
- * Undefined values are NaN (no significant peak: Spd 0, Spc and S5p NaN; no closed motif: its
- * means NaN). Ties in height are broken by the point index, so the result does not depend on
- * threads. docs/SURFACE.md, "Feature family", has the details.
+ * Every valid field has a significant hill and dale (the highest and lowest are never pruned).
+ * Undefined values are NaN: Spc without a peak whose 4 axis neighbours are valid, Sda ... Shv
+ * without a closed motif. Invalid points belong to no motif and open the motifs next to them.
+ * Ties in height are broken by the point index, so the result does not depend on threads.
+ * docs/SURFACE.md, "Feature family", has the details.
  */
 typedef struct lwt_feature_params {
     double Spd;                        /* 1/m^2 */
