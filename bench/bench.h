@@ -14,6 +14,8 @@ typedef struct bench_opts {
     int levels, reps, f64, ndim, fuse_levels;
     int cpu_simd; /* lwt_cpu_simd of the CPU passes (--cpu-simd) */
     int cpu_passes; /* 1: the CPU's separable passes, not the fused level (--cpu-passes) */
+    int batch;       /* 2-D/3-D: arrays per batch, each of --sizes (--batch; 0 or 1: one) */
+    int batch_items; /* 1: a batch's arrays one after the other, not level by level (--batch-items) */
     lwt_algorithm algorithm;
     size_t filter_n;   /* --filter N: the surface filter and the splitter (bench_filter.c) */
     int stream;        /* 1: --stream (bench_stream.c), 2: --resident (bench_spread.c) */

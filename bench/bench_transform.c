@@ -88,7 +88,7 @@ static int one_case(lwt_context *ctx, const bench_opts *o, const char *wname, co
     d.ndim = o->ndim;
     for (int i = 0; i < d.ndim; i++)
         d.shape[i] = n;
-    d.batch = o->ndim == 1 ? n : 1;
+    d.batch = o->ndim == 1 ? n : o->batch > 0 ? (size_t)o->batch : 1;
     d.levels = o->levels;
     d.mode = mode;
     d.dtype = o->f64 ? LWT_F64 : LWT_F32;
@@ -153,7 +153,8 @@ int bench_transform(lwt_context *ctx, const bench_opts *o)
            BENCH_FLOOR " time; thr/cols: LBB threads per block and ring width (0: the planner's); lift: lifting "
            "variant\n",
            dev, o->f64 ? "float64" : "float32", o->ndim, o->ndim == 1 ? " (N rows of N)" : "",
-           o->algorithm == LWT_ALGO_LIFTING_RC         ? "rc"
+           o->algorithm == LWT_ALGO_CONVOLUTION        ? "convolution (filter bank)"
+           : o->algorithm == LWT_ALGO_LIFTING_RC       ? "rc"
            : o->algorithm == LWT_ALGO_LIFTING_LBB      ? "lbb"
            : o->algorithm == LWT_ALGO_LIFTING_RC_STEPS ? "rc-steps"
                                                        : "auto",
@@ -176,6 +177,7 @@ int bench_transform(lwt_context *ctx, const bench_opts *o)
                     k.fuse_levels = o->fuse_levels;
                     k.cpu_simd = (lwt_cpu_simd)o->cpu_simd;
                     k.cpu_passes = o->cpu_passes;
+                    k.batch_items = o->batch_items;
                     const int r = one_case(ctx, o, wv[wi], mv[mi], strtoull(sv[si], NULL, 10), &k);
                     if (r)
                         rc = r;

@@ -43,8 +43,14 @@ size_t cli_memory_limit(void);
 /* "64M", "1.5G", "4096" (K M G T P: powers of 1024, optional "iB" or "B") to bytes; 0 ok. */
 int cli_parse_bytes(const char *s, size_t *out);
 
+/* lwt --ignore-checksum (ignore_checksum.c): take the option (anywhere on the line) out of argv. */
+void cli_take_ignore_checksum(int *argc, char **argv);
+/* What every context the CLI makes gets for reading files: the memory ceiling (cli_memory_limit)
+ * and --ignore-checksum. */
+void cli_apply_read_options(lwt_context *ctx);
+
 /* Context whose log callback prints errors and warnings to stderr as "lwt: ...", with the
- * memory ceiling of cli_memory_limit. */
+ * read options of cli_apply_read_options. */
 lwt_context *cli_context(void);
 
 /* The warning PyWavelets gives for levels above the maximum useful one. */

@@ -249,10 +249,6 @@ int cmd_filter(int argc, char **argv)
         o.spec.form = LWT_FORM_POLY;
         o.spec.form_degree = 1;
     }
-    if (o.spec.filter == LWT_FILTER_GAUSSIAN && t.backend == LWT_BACKEND_CUDA) {
-        free(inputs);
-        return usage_error("--filter gaussian runs on the CPU only: use --backend cpu or auto%s", "");
-    }
     if (t.levels_given && t.levels == 0) {
         free(inputs);
         return usage_error("--levels must be at least 1%s", "");
@@ -274,7 +270,7 @@ int cmd_filter(int argc, char **argv)
         return rc;
     }
 
-    filter_log log = {{0}};
+    filter_log log = {{0}, {0}};
     lwt_context *ctx = NULL;
     if (lwt_context_create(&ctx) != LWT_OK) {
         free(inputs);
@@ -283,7 +279,7 @@ int cmd_filter(int argc, char **argv)
     }
     lwt_context_set_log(ctx, filter_log_fn, &log);
     lwt_context_set_threads(ctx, t.threads);
-    lwt_context_set_memory_limit(ctx, cli_memory_limit());
+    cli_apply_read_options(ctx);
     lwt_wavelet *w = NULL;
     if (lwt_wavelet_create(ctx, t.wavelet, &w) != LWT_OK) {
         fprintf(stderr, "lwt filter: unknown wavelet '%s' (see lwt info)\n", t.wavelet);

@@ -22,7 +22,7 @@ lwt_context *cli_context(void)
         return NULL;
     }
     lwt_context_set_log(ctx, log_stderr, NULL);
-    lwt_context_set_memory_limit(ctx, cli_memory_limit());
+    cli_apply_read_options(ctx);
     return ctx;
 }
 

@@ -33,6 +33,9 @@ void filter_log_fn(void *user, lwt_log_level level, const char *msg)
     if (level >= LWT_LOG_ERROR) {
 #pragma omp critical(lwt_filter_log) /* the outputs are written by several threads */
         snprintf(l->last, sizeof l->last, "%s", msg);
+    } else if (level == LWT_LOG_WARNING) {
+#pragma omp critical(lwt_filter_log)
+        snprintf(l->warning, sizeof l->warning, "%s", msg);
     }
 }
 
@@ -114,9 +117,15 @@ static void on_progress(void *user, int step, int steps, const char *what)
 /* read the file and give .npy files their spacing and height unit */
 static int load(job *j, const filter_opts *o, const char *input, char *err, size_t errlen)
 {
+    j->log->warning[0] = 0;
     lwt_status st = LIB_CALL(j, lwt_surface_read(j->ctx, input, &j->s));
     if (st != LWT_OK)
         return lib_fail(j, st, NULL, err, errlen);
+    if (j->log->warning[0]) { /* --ignore-checksum let a mismatch through: the report says so too */
+        const size_t k = strlen(input);
+        const char *w = j->log->warning;
+        warn_note(j, "%s", !strncmp(w, input, k) && !strncmp(w + k, ": ", 2) ? w + k + 2 : w);
+    }
     if (!(j->s.dx > 0) || !(j->s.dy > 0)) {
         if (!(o->spacing[0] > 0))
             return failf(err, errlen, input, "no spacing in a .npy file: give --spacing DX[,DY] (micrometres)");

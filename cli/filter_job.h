@@ -28,6 +28,7 @@ typedef struct filter_opts {
 /* Log sink of the CLI context: keeps the last error message of liblwt for the failure line. */
 typedef struct filter_log {
     char last[1024]; /* liblwt's messages are at most 1023 bytes (src/core/context.c) */
+    char warning[1024]; /* the last warning (a checksum mismatch ignored): a note of the job */
 } filter_log;
 void filter_log_fn(void *user, lwt_log_level level, const char *msg);
 

@@ -33,8 +33,8 @@ static void usage(FILE *f)
             "         [--spacing DX[,DY]] [--z-unit m|mm|um|nm] [--backend auto|cpu|cuda]\n"
             "         [--dtype f32|f64] [--preview-size PX] [--no-png] [-m MODE] [--spatial] [--no-material]\n"
             "         [--features]\n"
-            "      split measured surfaces (.x3p .sdf .sur .plu .gwy .npy) into form, waviness and roughness\n"
-            "      (default cdf97, 6 levels, roughness = levels 1-3; --filter gaussian: ISO 16610-61 with\n"
+            "      split measured surfaces (.x3p .sdf .sur .plu .plux .datx .gwy .al3d .vk4 .npy) into form, waviness\n"
+            "      and roughness (default cdf97, 6 levels, roughness = levels 1-3; --filter gaussian: ISO 16610-61 with\n"
             "      the nesting indices --lambda-s/-c as given, 800um or 0.8mm); writes OUTDIR/NAME/ with\n"
             "      form.x3p, waviness.x3p, roughness.x3p, report.json (ISO 25178-2 parameters; --spatial adds\n"
             "      Sal, Str, Std, --features Spd ... Shv), material_ratio.csv and PNG previews; --form removes a least-squares\n"
@@ -74,6 +74,8 @@ static void usage(FILE *f)
             "every command:\n"
             "  --max-memory SIZE                      refuse inputs whose declared size needs more memory\n"
             "                                         (e.g. 64M, 2G; 0: no limit; default 3/4 of the RAM)\n"
+            "  --ignore-checksum                      read a surface file whose checksum does not match its\n"
+            "                                         data (X3P MD5s) with a warning instead of refusing it\n"
             "\n"
             "lwt --version | lwt --help\n");
 }
@@ -86,6 +88,7 @@ int main(int argc, char **argv)
     }
     if (cli_take_max_memory(&argc, argv))
         return LWT_EXIT_USAGE;
+    cli_take_ignore_checksum(&argc, argv);
     if (argc < 2) {
         usage(stderr);
         return LWT_EXIT_USAGE;

@@ -74,6 +74,11 @@ typedef struct lwt_plan_tuning {
        sweep per level where the algorithm leaves the choice to the library: AUTO, LIFTING,
        CONVOLUTION); 1 = the separable passes, one per axis. Both give the same bits. */
     int cpu_passes;
+    /* A batch of 2-D arrays: 0 = the planner's choice (each level on the whole batch in one
+       call where the backend can: the GPU's register kernel, the CPU's fused level); 1 = the
+       arrays one after the other, every level of one before the next (to measure the
+       difference). Both give the same bits. */
+    int batch_items;
 } lwt_plan_tuning;
 
 /** The planner's choices everywhere (all zero). */

@@ -52,7 +52,7 @@ typedef struct lwt_surface {
     size_t nx, ny;          /* nx points per profile (x, fast axis), ny profiles; z[iy*nx + ix] */
     double dx, dy;          /* spacing in metres (0 = unknown, .npy) */
     double *z;              /* heights in metres, NaN = invalid point, malloc'ed */
-    char source_format[16]; /* "x3p", "sdf", "sur", "plu", "npy", "gwy" */
+    char source_format[16]; /* "x3p", "sdf", "sur", "plu", "npy", "gwy", "al3d", "vk4" */
     double z_resolution;    /* metres, 0 = unknown (SDF Zresolution) */
     char date[40];          /* measurement date: ISO 8601 when the file allows it, else as stored */
     char instrument[128];   /* manufacturer and model, as stored */
@@ -72,7 +72,7 @@ LWT_IO_API size_t lwt_surface_count_valid(const lwt_surface *s);
 /* ------------------------------------------------------------------ files */
 
 /** Read X3P (ISO 25178-72), SDF (ISO 25178-71, ASCII and binary), Digital Surf .sur, Sensofar
- *  .plu, Gwyddion .gwy or a 2-D float32/float64 .npy (no spacing: dx = dy = 0). The format is
+ *  .plu, Gwyddion .gwy, Alicona .al3d, Keyence .vk4 or a 2-D float32/float64 .npy (no spacing: dx = dy = 0). The format is
  *  chosen by magic bytes, then by extension. out is initialised first; on failure it holds nothing to free.
  *  A surface whose every point is invalid is LWT_ERR_NO_DATA. */
 LWT_IO_API lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out);
@@ -537,6 +537,39 @@ typedef struct lwt_spatial_params {
  *  threshold 0 < s < 1 (0: 0.2). The result does not depend on threads (reserved, 0). */
 LWT_API lwt_status lwt_spatial_params_compute(lwt_context *ctx, const double *z, size_t nx, size_t ny, double dx,
                                               double dy, double s, int threads, lwt_spatial_params *out);
+
+/* ------------------------------------------------------------------ more file readers */
+
+/** Alicona .al3d ("AliconaImaging"): the depth image (float32, metres), spacing from
+ *  PixelSizeXMeter/PixelSizeYMeter; depths at or above InvalidPixelValue are invalid (NaN). Same
+ *  contract as lwt_surface_read; docs/FORMATS.md has the details. */
+LWT_IO_API lwt_status lwt_surface_read_al3d(lwt_context *ctx, const char *path, lwt_surface *out);
+/** Keyence .vk4 ("VK4_"): the first height image (16 or 32 bits) times the z length per digit,
+ *  spacing from the x/y length per pixel (picometres in the file). Same contract as
+ *  lwt_surface_read; docs/FORMATS.md has the details. */
+LWT_IO_API lwt_status lwt_surface_read_vk4(lwt_context *ctx, const char *path, lwt_surface *out);
+/* ------------------------------------------------------ checksums of files */
+
+/** What the surface readers do with a file whose checksum does not match its data (X3P: the
+ *  MD5 of main.xml in md5checksum.hex, MD5ChecksumPointData, MD5ChecksumValidPoints).
+ *  ignore = 0 (the default): the file is refused, LWT_ERR_CHECKSUM. ignore = 1: it is read
+ *  anyway and each mismatch is logged as a warning, "FILE: checksum mismatch ignored: ...";
+ *  for published data sets whose checksum file is known to be wrong (lwt --ignore-checksum).
+ *  Everything else is still checked (the zip's CRCs, sizes). A setting of the context, as the
+ *  memory limit is, so that it reaches every reader a program calls. */
+LWT_API lwt_status lwt_context_set_ignore_checksums(lwt_context *ctx, int ignore);
+/** The setting of lwt_context_set_ignore_checksums (0 for ctx NULL). */
+LWT_API int lwt_context_ignore_checksums(const lwt_context *ctx);
+
+/* ------------------------------------------- more readers (appended; docs/FORMATS.md) */
+
+/** Sensofar .plux (a zip: index.xml and the float32 heights of layer 0, micrometres; NaN not
+ *  measured). Same contract as lwt_surface_read. */
+LWT_IO_API lwt_status lwt_surface_read_plux(lwt_context *ctx, const char *path, lwt_surface *out);
+/** Zygo .datx (HDF5: the surface dataset MetaData points to, its X/Y/Z converters and "No Data"
+ *  value). Needs a build with libhdf5: LWT_ERR_UNSUPPORTED ("built without HDF5") otherwise.
+ *  Same contract as lwt_surface_read. */
+LWT_IO_API lwt_status lwt_surface_read_datx(lwt_context *ctx, const char *path, lwt_surface *out);
 
 /* ---------------------------------------------- ISO 25178-2 feature family */
 

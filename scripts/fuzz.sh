@@ -14,7 +14,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-600}
 [ $# -gt 0 ] && shift
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(x3p_raw x3p_xml x3p_bin sdf sur plu npy mapped surface)
+[ ${#names[@]} -gt 0 ] || names=(x3p_raw x3p_xml x3p_bin sdf sur plu npy mapped surface sur_z al3d vk4 plux)
 build=${BUILD:-build}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 make -C "$root" --no-print-directory fuzz-build BUILD="$build"

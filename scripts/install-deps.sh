@@ -11,7 +11,10 @@ have pkg-config || need_apt+=(pkg-config)
 # fftw3: the autocorrelation of the spatial parameters and the Gaussian filter's long kernels
 # (optional for the build: without it lwt_spatial_params_compute answers LWT_ERR_UNSUPPORTED and
 # the Gaussian convolves directly)
-for pc in libzip:libzip-dev expat:libexpat1-dev libcrypto:libssl-dev libpng:libpng-dev fftw3:libfftw3-dev; do
+# hdf5: the Zygo .datx reader (optional too: without it lwt_surface_read_datx answers "built
+# without HDF5")
+for pc in libzip:libzip-dev expat:libexpat1-dev libcrypto:libssl-dev libpng:libpng-dev zlib:zlib1g-dev \
+          fftw3:libfftw3-dev hdf5:libhdf5-dev; do
   pkg-config --exists "${pc%%:*}" 2>/dev/null || need_apt+=("${pc#*:}")
 done
 if [ "$what" = test ]; then
@@ -49,6 +52,12 @@ if [ "$what" = test ]; then
     echo "install-deps: pip install numpy PyWavelets scikit-build-core pytest surfalize" >&2
     python3 -m pip install -q numpy PyWavelets scikit-build-core pytest surfalize 2>/dev/null \
       || python3 -m pip install -q --break-system-packages numpy PyWavelets scikit-build-core pytest surfalize
+  fi
+  # h5py: tests/py/test_surface_datx_plux.py writes .datx files with it and reads them its own
+  # way (that part is skipped without it)
+  if ! python3 -c "import h5py" >/dev/null 2>&1; then
+    echo "install-deps: pip install h5py" >&2
+    python3 -m pip install -q h5py 2>/dev/null || python3 -m pip install -q --break-system-packages h5py
   fi
   # surfalize (SciPy comes with it): the independent references of the Gaussian filter's test
   # (tests/py/test_surface_gauss.py; its parts skip without them); gwyfile: another reading of

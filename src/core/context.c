@@ -1,6 +1,7 @@
 /* Context: log sink and CPU thread count. */
 #include "core/backend.h"
 #include "core/context.h"
+#include "lwt_surface.h" /* lwt_context_set_ignore_checksums: a context setting for the surface readers */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,6 +46,16 @@ lwt_status lwt_context_set_memory_limit(lwt_context *ctx, size_t bytes)
 }
 
 size_t lwt_context_memory_limit(const lwt_context *ctx) { return ctx ? ctx->memory_limit : 0; }
+
+lwt_status lwt_context_set_ignore_checksums(lwt_context *ctx, int ignore)
+{
+    if (!ctx)
+        return LWT_ERR_INVALID_ARGUMENT;
+    ctx->ignore_checksums = ignore != 0;
+    return LWT_OK;
+}
+
+int lwt_context_ignore_checksums(const lwt_context *ctx) { return ctx ? ctx->ignore_checksums : 0; }
 
 int lwt_context_device_count(const lwt_context *ctx)
 {

@@ -1,4 +1,4 @@
-/* Context internals: log sink, thread count, memory ceiling. Nothing here is global. */
+/* Context internals: log sink, thread count, memory ceiling, checksum policy. Nothing here is global. */
 #ifndef LWT_CORE_CONTEXT_H
 #define LWT_CORE_CONTEXT_H
 
@@ -9,6 +9,7 @@ struct lwt_context {
     void *log_user;
     int threads;        /* 0 = all available */
     size_t memory_limit; /* bytes, 0 = none (lwt_context_set_memory_limit) */
+    int ignore_checksums; /* 1: surface readers read a file whose checksum fails, with a warning */
 };
 
 /* printf-style message to the context's log callback (dropped when none). */

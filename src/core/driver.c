@@ -525,6 +525,76 @@ static lwt_status batch_rows(const lwt_plan *p, const exec_env *env, const char 
     return LWT_OK;
 }
 
+/*
+ * A batch of 2-D arrays level by level (steps->batch_levels): each FUSED2D step on every array
+ * at once, array b's slices b strides apart. Array b's packed coefficients start b coeff_count
+ * on, its input (output) b input_count on; the approximations between levels sit compact in
+ * the buffers, b of them one after another. The bits are those of the arrays one at a time:
+ * the same kernel runs each array's level the same way.
+ */
+static lwt_status forward_batch(const lwt_plan *p, const exec_env *env, const char *in, char *coeffs, char *bufs[2])
+{
+    const size_t es = lwt_plan_elem_size(p), B = p->desc.batch;
+    if (!p->tight) {
+        lwt_status zs = env->ops->zero_blocks(env->bctx, es, coeffs, p->bgap_shape, p->bgaps, p->ngaps);
+        if (zs)
+            return zs;
+    }
+    const char *cur = in;
+    size_t cur_cols = p->shape[1], cur_bstride = p->input_count;
+    int which = 0;
+    for (int i = 0; i < env->steps->n[0]; i++) {
+        const int j = env->steps->v[0][i].level;
+        void *dst[4];
+        size_t stride[4], out_bstride[4];
+        level_dests(p, j, coeffs, bufs[which], dst, stride);
+        for (unsigned b = 0; b < 4; b++)
+            out_bstride[b] = b == 0 && j < p->levels ? p->sizes[j][0] * p->sizes[j][1] : p->coeff_count;
+        const void *src[4] = {cur, NULL, NULL, NULL};
+        const size_t src_stride[4] = {cur_cols, 0, 0, 0}, src_bstride[4] = {cur_bstride, 0, 0, 0};
+        lwt_status st = env->ops->fused2d(env->bctx, j, 0, src, src_stride, dst, stride, B, src_bstride, out_bstride);
+        if (st)
+            return st;
+        cur = bufs[which];
+        cur_cols = p->sizes[j][1];
+        cur_bstride = out_bstride[0];
+        which ^= 1;
+    }
+    return LWT_OK;
+}
+
+static lwt_status inverse_batch(const lwt_plan *p, const exec_env *env, const char *coeffs, char *out, char *bufs[2])
+{
+    const size_t es = lwt_plan_elem_size(p), B = p->desc.batch;
+    const char *approx = coeffs;
+    size_t approx_cols = p->packed[1], approx_bstride = p->coeff_count;
+    int which = 0;
+    for (int i = 0; i < env->steps->n[1]; i++) {
+        const int j = env->steps->v[1][i].level;
+        const void *src[4] = {approx, NULL, NULL, NULL};
+        const size_t src_stride[4] = {approx_cols, p->packed[1], p->packed[1], p->packed[1]};
+        const size_t src_bstride[4] = {approx_bstride, p->coeff_count, p->coeff_count, p->coeff_count};
+        for (unsigned mask = 1; mask < 4; mask++) {
+            size_t off[LWT_MAX_NDIM];
+            band_offset(p, p->levels - j + 1, mask, off);
+            src[mask] = coeffs + (off[0] * p->packed[1] + off[1]) * es;
+        }
+        char *dst = j == 1 ? out : bufs[which];
+        void *outs[4] = {dst, NULL, NULL, NULL};
+        const size_t out_stride[4] = {p->sizes[j - 1][1], 0, 0, 0};
+        const size_t out_bstride[4] = {j == 1 ? p->input_count : p->sizes[j - 1][0] * p->sizes[j - 1][1], 0, 0, 0};
+        lwt_status st = env->ops->fused2d(env->bctx, j, 1, src, src_stride, outs, out_stride, B, src_bstride,
+                                          out_bstride);
+        if (st)
+            return st;
+        approx = dst;
+        approx_cols = out_stride[0];
+        approx_bstride = out_bstride[0];
+        which ^= 1;
+    }
+    return LWT_OK;
+}
+
 lwt_status lwt_driver_run(const lwt_plan *p, const lwt_steps *steps, const lwt_backend_ops *ops, void *bctx,
                           const void *in, void *out, void *workspace, int inverse)
 {
@@ -533,6 +603,9 @@ lwt_status lwt_driver_run(const lwt_plan *p, const lwt_steps *steps, const lwt_b
     char *bufs[2] = {(char *)workspace, (char *)workspace + p->buf_elems * es};
     if (steps->n[inverse] > 0 && steps->v[inverse][0].op == LWT_LEVEL_ROWS)
         return batch_rows(p, &env, (const char *)in, (char *)out, bufs, inverse);
+    if (steps->batch_levels)
+        return inverse ? inverse_batch(p, &env, (const char *)in, (char *)out, bufs)
+                       : forward_batch(p, &env, (const char *)in, (char *)out, bufs);
     const size_t in_stride = (inverse ? p->coeff_count : p->input_count) * es;
     const size_t out_stride = (inverse ? p->input_count : p->coeff_count) * es;
     lwt_status st = LWT_OK;

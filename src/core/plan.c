@@ -94,6 +94,18 @@ static int plan_gaps(lwt_plan *p)
             lwt_unit_axis_first(p->gaps[i].ext, 1);
         }
     }
+    /* a batch of 2-D arrays (1 x n0 x n1 each) zeroes its gaps in one call: the same boxes
+       across the batch's arrays (driver.c, steps.batch_levels) */
+    if (p->ndim == 2 && p->desc.batch > 1 && p->gap_shape[0] == 1) {
+        if (!(p->bgaps = calloc(p->ngaps ? p->ngaps : 1, sizeof *p->bgaps)))
+            return 1;
+        for (size_t i = 0; i < p->ngaps; i++) {
+            p->bgaps[i] = p->gaps[i];
+            p->bgaps[i].ext[0] = p->desc.batch;
+        }
+        memcpy(p->bgap_shape, p->gap_shape, sizeof p->bgap_shape);
+        p->bgap_shape[0] = p->desc.batch;
+    }
     return 0;
 }
 
@@ -131,6 +143,8 @@ static lwt_status check_tuning(lwt_context *ctx, const lwt_plan_tuning *t)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "unknown CPU instruction set %d", (int)t->cpu_simd);
     if (t->cpu_passes != 0 && t->cpu_passes != 1)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "cpu_passes must be 0 or 1 (got %d)", t->cpu_passes);
+    if (t->batch_items != 0 && t->batch_items != 1)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "batch_items must be 0 or 1 (got %d)", t->batch_items);
     return LWT_OK;
 }
 
@@ -293,7 +307,7 @@ lwt_status lwt_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc, co
         }
         buf *= d->batch;
     }
-    p->buf_elems = buf;
+    p->buf_elems = p->buf_one = buf;
     for (int k = 0; k < LWT_MAX_NDIM; k++) {
         size_t s = p->sizes[levels][k];
         if (k < p->ndim)
@@ -344,6 +358,7 @@ void lwt_plan_destroy(lwt_plan *p)
     lwt_ws_cache_free(&p->ws);
     free(p->sizes);
     free(p->gaps);
+    free(p->bgaps);
     free(p);
 }
 
@@ -351,7 +366,26 @@ lwt_status lwt_plan_resolve(lwt_plan *p)
 {
     lwt_steps_free(&p->steps);
     lwt_status s = lwt_steps_plan(p, p->ops, NULL, &p->steps);
-    return s ? lwt_fail(p->ctx, s, "cannot resolve the plan's steps") : LWT_OK;
+    if (s)
+        return lwt_fail(p->ctx, s, "cannot resolve the plan's steps");
+    /* levels over the whole batch: each buffer holds every array's approximation of a level,
+       each level's input or output in turn (the largest: with long filters and small arrays
+       the approximations grow from level to level) */
+    p->buf_elems = p->buf_one;
+    if (p->steps.batch_levels) {
+        size_t one = 0;
+        const size_t b = p->desc.batch;
+        for (int j = 1; j <= p->levels; j++)
+            if (p->sizes[j][0] * p->sizes[j][1] > one)
+                one = p->sizes[j][0] * p->sizes[j][1];
+        if (one > (size_t)-1 / 16 / b) {
+            lwt_steps_free(&p->steps);
+            return lwt_fail(p->ctx, LWT_ERR_INVALID_ARGUMENT, "a batch of %zu arrays is too large", b);
+        }
+        if (one * b > p->buf_elems)
+            p->buf_elems = one * b;
+    }
+    return LWT_OK;
 }
 
 lwt_status lwt_plan_get_tuning(const lwt_plan *p, lwt_plan_tuning *out)

@@ -29,10 +29,14 @@ struct lwt_plan {
     size_t packed[LWT_MAX_NDIM];
     size_t input_count, coeff_count;
     size_t buf_elems;               /* per ping-pong buffer */
+    size_t buf_one;                 /* the same for one array; buf_elems holds the whole batch's
+                                       approximations when steps.batch_levels */
     int tight;                      /* bands tile the packed array: no gaps to zero */
     lwt_box *gaps;                  /* else the parts no band covers, as blocks of the packed */
     size_t ngaps;                   /* array seen as gap_shape: 3-D, unit axes first, so the */
     size_t gap_shape[3];            /* last axis is a contiguous run */
+    lwt_box *bgaps;                 /* a 2-D batch's gaps: gaps[i] across all the batch's */
+    size_t bgap_shape[3];           /* arrays (bgap_shape = batch x the 2-D gap_shape) */
     int device;                     /* CUDA device of a CUDA plan */
     const lwt_backend_ops *ops;     /* the backend that runs it */
     void *bstate;                   /* that backend's per-plan state (plan_init) */

@@ -70,17 +70,17 @@ SLIDE_UNROLL
                 tv[q] = q < nt ? tq[q] : (WREAL)0;
             }
             for (int col = th->lane; col < RW; col += th->nlane) {
-                WREAL acc = 0;
+                WREAL acc = tv[0] * ub[ro[0] + col]; /* from the first product (cpu_pass_tmpl.h) */
 SLIDE_UNROLL
-                for (int q = 0; q < SLIDE_MAXT; q++)
+                for (int q = 1; q < SLIDE_MAXT; q++)
                     if (q < nt)
                         acc += tv[q] * ub[ro[q] + col];
                 dp[col] = inverse ? dp[col] - acc : dp[col] + acc;
             }
         } else {
             for (int col = th->lane; col < RW; col += th->nlane) {
-                WREAL acc = 0;
-                for (int q = 0; q < nt; q++)
+                WREAL acc = tq[0] * SLIDE_ROW(ring, G, u, m + st->off)[col];
+                for (int q = 1; q < nt; q++)
                     acc += tq[q] * SLIDE_ROW(ring, G, u, m + st->off + q)[col];
                 dp[col] = inverse ? dp[col] - acc : dp[col] + acc;
             }
@@ -141,14 +141,14 @@ SLIDE_UNROLL
                 if (nt == 2) {
                     acc = tv[0] * sp[0] + tv[1] * sp[1];
                 } else if (nt <= SLIDE_MAXT) {
-                    acc = 0;
+                    acc = tv[0] * sp[0]; /* from the first product (cpu_pass_tmpl.h) */
 SLIDE_UNROLL
-                    for (int q = 0; q < SLIDE_MAXT; q++)
+                    for (int q = 1; q < SLIDE_MAXT; q++)
                         if (q < nt)
                             acc += tv[q] * sp[q];
                 } else {
-                    acc = 0;
-                    for (int q = 0; q < nt; q++)
+                    acc = tq[0] * sp[0];
+                    for (int q = 1; q < nt; q++)
                         acc += tq[q] * sp[q];
                 }
                 row[dbase + m] = inverse ? row[dbase + m] - acc : row[dbase + m] + acc;

@@ -116,6 +116,30 @@ static int fused_step(const lwt_plan *p, const lwt_backend_ops *ops, const void 
     return st->kernel[0] ? 1 : -1;
 }
 
+/* A batch of 2-D arrays whose every level, both ways, the backend runs on a batch in one call
+   (level_kernel's planes question: the kernels that take batches of planes): the FUSED2D steps
+   of every level, run level by level over the whole batch (driver.c). No level pairs: a pair
+   takes one array. 1: planned; 0: not. Measured: docs/PERFORMANCE.md, "Batches in one launch". */
+static int batch_levels(const lwt_plan *p, const lwt_backend_ops *ops, const void *q, lwt_steps *out)
+{
+    if (p->ndim != 2 || p->desc.batch < 2 || p->levels < 1 || !ops->level_kernel || p->tune.batch_items ||
+        (!p->tight && p->gap_shape[0] != 1))
+        return 0;
+    for (int inv = 0; inv < 2; inv++)
+        for (int i = 0; i < p->levels; i++) {
+            lwt_level_step *st = &out->v[inv][i];
+            st->level = inv ? p->levels - i : i + 1;
+            st->op = LWT_LEVEL_FUSED2D;
+            if (!(st->kernel[0] = ops->level_kernel(q, p, st->level, inv, 1))) {
+                memset(out->v[inv], 0, sizeof *out->v[inv] * (size_t)p->levels);
+                return 0;
+            }
+        }
+    out->n[0] = out->n[1] = p->levels;
+    out->batch_levels = 1;
+    return 1;
+}
+
 static lwt_status plan_forward(const lwt_plan *p, const lwt_backend_ops *ops, const void *q, lwt_level_step *v,
                                int *n)
 {
@@ -170,6 +194,8 @@ lwt_status lwt_steps_plan(const lwt_plan *p, const lwt_backend_ops *ops, const v
             lwt_steps_free(out);
             return LWT_ERR_OUT_OF_MEMORY;
         }
+    if (batch_levels(p, ops, q, out))
+        return LWT_OK;
     lwt_status s = plan_forward(p, ops, q, out->v[0], &out->n[0]);
     if (!s)
         s = plan_inverse(p, ops, q, out->v[1], &out->n[1]);
@@ -185,4 +211,5 @@ void lwt_steps_free(lwt_steps *s)
         s->v[inv] = NULL;
         s->n[inv] = 0;
     }
+    s->batch_levels = 0;
 }

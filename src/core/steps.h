@@ -43,6 +43,9 @@ typedef struct lwt_level_step {
 typedef struct lwt_steps {
     int n[2];               /* [inverse] */
     lwt_level_step *v[2];
+    /* a batch of 2-D arrays level by level: each FUSED2D step runs on every array of the
+       batch in one call (seed 004's batches), instead of the arrays one after the other */
+    int batch_levels;
 } lwt_steps;
 
 /* Resolve the steps of plan p on a backend (q: its query context); LWT_ERR_OUT_OF_MEMORY

@@ -83,7 +83,8 @@ static void FN(load_coeffs)(const lwt_line_prog *p, const REAL *c, long k0, long
 
 #define FN_LINE_BLOCK 16 /* lanes of the generic step loop: two AVX-512 vectors of doubles */
 
-/* dp[l] += (or -=) sum_i c[i] * rows[i][l] for l < nl, the sum from 0 in the order of i. Inlined
+/* dp[l] += (or -=) sum_i c[i] * rows[i][l] for l < nl, the sum from the first product in the
+   order of i (cpu_pass_tmpl.h). Inlined
    with nt a constant for the common tap counts, so the sum stays in registers along l */
 static inline __attribute__((always_inline)) void FN(lift_lanes_n)(int nt, const WREAL *const *rows,
                                                                     const WREAL *c, WREAL *dp, long nl,
@@ -92,16 +93,16 @@ static inline __attribute__((always_inline)) void FN(lift_lanes_n)(int nt, const
     if (inverse) {
 #pragma GCC ivdep
         for (long l = 0; l < nl; l++) {
-            WREAL acc = 0;
-            for (int i = 0; i < nt; i++)
+            WREAL acc = c[0] * rows[0][l];
+            for (int i = 1; i < nt; i++)
                 acc += c[i] * rows[i][l];
             dp[l] -= acc;
         }
     } else {
 #pragma GCC ivdep
         for (long l = 0; l < nl; l++) {
-            WREAL acc = 0;
-            for (int i = 0; i < nt; i++)
+            WREAL acc = c[0] * rows[0][l];
+            for (int i = 1; i < nt; i++)
                 acc += c[i] * rows[i][l];
             dp[l] += acc;
         }
@@ -114,9 +115,9 @@ static void FN(lift_lanes_any)(int nt, const WREAL *const *rows, const WREAL *c,
     for (long l0 = 0; l0 < nl; l0 += FN_LINE_BLOCK) {
         const int nb = nl - l0 < FN_LINE_BLOCK ? (int)(nl - l0) : FN_LINE_BLOCK;
         WREAL acc[FN_LINE_BLOCK];
-        for (int l = 0; l < FN_LINE_BLOCK; l++)
-            acc[l] = 0;
-        for (int i = 0; i < nt; i++) {
+        for (int l = 0; l < nb; l++)
+            acc[l] = c[0] * rows[0][l0 + l];
+        for (int i = 1; i < nt; i++) {
             const WREAL ci = c[i], *sp = rows[i] + l0;
             for (int l = 0; l < nb; l++)
                 acc[l] += ci * sp[l];

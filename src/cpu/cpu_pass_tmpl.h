@@ -9,8 +9,12 @@
  *     coefficient (0 outside the band) times the reciprocal of the band's scale (inverse;
  *     a multiplication, not a division: vdivpd cost the inverse 25-30% over the forward,
  *     docs/PERFORMANCE.md; the GPU's exact kernels do the same, for the same bits);
- *   - a lifting step: acc = 0, acc += tap_i * source[m + off + i] for i = 0.., then
- *     target[m] += acc (forward) or -= acc (inverse);
+ *   - a lifting step: acc = tap_0 * source[m + off], acc += tap_i * source[m + off + i]
+ *     for i = 1.., then target[m] += acc (forward) or -= acc (inverse). The sum starts at
+ *     the first product, not at 0: the two differ only in the sign of a zero (0 + -0 is
+ *     +0), which the GPU's register kernels, summing from the first product, had made
+ *     differ from the CPU (test_gpu_stream, rbio3.5 in zero mode, 2026-11-27); one form
+ *     everywhere, and the cheaper one;
  *   - a filter-bank output: acc = 0, acc += tap_j * sample for j = 0..;
  *   - stores: scale * channel, rounded to REAL (forward: ka or kd; the inverse and the
  *     filter bank: 1, exact);

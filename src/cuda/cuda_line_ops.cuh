@@ -45,9 +45,9 @@ __device__ __forceinline__ void lwt_line_step_at(const lwt_line_prog &p, const l
     const lwt_step st = s.steps[si];
     const int u = 1 - st.target;
     const double *taps = s.taps + st.first;
-    double acc = 0;
     const double *sp = L.ch[u] + (size_t)(m + st.off - p.ch[u].lo) * nl + t;
-    for (int i = 0; i < st.ntaps; i++)
+    double acc = __ldg(taps) * sp[0]; /* from the first product, as the CPU (cpu_pass_tmpl.h) */
+    for (int i = 1; i < st.ntaps; i++)
         acc += __ldg(taps + i) * sp[(size_t)i * nl];
     double *dp = L.ch[st.target] + (size_t)(m - p.ch[st.target].lo) * nl + t;
     *dp = p.inverse ? *dp - acc : *dp + acc;

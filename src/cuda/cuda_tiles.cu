@@ -175,9 +175,9 @@ __global__ void __launch_bounds__(256) tile_kernel(const lwt_line_prog tp, const
                 acc = tq[0] * sp[0];
             } else if (nt == 2) {
                 acc = tq[0] * sp[0] + tq[1] * sp[W];
-            } else {
-                acc = 0;
-                for (int q = 0; q < nt; q++)
+            } else { /* from the first product, as the CPU (cpu_pass_tmpl.h) */
+                acc = tq[0] * sp[0];
+                for (int q = 1; q < nt; q++)
                     acc += tq[q] * sp[q * W];
             }
             WREAL *dp = dst + (dbase + r) * W;

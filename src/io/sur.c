@@ -4,8 +4,14 @@
  * A 512-byte little-endian header, then a comment and a private zone of the sizes it gives,
  * then the points as int16 or int32, profile after profile (x fast). Height = raw * Zspacing
  * (in the Z step unit) + Zoffset. With the "non-measured points" flag set, raw == Zmin - 2
- * marks an invalid point. Only the first object of the file is read, uncompressed
- * ("DIGITAL SURF") only.
+ * marks an invalid point. Only the first object of the file is read.
+ *
+ * Compressed files ("DSCOMPRESSED", MountainsMap 7 and later) have the same header (the size of
+ * the compressed data block at 324) and zones; the points are a data block instead: a uint32
+ * stream count, that many (inflated size, zipped size) uint32 pairs, then the zipped streams one
+ * after the other, each a zlib stream; inflated and put end to end they are the points of the
+ * uncompressed layout. (Layout as Gwyddion's surffile.c and surfalize's sur.py read it; Digital
+ * Surf's writers use one stream.)
  *
  * Header offsets (bytes): 0 signature[12], 12 format u16 (0 = PC), 14 number of objects,
  * 16 version, 18 object type (1 profile, 2 surface, 4 profile series, ...), 20 object name[30],
@@ -15,7 +21,7 @@
  * 132 axis names 3x16, 180 step units X, Y, Z 3x16, 228 length units 3x16,
  * 276 unit ratios 3 f32, 288 imprint, inversion, leveling u16, 294 reserved[12],
  * 306 seconds, minutes, hours, day, month, year, day of week u16, 320 duration f32,
- * 324 reserved[10], 334 comment size u16, 336 private size u16, 338 client zone[128],
+ * 324 compressed data size u32 (DSCOMPRESSED), 328 reserved[6], 334 comment size u16, 336 private size u16, 338 client zone[128],
  * 466 X, Y, Z offsets f32, 478 reserved to 512.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -52,6 +58,97 @@ static void decode_points(void *user, const unsigned char *d, size_t first, size
     }
 }
 
+/* deflate gives at most 1032 bytes for one zipped byte (zlib's own limit, zlib.h's compressBound
+ * reasoning): a stream declaring more cannot be true, and is refused before anything is allocated */
+#define DEFLATE_MAX_RATIO 1032
+/* Digital Surf's writers use one stream; the directory is read entry by entry and each stream
+ * has its own inflate, so a bound keeps a hostile count (one stream per 9 bytes of the file) from
+ * costing minutes: 65536 streams of up to 4 GiB each is more than any surface */
+#define SUR_MAX_STREAMS 65536u
+
+/* Stream k's directory entry (inflated size, zipped size), k counted from 0. */
+static lwt_status stream_entry(lwt_context *ctx, const char *path, int fd, size_t off, uint32_t k,
+                               uint32_t *raw, uint32_t *zipped)
+{
+    unsigned char e[8];
+    lwt_status rc = lwt__read_at(ctx, path, fd, e, 8, (uint64_t)off + 4 + 8 * (uint64_t)k);
+    *raw = lwt__le32(e);
+    *zipped = lwt__le32(e + 4);
+    return rc;
+}
+
+/* The compressed data block at off, checked against the file and the points before anything is
+ * allocated: the streams must inflate to exactly need bytes, their zipped bytes must be in the
+ * file, no stream may declare more than deflate can give, and the block's size must be the
+ * header's (when the header gives one: surfalize before 0.19 wrote 0 there). *streams: the count. */
+static lwt_status check_streams(lwt_context *ctx, const char *path, int fd, size_t len, size_t off, size_t need,
+                                uint32_t declared, uint32_t *streams)
+{
+    unsigned char c[4];
+    lwt_status rc;
+    if (len < off || len - off < 4)
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
+                              "truncated: the compressed data block (at byte %zu) is past the end of the file (%zu bytes)",
+                              off, len);
+    if ((rc = lwt__read_at(ctx, path, fd, c, 4, off)))
+        return rc;
+    uint32_t count = lwt__le32(c);
+    uint64_t left = len - off - 4;
+    if (count == 0 || count > left / 8)
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
+                              "corrupt: %u compressed streams, the file has room for the directory of %llu", count,
+                              (unsigned long long)(left / 8));
+    if (count > SUR_MAX_STREAMS)
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "%u compressed streams: more than %u are not supported",
+                              count, SUR_MAX_STREAMS);
+    uint64_t raw_sum = 0, zipped_sum = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t raw, zipped;
+        if ((rc = stream_entry(ctx, path, fd, off, k, &raw, &zipped)))
+            return rc;
+        if ((uint64_t)raw > (uint64_t)zipped * DEFLATE_MAX_RATIO)
+            return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
+                                  "corrupt: compressed stream %u of %u declares %u bytes from %u zipped bytes, more "
+                                  "than deflate can give",
+                                  k + 1, count, raw, zipped);
+        raw_sum += raw;
+        zipped_sum += zipped;
+    }
+    uint64_t block = 4 + 8 * (uint64_t)count + zipped_sum;
+    if (block - 4 > left)
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
+                              "truncated: the compressed data block needs %llu bytes after byte %zu, the file has %zu",
+                              (unsigned long long)block, off, len - off);
+    if (raw_sum != need)
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
+                              "size mismatch: the compressed streams inflate to %llu bytes, the header's points need %zu",
+                              (unsigned long long)raw_sum, need);
+    if (declared != 0 && declared != block)
+        return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
+                              "size mismatch: the header says the compressed data block has %u bytes, its directory %llu",
+                              declared, (unsigned long long)block);
+    *streams = count;
+    return LWT_OK;
+}
+
+/* The points of the compressed data block at off (checked by check_streams), stream after stream. */
+static lwt_status read_streams(lwt_context *ctx, const char *path, int fd, size_t off, uint32_t count, size_t es,
+                               sur_decode *dec)
+{
+    lwt__record_sink sink = {decode_points, dec, es, 0, 0, {0}};
+    uint64_t at = (uint64_t)off + 4 + 8 * (uint64_t)count;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t raw, zipped;
+        char what[48];
+        lwt_status rc = stream_entry(ctx, path, fd, off, k, &raw, &zipped);
+        snprintf(what, sizeof what, "compressed stream %u of %u", k + 1, count);
+        if (rc || (rc = lwt__inflate_records(ctx, path, fd, at, zipped, raw, &sink, what)))
+            return rc;
+        at += zipped;
+    }
+    return LWT_OK;
+}
+
 /* The header is read and checked first; then the points the header declares, once the file is
  * known to hold them (a huge or lying file costs nothing). */
 lwt_status lwt_surface_read_sur(lwt_context *ctx, const char *path, lwt_surface *out)
@@ -60,25 +157,15 @@ lwt_status lwt_surface_read_sur(lwt_context *ctx, const char *path, lwt_surface 
     char comment_text[sizeof out->comment];
     size_t len;
     int fd;
-    lwt_surface_init(out);
-    if (!path)
-        return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "(null)", "no file name");
-    int rc = lwt__open_regular(ctx, path, &fd, &len);
+    int rc = lwt__open_head(ctx, path, out, &fd, &len, b, sizeof b);
     if (rc)
         return rc;
-    memset(b, 0, sizeof b);
-    if ((rc = lwt__read_at(ctx, path, fd, b, len < SUR_HEADER ? len : SUR_HEADER, 0)))
-        goto done;
 
     if (len < 12 || (memcmp(b, "DIGITAL SURF", 12) && memcmp(b, "DSCOMPRESSED", 12))) {
         rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "not a Digital Surf file (no DIGITAL SURF magic)");
         goto done;
     }
-    if (!memcmp(b, "DSCOMPRESSED", 12)) {
-        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
-                            "compressed Digital Surf files (DSCOMPRESSED) are not supported");
-        goto done;
-    }
+    const int compressed = !memcmp(b, "DSCOMPRESSED", 12);
     if (len < SUR_HEADER) {
         rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "truncated: %zu bytes, the header alone has %d",
                             len, SUR_HEADER);
@@ -136,7 +223,15 @@ lwt_status lwt_surface_read_sur(lwt_context *ctx, const char *path, lwt_surface 
         goto done;
     }
     size_t off = SUR_HEADER + comment + private_size;
-    if (lwt__mul_size(n, es, &need) || len < off || len - off < need) {
+    uint32_t streams = 0;
+    if (compressed && lwt__mul_size(n, es, &need)) {
+        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "invalid dimensions %zu x %zu", nx, ny);
+        goto done;
+    }
+    if (compressed) {
+        if ((rc = check_streams(ctx, path, fd, len, off, need, lwt__le32(b + 324), &streams)))
+            goto done;
+    } else if (lwt__mul_size(n, es, &need) || len < off || len - off < need) {
         rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
                             "size mismatch (truncated?): %zu x %zu points of %zu bytes need %llu bytes after the "
                             "header, the file has %zu",
@@ -154,7 +249,11 @@ lwt_status lwt_surface_read_sur(lwt_context *ctx, const char *path, lwt_surface 
     if ((rc = lwt__surface_alloc_file(ctx, path, out, nx, ny, 0)))
         goto done;
     sur_decode dec = {out->z, sz * fz, isfinite(zoff) ? zoff * fz : 0.0, es, special == 1, (int64_t)zmin - 2};
-    if ((rc = lwt__read_records(ctx, path, fd, off, n, es, decode_points, &dec)))
+    if (compressed)
+        rc = read_streams(ctx, path, fd, off, streams, es, &dec);
+    else
+        rc = lwt__read_records(ctx, path, fd, off, n, es, decode_points, &dec);
+    if (rc)
         goto done;
     out->dx = sx * fx;
     out->dy = sy * fy;

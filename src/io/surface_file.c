@@ -164,6 +164,25 @@ lwt_status lwt__read_at(lwt_context *ctx, const char *path, int fd, void *buf, s
     return LWT_OK;
 }
 
+lwt_status lwt__open_head(lwt_context *ctx, const char *path, lwt_surface *out, int *fd, size_t *size, void *head,
+                          size_t head_len)
+{
+    *fd = -1;
+    *size = 0;
+    lwt_surface_init(out);
+    if (!path)
+        return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "(null)", "no file name");
+    lwt_status rc = lwt__open_regular(ctx, path, fd, size);
+    if (rc)
+        return rc;
+    memset(head, 0, head_len);
+    if ((rc = lwt__read_at(ctx, path, *fd, head, *size < head_len ? *size : head_len, 0))) {
+        close(*fd);
+        *fd = -1;
+    }
+    return rc;
+}
+
 lwt_status lwt__read_records(lwt_context *ctx, const char *path, int fd, uint64_t off, size_t n, size_t es,
                              lwt__decode_fn decode, void *user)
 {
@@ -481,12 +500,20 @@ lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out
     if (nh == 0)
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "empty file");
 
-    if (nh >= 4 && !memcmp(head, "PK\x03\x04", 4))
+    if (nh >= 4 && !memcmp(head, "PK\x03\x04", 4) && ext_is(path, "plux"))
+        rc = lwt_surface_read_plux(ctx, path, out);
+    else if (nh >= 4 && !memcmp(head, "PK\x03\x04", 4))
         rc = lwt_surface_read_x3p(ctx, path, out);
+    else if (nh >= 8 && !memcmp(head, "\x89HDF\r\n\x1a\n", 8))
+        rc = lwt_surface_read_datx(ctx, path, out);
     else if (nh >= 12 && (!memcmp(head, "DIGITAL SURF", 12) || !memcmp(head, "DSCOMPRESSED", 12)))
         rc = lwt_surface_read_sur(ctx, path, out);
     else if (nh >= 4 && (!memcmp(head, "GWYP", 4) || !memcmp(head, "GWYO", 4)))
         rc = lwt_surface_read_gwy(ctx, path, out);
+    else if (nh >= 14 && !memcmp(head, "AliconaImaging", 14))
+        rc = lwt_surface_read_al3d(ctx, path, out);
+    else if (nh >= 4 && !memcmp(head, "VK4_", 4))
+        rc = lwt_surface_read_vk4(ctx, path, out);
     else if (nh >= 6 && !memcmp(head, "\x93NUMPY", 6))
         rc = lwt_surface_read_npy(ctx, path, out);
     else if (nh >= 8 && (head[0] == 'a' || head[0] == 'b') &&
@@ -504,9 +531,18 @@ lwt_status lwt_surface_read(lwt_context *ctx, const char *path, lwt_surface *out
         rc = lwt_surface_read_npy(ctx, path, out);
     else if (ext_is(path, "gwy"))
         rc = lwt_surface_read_gwy(ctx, path, out);
+    else if (ext_is(path, "al3d"))
+        rc = lwt_surface_read_al3d(ctx, path, out);
+    else if (ext_is(path, "vk4"))
+        rc = lwt_surface_read_vk4(ctx, path, out);
+    else if (ext_is(path, "plux"))
+        rc = lwt_surface_read_plux(ctx, path, out);
+    else if (ext_is(path, "datx"))
+        rc = lwt_surface_read_datx(ctx, path, out);
     else
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
-                              "unrecognised surface format (known: .x3p .sdf .sur .plu .gwy .npy)");
+                              "unrecognised surface format (known: .x3p .sdf .sur .plu .gwy .al3d .vk4 .npy .plux "
+                              ".datx)");
     if (rc != 0) {
         lwt_surface_free(out);
         return rc;

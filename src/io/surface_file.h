@@ -44,6 +44,11 @@ lwt_status lwt__check_regular(lwt_context *ctx, const char *path);
  *  cannot block; refused by fstat after the open). *fd receives the descriptor (blocking again),
  *  *size the file's size. Failures logged. */
 lwt_status lwt__open_regular(lwt_context *ctx, const char *path, int *fd, size_t *size);
+/** A reader's first steps: lwt_surface_init(out), refuse a NULL path, lwt__open_regular, then the
+ *  first min(size, head_len) bytes of the file into head (the rest of head zeroed). *fd is -1
+ *  after a failure (logged), else the caller closes it. */
+lwt_status lwt__open_head(lwt_context *ctx, const char *path, lwt_surface *out, int *fd, size_t *size, void *head,
+                          size_t head_len);
 /** Read exactly len bytes at offset off of fd (pread, EINTR retried). Failures logged:
  *  LWT_ERR_IO on a read error, LWT_ERR_FORMAT when the file ends first (it shrank). */
 lwt_status lwt__read_at(lwt_context *ctx, const char *path, int fd, void *buf, size_t len, uint64_t off);
@@ -83,6 +88,22 @@ lwt_status lwt__surface_write_x3p_sync(lwt_context *ctx, const char *path, const
 void lwt__tmp_abort(int fd, const char *tmp);
 /** Write all bytes to fd. 0 ok, -1 error (errno set). */
 int lwt__write_all(int fd, const void *buf, size_t len);
+
+/** Where decoded records go when their bytes arrive in pieces of any length (inflated streams):
+ *  a record cut between two pieces is kept in part until its last bytes come. next is the index of
+ *  the next record; the caller bounds the bytes it hands over to the records it has room for. */
+typedef struct {
+    lwt__decode_fn decode;
+    void *user;
+    size_t es, next, npart;
+    unsigned char part[8]; /* es <= 8 */
+} lwt__record_sink;
+/** Inflate the zlib stream of zipped bytes at offset off of fd, which must give exactly raw bytes,
+ *  into sink. what names the stream in messages ("stream 1 of 2"). The caller has checked that
+ *  the file holds the zipped bytes. Failures logged: LWT_ERR_FORMAT for a corrupt stream or one
+ *  that gives more or fewer bytes than raw. inflate_records.c. */
+lwt_status lwt__inflate_records(lwt_context *ctx, const char *path, int fd, uint64_t off, uint64_t zipped,
+                                uint64_t raw, lwt__record_sink *sink, const char *what);
 
 /** Length unit to metres: "m", "mm", "um", "µm" (UTF-8 or Latin-1), "nm", "pm", "A".
  *  Leading/trailing blanks ignored. 0 if unknown. */

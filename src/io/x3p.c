@@ -11,15 +11,14 @@
 
 #include "io/md5_hex.h"
 #include "io/surface_file.h"
+#include "io/xml_paths.h"
+#include "io/zip_read.h"
 
 #include <lwt.h>
 
 #include <errno.h>
-#include <expat.h>
 #include <fcntl.h>
 #include <math.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +27,6 @@
 #include <zip.h>
 
 #define X3P_MAX_XML ((zip_uint64_t)16 << 20) /* refuse a main.xml above 16 MiB (an inline DataList of ~0.5 M points) */
-#define X3P_MAX_TEXT ((size_t)1 << 20)      /* keep at most 1 MiB of one element's text */
-#define X3P_MAX_DEPTH 64
 
 /* ------------------------------------------------------------------ small helpers */
 
@@ -137,15 +134,7 @@ typedef struct {
 } x3p_axis;
 
 typedef struct {
-    XML_Parser parser;
-    const char *zpath;
-    int depth;
-    size_t plen[X3P_MAX_DEPTH + 1];
-    char path[1024];
-    char *text;
-    size_t tlen, tcap;
-    int code; /* 0 or error code set by a handler */
-    char msg[400];
+    lwt__xml_walk *walk; /* the walk calling back, for doc_error */
 
     char feature[16];
     int have_feature;
@@ -167,10 +156,8 @@ typedef struct {
 
 static void doc_free(x3p_doc *d)
 {
-    free(d->text);
     free(d->dv);
     free(d->dn);
-    d->text = NULL;
     d->dv = NULL;
     d->dn = NULL;
 }
@@ -182,82 +169,12 @@ static void doc_error(x3p_doc *d, int code, const char *fmt, ...)
     ;
 static void doc_error(x3p_doc *d, int code, const char *fmt, ...)
 {
-    if (d->code)
-        return;
+    char msg[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    d->code = code;
-    XML_StopParser(d->parser, XML_FALSE);
-}
-
-static const char *local_name(const char *name)
-{
-    const char *c = strrchr(name, ':');
-    return c ? c + 1 : name;
-}
-
-static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **atts)
-{
-    x3p_doc *d = (x3p_doc *)ud;
-    (void)atts;
-    if (d->code)
-        return;
-    d->tlen = 0;
-    if (d->text)
-        d->text[0] = 0;
-    /* a path the parser cannot hold is refused: dropping a name would read its children as its parent's */
-    if (d->depth >= X3P_MAX_DEPTH) {
-        doc_error(d, LWT_ERR_FORMAT, "main.xml: elements nested too deep (more than %d levels)", X3P_MAX_DEPTH);
-        return;
-    }
-    size_t len = strlen(d->path);
-    d->plen[d->depth] = len;
-    if (d->depth > 0) { /* the root element is not part of the path: any root name is accepted */
-        const char *ln = local_name(name);
-        size_t ll = strlen(ln);
-        if (len + ll + 2 > sizeof d->path) {
-            doc_error(d, LWT_ERR_FORMAT,
-                      "main.xml: element name or path too long (%zu bytes, at most %zu) at <%.40s%s>", len + ll + 1,
-                      sizeof d->path - 1, ln, ll > 40 ? "..." : "");
-            return;
-        }
-        if (len)
-            d->path[len++] = '/';
-        memcpy(d->path + len, ln, ll + 1);
-    }
-    d->depth++;
-    if (!strcmp(d->path, "Record3/DataList"))
-        d->have_datalist = 1;
-    else if (!strcmp(d->path, "Record3/DataLink"))
-        d->have_datalink = 1;
-    else if (!strcmp(d->path, "Record3/MatrixDimension"))
-        d->have_matrix = 1;
-}
-
-static void XMLCALL on_text(void *ud, const XML_Char *s, int len)
-{
-    x3p_doc *d = (x3p_doc *)ud;
-    if (d->code || len <= 0 || d->depth < 2)
-        return;
-    if (d->tlen + (size_t)len + 1 > d->tcap) {
-        if (d->tlen + (size_t)len + 1 > X3P_MAX_TEXT)
-            return; /* very long text: keep the beginning */
-        size_t nc = d->tcap ? d->tcap : 256;
-        while (nc < d->tlen + (size_t)len + 1)
-            nc *= 2;
-        char *nt = (char *)realloc(d->text, nc);
-        if (!nt) {
-            doc_error(d, LWT_ERR_OUT_OF_MEMORY, "out of memory while parsing main.xml");
-            return;
-        }
-        d->text = nt;
-        d->tcap = nc;
-    }
-    memcpy(d->text + d->tlen, s, (size_t)len);
-    d->tlen += (size_t)len;
-    d->text[d->tlen] = 0;
+    lwt__xml_fail(d->walk, (lwt_status)code, "%s", msg);
 }
 
 static void set_str(char *dst, size_t n, const char *src)
@@ -363,14 +280,17 @@ static void add_datum(x3p_doc *d, const char *t)
     d->ndat++;
 }
 
-static void XMLCALL on_end(void *ud, const XML_Char *name)
+static void on_element(lwt__xml_walk *w, void *ud, const char *path, const char *t)
 {
     x3p_doc *d = (x3p_doc *)ud;
-    const char *t = d->text ? d->text : "";
-    const char *p = d->path;
-    (void)name;
-    if (d->code)
-        return;
+    const char *p = path;
+    d->walk = w;
+    if (!strcmp(p, "Record3/DataList"))
+        d->have_datalist = 1;
+    else if (!strcmp(p, "Record3/DataLink"))
+        d->have_datalink = 1;
+    else if (!strcmp(p, "Record3/MatrixDimension"))
+        d->have_matrix = 1;
 
     if (!strncmp(p, "Record1/", 8)) {
         p += 8;
@@ -437,218 +357,9 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
         set_str(d->checksumfile, sizeof d->checksumfile, t);
     }
 
-    d->depth--;
-    d->path[d->plen[d->depth]] = 0;
-    d->tlen = 0;
-    if (d->text)
-        d->text[0] = 0;
-}
-
-static int parse_main_xml(x3p_doc *d, const char *xml, size_t len, const char *zpath, const char *mainname,
-                          lwt_context *ctx)
-{
-    XML_Parser p = XML_ParserCreate(NULL);
-    if (!p)
-        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, zpath, "out of memory (XML parser)");
-    d->parser = p;
-    d->zpath = zpath;
-    XML_SetUserData(p, d);
-    XML_SetElementHandler(p, on_start, on_end);
-    XML_SetCharacterDataHandler(p, on_text);
-    int ok = 1;
-    size_t off = 0;
-    /* XML_Parse takes an int length: feed big documents in pieces */
-    do {
-        size_t chunk = len - off > ((size_t)1 << 28) ? ((size_t)1 << 28) : len - off;
-        int last = off + chunk == len;
-        if (XML_Parse(p, xml + off, (int)chunk, last) == XML_STATUS_ERROR) {
-            ok = 0;
-            break;
-        }
-        off += chunk;
-    } while (off < len);
-    int rc = LWT_OK;
-    if (d->code) {
-        rc = lwt__file_fail(ctx, d->code, zpath, "%s", d->msg);
-    } else if (!ok) {
-        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "%s is not well-formed XML (line %lu): %s",
-                            mainname, (unsigned long)XML_GetCurrentLineNumber(p),
-                            XML_ErrorString(XML_GetErrorCode(p)));
-    }
-    XML_ParserFree(p);
-    d->parser = NULL;
-    return rc;
 }
 
 /* ------------------------------------------------------------------ zip access */
-
-static int zip_open_error(int zerr, const char *path, lwt_context *ctx)
-{
-    zip_error_t ze;
-    zip_error_init_with_code(&ze, zerr);
-    const char *zs = zip_error_strerror(&ze);
-    int rc;
-    if (zerr == ZIP_ER_NOENT || zerr == ZIP_ER_OPEN || zerr == ZIP_ER_READ)
-        rc = lwt__file_fail(ctx, LWT_ERR_IO, path, "cannot open: %s", zs);
-    else if (zerr == ZIP_ER_NOZIP)
-        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,
-                            "not a zip archive (truncated or corrupt X3P file)");
-    else
-        rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "corrupt zip archive (truncated or damaged): %s",
-                            zs);
-    zip_error_fini(&ze);
-    return rc;
-}
-
-/* Read one entry of `size` bytes completely into b, checking its size and (unless raw) its CRC.
- * raw reads a stored entry as it lies in the archive, without libzip's CRC: for data whose MD5
- * the caller checks instead, which catches all the CRC would (the CRC cost 37 ms of the
- * ~0.3 s of CPU a 128 MiB data.bin took to read on the development VM). */
-/* Read size bytes of zf into b; with md5 (33 chars, "" when OpenSSL has none) also their MD5,
- * computed on a second thread 8 MiB behind the reads: for a 128 MiB data.bin the MD5 (~0.2 s
- * here) was the larger half of the read, and the reading (copy out of the page cache, page
- * faults of b) can run beside it. Returns the bytes read; *bad and why on a read error. */
-#define READ_PIECE ((size_t)8 << 20)
-static size_t read_hashed(zip_file_t *zf, unsigned char *b, size_t size, char *md5, int *bad, char *why, size_t wl)
-{
-    atomic_size_t got = 0;
-    atomic_int done = 0;
-    size_t total = 0;
-    lwt_md5 *m = md5 ? lwt__md5_begin() : NULL;
-#pragma omp parallel sections num_threads(m ? 2 : 1)
-    {
-#pragma omp section
-        {
-            while (total < size) {
-                zip_int64_t k = zip_fread(zf, b + total, size - total < READ_PIECE ? size - total : READ_PIECE);
-                if (k < 0) {
-                    *bad = 1;
-                    snprintf(why, wl, "%s", zip_file_strerror(zf));
-                }
-                if (k <= 0)
-                    break;
-                total += (size_t)k;
-                atomic_store(&got, total);
-            }
-            atomic_store(&done, 1);
-        }
-#pragma omp section
-        if (m) { /* with one thread this runs after the reads, on the whole */
-            size_t hashed = 0;
-            for (;;) {
-                size_t g = atomic_load(&got);
-                if (g > hashed) {
-                    lwt__md5_add(m, b + hashed, g - hashed);
-                    hashed = g;
-                } else if (atomic_load(&done) && hashed == atomic_load(&got)) {
-                    break;
-                } else {
-                    sched_yield();
-                }
-            }
-        }
-    }
-    if (m && lwt__md5_end(m, md5))
-        md5[0] = 0;
-    else if (md5 && !m)
-        md5[0] = 0;
-    return total;
-}
-
-static int read_entry_into(zip_t *za, zip_int64_t idx, const char *name, size_t size, int raw, const char *zpath,
-                           unsigned char *b, char *md5, lwt_context *ctx)
-{
-    zip_file_t *zf = zip_fopen_index(za, (zip_uint64_t)idx, raw ? ZIP_FL_COMPRESSED : 0);
-    if (!zf)
-        return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "corrupt zip archive: cannot open %s: %s",
-                              name, zip_strerror(za));
-    int bad = 0;
-    char why[160] = "";
-    size_t total = read_hashed(zf, b, size, md5, &bad, why, sizeof why);
-    if (!bad) {
-        unsigned char extra;
-        zip_int64_t k = zip_fread(zf, &extra, 1); /* reach the end: libzip checks the CRC there */
-        if (k < 0) {
-            bad = 1;
-            snprintf(why, sizeof why, "%s", zip_file_strerror(zf));
-        } else if (k > 0 || total != size) {
-            bad = 1;
-            snprintf(why, sizeof why, "uncompressed size differs from the directory (%zu bytes stated)", size);
-        }
-    }
-    if (zip_fclose(zf) != 0 && !bad) {
-        bad = 1;
-        snprintf(why, sizeof why, "close failed");
-    }
-    if (bad)
-        return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "corrupt zip archive: reading %s: %s", name, why);
-    return LWT_OK;
-}
-
-/* A stored entry holds exactly its compressed bytes and a deflated one at most 1032 times them
- * (deflate's limit): a directory that declares more lies, and is refused before a buffer of the
- * declared size is allocated. Other methods are left to the read, which stops at the declared size. */
-static int check_declared_size(const zip_stat_t *st, const char *name, const char *zpath, lwt_context *ctx)
-{
-    zip_uint64_t cap;
-    if (!(st->valid & ZIP_STAT_COMP_SIZE) || !(st->valid & ZIP_STAT_COMP_METHOD))
-        return LWT_OK;
-    if (st->comp_method == ZIP_CM_STORE)
-        cap = st->comp_size;
-    else if (st->comp_method == ZIP_CM_DEFLATE)
-        cap = st->comp_size > (UINT64_MAX - 64) / 1032 ? UINT64_MAX : st->comp_size * 1032 + 64;
-    else
-        return LWT_OK;
-    if (st->size > cap)
-        return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath,
-                              "corrupt zip archive: %s declares %llu bytes, more than its %llu %s bytes can hold", name,
-                              (unsigned long long)st->size, (unsigned long long)st->comp_size,
-                              st->comp_method == ZIP_CM_STORE ? "stored" : "deflated");
-    return LWT_OK;
-}
-
-/* the size of entry idx, at most maxsize */
-static int entry_size(zip_t *za, zip_int64_t idx, const char *name, zip_uint64_t maxsize, const char *zpath,
-                      size_t *size, zip_stat_t *st, lwt_context *ctx)
-{
-    zip_stat_init(st);
-    if (zip_stat_index(za, (zip_uint64_t)idx, 0, st) != 0 || !(st->valid & ZIP_STAT_SIZE))
-        return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "corrupt zip archive: cannot stat %s: %s",
-                              name, zip_strerror(za));
-    if (st->size > maxsize || st->size >= (zip_uint64_t)SIZE_MAX)
-        return lwt__file_fail(ctx, LWT_ERR_FORMAT, zpath, "%s is too large (%llu bytes, at most %llu)", name,
-                              (unsigned long long)st->size, (unsigned long long)maxsize);
-    int rc = check_declared_size(st, name, zpath, ctx);
-    if (rc)
-        return rc;
-    *size = (size_t)st->size;
-    return LWT_OK;
-}
-
-/* Read one entry completely into a new buffer (one NUL byte after it), checking its size and CRC. */
-static int read_entry(zip_t *za, zip_int64_t idx, const char *name, zip_uint64_t maxsize, const char *zpath,
-                      unsigned char **buf, size_t *len, lwt_context *ctx)
-{
-    zip_stat_t st;
-    size_t size = 0;
-    *buf = NULL;
-    *len = 0;
-    int rc = entry_size(za, idx, name, maxsize, zpath, &size, &st, ctx);
-    if (rc)
-        return rc;
-    unsigned char *b = (unsigned char *)malloc(size + 1);
-    if (!b)
-        return lwt__file_fail(ctx, LWT_ERR_OUT_OF_MEMORY, zpath, "out of memory for %s (%zu bytes)", name,
-                              size);
-    if ((rc = read_entry_into(za, idx, name, size, 0, zpath, b, NULL, ctx))) {
-        free(b);
-        return rc;
-    }
-    b[size] = 0;
-    *buf = b;
-    *len = size;
-    return LWT_OK;
-}
 
 static int skip_entry_name(const char *name)
 {
@@ -730,6 +441,28 @@ static zip_int64_t find_linked(zip_t *za, const char *prefix, const char *link)
 
 /* ------------------------------------------------------------------ reading */
 
+/* A checksum that does not match its data: refused (LWT_ERR_CHECKSUM), or, when the context says
+ * to ignore checksums (lwt_context_set_ignore_checksums, lwt --ignore-checksum), read anyway
+ * with one warning line: published data sets hold X3P files whose md5checksum.hex is stale. */
+static int checksum_mismatch(lwt_context *ctx, const char *zpath, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int checksum_mismatch(lwt_context *ctx, const char *zpath, const char *fmt, ...)
+{
+    char msg[400], line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!lwt_context_ignore_checksums(ctx))
+        return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath, "%s", msg);
+    snprintf(line, sizeof line, "%s: checksum mismatch ignored: %s", zpath, msg);
+    lwt_context_log(ctx, LWT_LOG_WARNING, line);
+    return LWT_OK;
+}
+
 /* the MD5 `got` of an entry against the field of main.xml that states it */
 static int check_md5_hex(const char *have, const char *field, const char *got, const char *entry, const char *zpath,
                          lwt_context *ctx)
@@ -741,9 +474,8 @@ static int check_md5_hex(const char *have, const char *field, const char *got, c
     if (!got[0])
         return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath, "MD5 is not available (OpenSSL)");
     if (strcmp(want, got))
-        return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath,
-                              "wrong MD5 checksum of %s: %s in main.xml says %s, the data has %s", entry, field, want,
-                              got);
+        return checksum_mismatch(ctx, zpath, "wrong MD5 checksum of %s: %s in main.xml says %s, the data has %s",
+                                 entry, field, want, got);
     return LWT_OK;
 }
 
@@ -765,7 +497,7 @@ static int check_main_md5(zip_t *za, const char *prefix, const char *name, const
     char want[33], got[33];
     if (i < 0)
         return LWT_OK; /* absent: nothing to verify */
-    int rc = read_entry(za, i, name, 4096, zpath, &buf, &len, ctx);
+    int rc = lwt__zip_read_entry(za, i, name, 4096, zpath, &buf, &len, ctx);
     if (rc)
         return rc;
     if (parse_md5((const char *)buf, want)) {
@@ -775,10 +507,10 @@ static int check_main_md5(zip_t *za, const char *prefix, const char *name, const
     free(buf);
     if (lwt__md5_hex(xml, xmllen, got))
         return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath, "MD5 is not available (OpenSSL)");
-    if (strcmp(want, got))
-        return lwt__file_fail(ctx, LWT_ERR_CHECKSUM, zpath,
-                              "wrong MD5 checksum of main.xml: %s says %s, main.xml has %s", name, want, got);
     *checked = 1;
+    if (strcmp(want, got))
+        return checksum_mismatch(ctx, zpath, "wrong MD5 checksum of main.xml: %s says %s, main.xml has %s", name,
+                                 want, got);
     return LWT_OK;
 }
 
@@ -850,7 +582,7 @@ static size_t decode_in_place(double *z, size_t n, const unsigned char *vbin, do
 
 lwt_status lwt_surface_read_x3p(lwt_context *ctx, const char *path, lwt_surface *out)
 {
-    int rc = LWT_OK, zerr = 0;
+    int rc = LWT_OK;
     zip_t *za = NULL;
     unsigned char *xml = NULL, *bin = NULL, *vbin = NULL;
     size_t xmllen = 0, binlen = 0, vbinlen = 0;
@@ -863,16 +595,8 @@ lwt_status lwt_surface_read_x3p(lwt_context *ctx, const char *path, lwt_surface 
     if (!path)
         return lwt__file_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "(null)", "no file name");
 
-    /* a directory, FIFO or device refused before libzip opens it (a FIFO would block the open) */
-    int fd;
-    size_t fsize;
-    if ((rc = lwt__open_regular(ctx, path, &fd, &fsize)))
+    if ((rc = lwt__zip_open(ctx, path, "X3P", &za)))
         return rc;
-    za = zip_fdopen(fd, ZIP_CHECKCONS, &zerr); /* owns fd from here on, unless it fails */
-    if (!za) {
-        close(fd);
-        return zip_open_error(zerr, path, ctx);
-    }
 
     zip_int64_t imain = find_main_xml(za, prefix, sizeof prefix);
     if (imain < 0) {
@@ -880,7 +604,7 @@ lwt_status lwt_surface_read_x3p(lwt_context *ctx, const char *path, lwt_surface 
         goto done;
     }
     snprintf(mainname, sizeof mainname, "%smain.xml", prefix);
-    if ((rc = read_entry(za, imain, mainname, X3P_MAX_XML, path, &xml, &xmllen, ctx)))
+    if ((rc = lwt__zip_read_entry(za, imain, mainname, X3P_MAX_XML, path, &xml, &xmllen, ctx)))
         goto done;
 
     /* the checksum of main.xml first: a damaged main.xml is best reported as such */
@@ -888,7 +612,7 @@ lwt_status lwt_surface_read_x3p(lwt_context *ctx, const char *path, lwt_surface 
     if ((rc = check_main_md5(za, prefix, "md5checksum.hex", xml, xmllen, path, &md5_checked, ctx)))
         goto done;
 
-    if ((rc = parse_main_xml(&d, (const char *)xml, xmllen, path, mainname, ctx)))
+    if ((rc = lwt__xml_walk_doc(ctx, path, mainname, (const char *)xml, xmllen, on_element, &d)))
         goto done;
 
     if (d.checksumfile[0] && !md5_checked &&
@@ -1007,7 +731,7 @@ lwt_status lwt_surface_read_x3p(lwt_context *ctx, const char *path, lwt_surface 
                                 absx ? "X, " : "", absy ? "Y, " : "", type_name(d.ax[2].dtype), nbytes);
             goto done;
         }
-        if ((rc = check_declared_size(&st, d.datalink, path, ctx)))
+        if ((rc = lwt__zip_check_declared_size(&st, d.datalink, path, ctx)))
             goto done;
         /* held at once: the heights, the absolute X and Y coordinates, data.bin as read (unless it
            is read straight into the heights) and the valid-point bits (past 2^58 points the sum
@@ -1026,12 +750,12 @@ lwt_status lwt_surface_read_x3p(lwt_context *ctx, const char *path, lwt_surface 
             out->ny = ny;
             int raw = d.have_md5data && (st.valid & ZIP_STAT_COMP_METHOD) && st.comp_method == ZIP_CM_STORE;
             char md5[33];
-            if ((rc = read_entry_into(za, idata, d.datalink, nbytes, raw, path, (unsigned char *)out->z,
+            if ((rc = lwt__zip_read_entry_into(za, idata, d.datalink, nbytes, raw, path, (unsigned char *)out->z,
                                       d.have_md5data ? md5 : NULL, ctx)) ||
                 (d.have_md5data &&
                  (rc = check_md5_hex(d.md5data, "MD5ChecksumPointData", md5, d.datalink, path, ctx))))
                 goto done;
-        } else if ((rc = read_entry(za, idata, d.datalink, (zip_uint64_t)nbytes, path, &bin, &binlen, ctx)) ||
+        } else if ((rc = lwt__zip_read_entry(za, idata, d.datalink, (zip_uint64_t)nbytes, path, &bin, &binlen, ctx)) ||
                    (d.have_md5data && (rc = check_md5_field(d.md5data, "MD5ChecksumPointData", bin, binlen,
                                                             d.datalink, path, ctx)))) {
             goto done;
@@ -1043,7 +767,7 @@ lwt_status lwt_surface_read_x3p(lwt_context *ctx, const char *path, lwt_surface 
                                     "missing valid-points file '%s' named in main.xml", d.validlink);
                 goto done;
             }
-            if ((rc = read_entry(za, ivalid, d.validlink, (zip_uint64_t)(n / 8 + 1), path, &vbin, &vbinlen, ctx)))
+            if ((rc = lwt__zip_read_entry(za, ivalid, d.validlink, (zip_uint64_t)(n / 8 + 1), path, &vbin, &vbinlen, ctx)))
                 goto done;
             if (vbinlen != (n + 7) / 8) {
                 rc = lwt__file_fail(ctx, LWT_ERR_FORMAT, path,

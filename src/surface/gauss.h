@@ -51,6 +51,34 @@ void lwt__gauss_fft_line(const lwt__gauss_fft *p, const double *a, size_t stride
    ever meet its zero padding). */
 int lwt__gauss_half_width(double lambda, double d, size_t n);
 
+/* The kernel of one axis as both backends use it: the weights w[0..h] (w[0] + 2 sum w[k] = 1)
+   and ws[i], the weights that fall inside the field seen from point i (the normalization when
+   no point is invalid), for an axis of n points. 0, or -1 out of memory (k left freed). */
+typedef struct lwt__gauss_kernel {
+    double *w;
+    int h;
+    double *ws;
+} lwt__gauss_kernel;
+int lwt__gauss_kernel_make(lwt__gauss_kernel *k, double lambda, double d, size_t n);
+void lwt__gauss_kernel_free(lwt__gauss_kernel *k);
+
+/* The cascade on the GPU (src/cuda/cuda_gauss.cu; LWT_ERR_UNSUPPORTED in a build without CUDA).
+   Device arrays of nx x ny doubles, row-major, NaN = invalid. k[0] the S-filter's kernels (x,
+   y), used when noise != 0; k[1] the L-filter's; k[2] the F-filter's. d_lev is read only; the
+   bands go to d_band[LWT_BAND_FORM], [LWT_BAND_WAVINESS], [LWT_BAND_ROUGHNESS] and, with noise,
+   [LWT_BAND_NOISE]. d_work: lwt__cuda_gauss_work_bytes(nx, ny, masked) bytes. Every value is
+   the CPU's direct convolution bit for bit (the same taps in the same order, no fused
+   multiply-add); runs on the current device and its default stream, synchronously. */
+size_t lwt__cuda_gauss_work_bytes(size_t nx, size_t ny, int masked);
+/* the longest half width the GPU's convolution holds in shared memory (0: no GPU) */
+int lwt__cuda_gauss_max_half(void);
+lwt_status lwt__cuda_gauss_cascade(const lwt__gauss_kernel k[3][2], int noise, size_t nx, size_t ny, int masked,
+                                   const double *d_lev, double *const d_band[4], void *d_work);
+/* The same from host arrays (lwt_filter_run --backend cuda): lev up, the bands down into
+   band[] (each nx * ny doubles, allocated by the caller). */
+lwt_status lwt__cuda_gauss_cascade_host(const lwt__gauss_kernel k[3][2], int noise, size_t nx, size_t ny, int masked,
+                                        const double *lev, double *const band[4]);
+
 /* The Gaussian band split (lwt_filter_run with spec->filter = LWT_FILTER_GAUSSIAN): spec read and
    checked by the caller; out zeroed. */
 lwt_status lwt__gauss_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const double *z, size_t nx,

@@ -23,7 +23,7 @@ int lwt__gauss_half_width(double lambda, double d, size_t n)
 }
 
 /* w[k] = exp(-pi (k d / (alpha lambda))^2), k = 0..h, scaled to sum 1 over -h..h. */
-static double *kernel(double lambda, double d, int h)
+static double *weights(double lambda, double d, int h)
 {
     double *w = malloc(((size_t)h + 1) * sizeof *w);
     if (!w)
@@ -73,6 +73,27 @@ static double edge_sum(const double *w, int h, size_t n, size_t i)
     for (int k = 1; k <= h; k++)
         s += w[k] * ((i >= (size_t)k) + (i + (size_t)k < n));
     return s;
+}
+
+int lwt__gauss_kernel_make(lwt__gauss_kernel *k, double lambda, double d, size_t n)
+{
+    k->h = lwt__gauss_half_width(lambda, d, n);
+    k->w = weights(lambda, d, k->h);
+    k->ws = malloc((n ? n : 1) * sizeof *k->ws);
+    if (!k->w || !k->ws) {
+        lwt__gauss_kernel_free(k);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        k->ws[i] = edge_sum(k->w, k->h, n, i);
+    return 0;
+}
+
+void lwt__gauss_kernel_free(lwt__gauss_kernel *k)
+{
+    free(k->w);
+    free(k->ws);
+    k->w = k->ws = NULL;
 }
 
 /* One axis of the separable filter: the kernel and, for a long one, its FFT plan. */
@@ -195,7 +216,7 @@ static int axis_make(axis *a, double lambda, double d, size_t n, lwt_gauss_algo 
 {
     a->h = lwt__gauss_half_width(lambda, d, n);
     a->fft = NULL;
-    double *w = kernel(lambda, d, a->h);
+    double *w = weights(lambda, d, a->h);
     a->w = w;
     if (w && use_fft(algo, a->h, n) && !(a->fft = lwt__gauss_fft_make(w, a->h, n)))
         return -1;

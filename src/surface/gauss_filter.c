@@ -9,6 +9,7 @@
 #include "surface/plane.h"
 #include "surface/threads.h"
 #include "core/fail.h"
+#include "core/backend.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -96,6 +97,7 @@ static lwt_status cascade(lwt_context *ctx, const lwt_filter_spec *spec, double 
         free(r);
         free(w);
         free(f);
+        free(lev);
         return lwt_fail(ctx, st, "out of memory for the Gaussian filter of %zu x %zu points", nx, ny);
     }
     out->band[LWT_BAND_FORM] = f;
@@ -108,6 +110,69 @@ static lwt_status cascade(lwt_context *ctx, const lwt_filter_spec *spec, double 
     return LWT_OK;
 }
 
+size_t lwt__cuda_gauss_work_bytes(size_t nx, size_t ny, int masked)
+{
+    return (masked ? 4 : 3) * nx * ny * sizeof(double); /* cuda_gauss.cu's carve() */
+}
+
+/* The cascade on the GPU from the levelled heights (lev is freed): the bands of out allocated
+   here and computed by cuda_gauss.cu, the CPU's direct convolution bit for bit. */
+static lwt_status cascade_cuda(lwt_context *ctx, const lwt_filter_spec *spec, double *lev, int masked, size_t nx,
+                               size_t ny, double dx, double dy, lwt_filter_result *out)
+{
+    const lwt_gauss_nesting *g = &spec->gauss;
+    const double lambda[3] = {g->lambda_s, g->lambda_c, g->lambda_f};
+    const int noise = g->lambda_s > 0, nb = noise ? 4 : 3;
+    lwt__gauss_kernel k[3][2];
+    memset(k, 0, sizeof k);
+    lwt_status st = LWT_OK;
+    for (int s = noise ? 0 : 1; s < 3 && st == LWT_OK; s++)
+        if (lwt__gauss_kernel_make(&k[s][0], lambda[s], dx, nx) || lwt__gauss_kernel_make(&k[s][1], lambda[s], dy, ny))
+            st = lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the Gaussian kernels");
+    double *band[4] = {NULL, NULL, NULL, NULL};
+    for (int b = 0; b < nb && st == LWT_OK; b++)
+        if (!(band[b] = malloc(nx * ny * sizeof(double))))
+            st = lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for %zu x %zu points", nx, ny);
+    progress(spec, 1, 3 + noise, "Gaussian filters on the GPU");
+    if (st == LWT_OK && (st = lwt__cuda_gauss_cascade_host(k, noise, nx, ny, masked, lev, band)) != LWT_OK)
+        st = lwt_fail(ctx, st, "the Gaussian filter failed on the GPU (%s)", lwt_status_string(st));
+    for (int s = 0; s < 3; s++)
+        for (int a = 0; a < 2; a++)
+            lwt__gauss_kernel_free(&k[s][a]);
+    free(lev);
+    for (int b = 0; b < 4; b++)
+        if (st == LWT_OK)
+            out->band[b] = band[b];
+        else
+            free(band[b]);
+    return st;
+}
+
+/* Where the cascade runs: the GPU for --backend cuda, and for auto when there is one and every
+   kernel fits its convolution (half widths up to lwt__cuda_gauss_max_half). */
+static lwt_status pick_backend(lwt_context *ctx, const lwt_filter_spec *spec, size_t nx, size_t ny, double dx,
+                               double dy, lwt_backend *out)
+{
+    const lwt_gauss_nesting *g = &spec->gauss;
+    *out = LWT_BACKEND_CPU;
+    if (spec->backend == LWT_BACKEND_CPU || (spec->backend == LWT_BACKEND_AUTO && lwt_cuda_device_count() == 0))
+        return LWT_OK;
+    LWT_RETURN_IF(lwt_cuda_device_count() == 0, ctx, LWT_ERR_BACKEND_UNAVAILABLE,
+                  "--backend cuda: no CUDA device (or a build without CUDA)");
+    const int hmax = lwt__cuda_gauss_max_half();
+    const int hx = lwt__gauss_half_width(g->lambda_f, dx, nx), hy = lwt__gauss_half_width(g->lambda_f, dy, ny);
+    const int h = hx > hy ? hx : hy; /* lambda-f's kernels are the longest */
+    if (h > hmax) {
+        LWT_RETURN_IF(spec->backend == LWT_BACKEND_CUDA, ctx, LWT_ERR_UNSUPPORTED,
+                      "the Gaussian kernel of lambda-f %g um is %d points each side; the GPU's holds at most %d "
+                      "(use --backend cpu)",
+                      g->lambda_f * 1e6, h, hmax);
+        return LWT_OK;
+    }
+    *out = LWT_BACKEND_CUDA;
+    return LWT_OK;
+}
+
 lwt_status lwt__gauss_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, const double *z, size_t nx,
                                  size_t ny, double dx, double dy, lwt_filter_result *out)
 {
@@ -117,8 +182,8 @@ lwt_status lwt__gauss_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, 
                   ctx, LWT_ERR_INVALID_ARGUMENT,
                   "Gaussian nesting indices must satisfy 0 <= lambda-s < lambda-c < lambda-f (have %g, %g, %g um)",
                   g->lambda_s * 1e6, g->lambda_c * 1e6, g->lambda_f * 1e6);
-    LWT_RETURN_IF(spec->backend == LWT_BACKEND_CUDA, ctx, LWT_ERR_UNSUPPORTED,
-                  "the Gaussian filter runs on the CPU only (use --backend cpu or auto)");
+    lwt_backend backend;
+    LWT_FORWARD(pick_backend(ctx, spec, nx, ny, dx, dy, &backend));
     const double t0 = lwt_filter_now_ms();
     const size_t n = nx * ny;
     progress(spec, 0, 3 + (g->lambda_s > 0), "levelling");
@@ -137,11 +202,14 @@ lwt_status lwt__gauss_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, 
     }
     out->ms_fill = lwt_filter_now_ms() - t0;
     const double t1 = lwt_filter_now_ms();
-    LWT_FORWARD(cascade(ctx, spec, lev, n_bad > 0, nx, ny, dx, dy, out));
+    if (backend == LWT_BACKEND_CUDA)
+        LWT_FORWARD(cascade_cuda(ctx, spec, lev, n_bad > 0, nx, ny, dx, dy, out));
+    else
+        LWT_FORWARD(cascade(ctx, spec, lev, n_bad > 0, nx, ny, dx, dy, out));
     out->ms_transform = lwt_filter_now_ms() - t1;
     out->nx = nx;
     out->ny = ny;
-    out->backend = LWT_BACKEND_CPU;
+    out->backend = backend;
     snprintf(out->wavelet, sizeof out->wavelet, "gaussian");
     out->ms_total = lwt_filter_now_ms() - t0;
     return LWT_OK;

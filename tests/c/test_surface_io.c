@@ -1100,7 +1100,7 @@ static void on_alarm(int sig)
 typedef lwt_status (*surface_reader)(lwt_context *, const char *, lwt_surface *);
 static const surface_reader all_readers[] = {lwt_surface_read,     lwt_surface_read_x3p, lwt_surface_read_sdf,
                                              lwt_surface_read_sur, lwt_surface_read_plu, lwt_surface_read_npy,
-                                             lwt_surface_read_gwy};
+                                             lwt_surface_read_gwy, lwt_surface_read_plux, lwt_surface_read_datx};
 
 static void expect_refused(const char *path, const char *needle, const char *what)
 {
@@ -1120,7 +1120,7 @@ static void expect_refused(const char *path, const char *needle, const char *wha
 /* Directories, FIFOs and devices are refused at once, saying what the path is (item 3). */
 static void test_non_regular(void)
 {
-    static const char *const exts[] = {"x3p", "sdf", "sur", "plu", "npy", "gwy", "dat"};
+    static const char *const exts[] = {"x3p", "sdf", "sur", "plu", "npy", "gwy", "dat", "plux", "datx"};
     char p[600], name[64];
     signal(SIGALRM, on_alarm);
     alarm(30);

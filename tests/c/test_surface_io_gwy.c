@@ -21,46 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "byte_buf.h"
 #include "check.h"
 #include "test_dirs.h"
 #include "test_log.h"
-
-static test_log tlog;
-static lwt_context *tctx;
+#include "read_check.h"
 
 /* ------------------------------------------------------------------ a tiny GWY serializer */
 
-typedef struct {
-    unsigned char *b;
-    size_t n, cap;
-} gb;
-
-static void put(gb *g, const void *p, size_t n)
-{
-    if (g->n + n > g->cap) {
-        size_t cap = (g->n + n) * 2 + 64;
-        unsigned char *nb = realloc(g->b, cap);
-        if (!nb)
-            exit(1);
-        g->b = nb;
-        g->cap = cap;
-    }
-    if (n)
-        memcpy(g->b + g->n, p, n);
-    g->n += n;
-}
-static void put_u32(gb *g, uint32_t v)
-{
-    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-                          (unsigned char)(v >> 24)};
-    put(g, b, 4);
-}
-static void put_f64(gb *g, double d)
-{
-    unsigned char b[8];
-    lwt__put_lef64(b, d);
-    put(g, b, 8);
-}
 static void put_str(gb *g, const char *s) { put(g, s, strlen(s) + 1); }
 static void comp(gb *g, const char *name, char type)
 {
@@ -190,31 +158,6 @@ static void extras(gb *c)
 
 /* the tests run in their scratch folder: a file's path is its name */
 static void tpath(char *buf, size_t n, const char *name) { snprintf(buf, n, "%s", name); }
-
-static lwt_status read_one(lwt_status (*reader)(lwt_context *, const char *, lwt_surface *), const char *path,
-                           lwt_surface *s, char *err)
-{
-    test_log_reset(&tlog);
-    lwt_status st = reader(tctx, path, s);
-    snprintf(err, 1024, "%s", tlog.last);
-    CHECK(tlog.errors == (st != LWT_OK), "%s: status %d with %d logged messages (%s)", path, (int)st, tlog.errors,
-          tlog.last);
-    return st;
-}
-
-static void expect_error(const char *name, int code, const char *needle)
-{
-    char p[600], err[1024];
-    lwt_surface s;
-    tpath(p, sizeof p, name);
-    lwt_status st = read_one(lwt_surface_read, p, &s, err);
-    CHECK((int)st == code, "%s: return %d, expected %d (%s)", name, (int)st, code, err);
-    CHECK(s.z == NULL && s.nx == 0, "%s: output not empty after failure", name);
-    CHECK(strstr(err, name) != NULL, "%s: message does not name the file: %s", name, err);
-    CHECK(strstr(err, needle) != NULL, "%s: message lacks '%s': %s", name, needle, err);
-    CHECK(strchr(err, '\n') == NULL, "%s: message is not one line", name);
-    lwt_surface_free(&s);
-}
 
 static double heights[12];
 static const double ones[4] = {9, 9, 9, 9};

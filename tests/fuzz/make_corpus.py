@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Make the seed corpus of the fuzz harnesses (tests/fuzz/corpus/<harness>/) from the project's
 own writers: `lwt synth` (X3P), test_surface_io --write-sdf (binary and ASCII SDF), the .sur and
-.plu writers of tests/py/test_surface_crafted.py, numpy (.npy) and gwy_object below (.gwy, from
-Gwyddion's published serialization). No third-party files.
+.plu writers of tests/py/test_surface_crafted.py, the compressed .sur, .al3d and .vk4 writers of
+tests/py/test_surface_bin.py, numpy (.npy), gwy_object below (.gwy, from Gwyddion's published
+serialization) and plux_seeds below (.plux entries). No third-party files.
 
     python3 tests/fuzz/make_corpus.py [BUILD]     (BUILD: a build folder with lwt and
                                                    tests/test_surface_io; default build)
@@ -26,6 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "py"))
 from test_surface_crafted import write_plu, write_sur  # noqa: E402
+from test_surface_bin import write_al3d, write_sur_compressed, write_vk4  # noqa: E402
 
 CORPUS = os.path.join(HERE, "corpus")
 
@@ -126,6 +128,38 @@ def gwy_seeds():
     yield "nm-mask.gwy", b"GWYP" + two
 
 
+def vendor_seeds(t, rng, seeds):
+    """compressed .sur (one stream with the non-measured flag; two streams cut inside a point),
+    .al3d (the invalid marker and NaN, padded and unpadded last scanline), .vk4 (16 and 32 bits)"""
+    write_sur_compressed(t("za.sur"), rng.integers(-2**15, 2**15, (5, 6)), 16, 1.0, 1.0, 0.01, 0.0,
+                         ["um", "um", "um"], 1, -2**15 + 2, comment=b"seed")
+    write_sur_compressed(t("zb.sur"), rng.integers(-2**31, 2**31, (4, 3)), 32, 0.5, 2.0, 1e-3, 5.0,
+                         ["mm", "mm", "nm"], 0, -2**31 + 2, cuts=[5])
+    d = rng.normal(0, 1e-5, (4, 5)).astype(np.float32)
+    d[1, 2], d[2, 3] = np.float32(3e15), np.nan
+    write_al3d(t("a.al3d"), d, 4.38027e-07, 4.38027e-07)
+    write_al3d(t("b.al3d"), d[:2, :3], 1e-6, 2e-6, "3000000028082176", pad_last=False)
+    write_vk4(t("a.vk4"), rng.integers(0, 2**16, (3, 6)), 16, 138500, 138500, 1)
+    write_vk4(t("b.vk4"), rng.integers(0, 2**32, (2, 4)), 32, 1000000, 2000000, 8500)
+    for fmt, names in (("sur_z", ("za.sur", "zb.sur")), ("al3d", ("a.al3d", "b.al3d")), ("vk4", ("a.vk4", "b.vk4"))):
+        seeds[fmt] = [(n, open(t(n), "rb").read()) for n in names]
+
+
+def plux_seeds():
+    """fuzz_plux.c's inputs: byte 0 even, index.xml (for its fixed 4 x 3 LAYER_0.raw), with and
+    without FILENAME_Z and INFO items; byte 0 odd, the float32 heights behind a fixed index.xml
+    (bits 1-3: points per row - 1)"""
+    general = ("<GENERAL><DATE>2025-01-02 03:04:05</DATE><IMAGE_SIZE_X>4</IMAGE_SIZE_X><IMAGE_SIZE_Y>3"
+               "</IMAGE_SIZE_Y><FOV_X>0.6918</FOV_X><FOV_Y>0.6918</FOV_Y></GENERAL>")
+    full = ("<?xml version=\"1.0\"?>\n<xml>" + general + "<LAYER_0><FILENAME_Z>LAYER_0.raw</FILENAME_Z></LAYER_0>"
+            "<INFO><ITEM_0><NAME>Device</NAME><VALUE>S neox</VALUE></ITEM_0>"
+            "<ITEM_1><NAME>Comment</NAME><VALUE>seed</VALUE></ITEM_1></INFO></xml>\n")
+    yield "index.xml", b"\0" + full.encode()
+    yield "index-default-layer.xml", b"\0" + ("<xml>" + general + "</xml>").encode()
+    z = np.array([[1.5, -2.25, np.nan], [0.0, 3.0e2, -1e-3]], dtype="<f4")
+    yield "heights-3x2.raw", bytes([1 | (2 << 1)]) + z.tobytes()
+
+
 def npy_seeds():
     rng = np.random.default_rng(29)
     import io
@@ -170,6 +204,7 @@ def main():
         write_sur(t("b.sur"), rng.integers(-2**31, 2**31, (4, 3)), 32, 0.5, 2.0, 1e-3, 5.0,
                   ["mm", "mm", "nm"], 0, -2**31 + 2)
         write_plu(t("a.plu"), rng.uniform(-50, 50, (6, 5)).astype(np.float32), 1.5, 2.5)
+        vendor_seeds(t, rng, seeds)
         for name in ("a.x3p", "b.x3p"):
             seeds.setdefault("x3p", []).append((name, open(t(name), "rb").read()))
         for name in ("a.sdf", "b.sdf"):
@@ -189,12 +224,18 @@ def main():
     for name, data in gwy_seeds():
         put("gwy", name, data)
         put("surface", "noext-" + name, bytes([0]) + data)
+    for fmt in ("sur_z", "al3d", "vk4"):
+        for name, data in seeds[fmt]:
+            put(fmt, name, data)
     for name, x in xml_seeds(main_xml):
         put("x3p_xml", name, x.encode())
     for name, data in bin_seeds():
         put("x3p_bin", name, data)
-    # fuzz_surface.c: the first byte picks the extension (0 none, 1 .x3p, 2 .sdf, 3 .sur, 4 .plu, 5 .npy)
-    ext = {"x3p": 1, "sdf": 2, "sur": 3, "plu": 4, "npy": 5}
+    for name, data in plux_seeds():
+        put("plux", name, data)
+    # fuzz_surface.c: the first byte picks the extension (0 none, 1 .x3p, 2 .sdf, 3 .sur, 4 .plu, 5 .npy,
+    # 6 .al3d, 7 .vk4)
+    ext = {"x3p": 1, "sdf": 2, "sur": 3, "plu": 4, "npy": 5, "sur_z": 3, "al3d": 6, "vk4": 7}
     for fmt, k in ext.items():
         name, data = seeds[fmt][0]
         put("surface", name, bytes([k]) + data)

@@ -173,7 +173,14 @@ static void run_case_up(const char *wname, lwt_mode mode, int ndim, const size_t
         failures++;
         size_t diff = 0;
         for (size_t i = 0; i < info.coeff_count * es && st1 == LWT_OK; i += es)
-            diff += memcmp(c1 + i, c2 + i, es) != 0;
+            if (memcmp(c1 + i, c2 + i, es) && diff++ < 8 && getenv("LWT_TEST_DIFF")) { /* where, for a diagnosis */
+                const size_t e = i / es, n2 = ndim > 2 ? info.packed_shape[2] : 1;
+                const size_t n1 = ndim > 1 ? info.packed_shape[1] : 1;
+                fprintf(stderr, "  packed [%zu,%zu,%zu] of %zux%zux%zu: cpu %.17g gpu %.17g\n", e / (n1 * n2),
+                        e / n2 % n1, e % n2, info.packed_shape[0], n1, n2,
+                        dt == LWT_F32 ? ((float *)c1)[e] : ((double *)c1)[e],
+                        dt == LWT_F32 ? ((float *)c2)[e] : ((double *)c2)[e]);
+            }
         fprintf(stderr, "FAIL %s %s %dD %zux%zux%zu L%d %s chunk %zu %s%s: forward %s (%zu of %zu differ), inverse %s, "
                         "GPU chunks %d, %.3f x the input went up (at most %.3f)\n",
                 setup_name[s], wname, ndim, shape[0], ndim > 1 ? shape[1] : 1, ndim > 2 ? shape[2] : 1, levels,

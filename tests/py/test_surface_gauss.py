@@ -225,12 +225,17 @@ def small_field(c, binary, tmp):
 def usage(c, binary, tmp):
     src = os.path.join(tmp, "part.x3p")
     for args, words in ((["--filter", "fourier"], "wavelet or gaussian"),
-                        (["--filter", "gaussian", "--backend", "cuda"], "CPU only"),
                         (["--filter", "gaussian", "--lambda-c", "0.8km"], "--lambda-c")):
         od = os.path.join(tmp, "bad")
         rc, out, err = lwt(binary, "filter", src, "-o", od, *args)
         c.check(rc == 2 and words in err and err.count("\n") == 1 and not os.path.exists(od),
                 "%s: exit %d, stderr %r" % (" ".join(args), rc, err))
+    # the Gaussian runs on the GPU too (tests/gpu/test_gpu_gauss.c); without one, cuda is refused
+    # for the input (exit 1, one line, no folder) like any backend that is not there
+    od = os.path.join(tmp, "nogpu")
+    rc, out, err = lwt(binary, "filter", src, "-o", od, "--no-png", "--filter", "gaussian", "--backend", "cuda")
+    c.check(rc == 0 or (rc == 1 and "no CUDA device" in err and not os.path.exists(os.path.join(od, "part"))),
+            "gaussian --backend cuda: exit %d, stderr %r" % (rc, err))
 
 
 def main():

@@ -10,8 +10,6 @@ exactly the values times the unit's power of ten, spacing xreal / xres and yreal
 NaN at the masked points. A channel with no units (gwyfile's default) is refused.
 """
 import os
-import random
-import tempfile
 
 import numpy as np
 
@@ -26,12 +24,7 @@ def main():
         from gwyfile.objects import GwyContainer, GwyDataField, GwySIUnit
     except ImportError as e:
         harness.skip("the gwyfile package is not installed (%s)" % e)
-    binary = sio.find_binary()
-    if binary is None:
-        harness.skip("test_surface_io binary not built")
-    c = harness.Checker("test_surface_gwy")
-    rng = random.Random(harness.seed())
-    tmp = tempfile.mkdtemp(prefix="lwt-gwy-")
+    binary, c, rng, tmp = sio.reader_test("test_surface_gwy")
     for case in range(20):
         nx, ny = rng.randint(1, 40), rng.randint(1, 40)
         uxy, uz = rng.choice(["m", "mm", "um"]), rng.choice(list(FACTOR))

@@ -259,6 +259,18 @@ def c_read(binary, path, tmp):
     return (z, dx, dy, fmt), ""
 
 
+def reader_test(name):
+    """What a test of a reader against other readers starts with: the test_surface_io binary
+    (skipped, 77, when it is not built), a Checker, a random.Random of the printed seed and a
+    fresh temporary folder."""
+    import harness
+    import random
+    binary = find_binary()
+    if binary is None:
+        harness.skip("test_surface_io binary not built")
+    return binary, harness.Checker(name), random.Random(harness.seed()), tempfile.mkdtemp(prefix="lwt-%s-" % name)
+
+
 def c_tool(binary, mode, src, dst, *extra):
     r = subprocess.run([binary, mode, src, dst, *extra], capture_output=True, text=True)
     return r.returncode, r.stderr.strip()

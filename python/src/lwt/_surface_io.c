@@ -1,6 +1,6 @@
 /*
  * lwt._surface_io: the surface files of include/lwt_surface.h (liblwt_surface: X3P, SDF, .sur,
- * .plu, .gwy, .npy readers and the X3P and SDF writers), for lwt/surface.py.
+ * .plu, .gwy, .al3d, .vk4, .npy readers and the X3P and SDF writers), for lwt/surface.py.
  *
  * A module of its own, not part of lwt._core, because liblwt_surface needs libzip, expat,
  * libcrypto and libpng: it is built only where CMake finds them (CMakeLists.txt,

@@ -182,7 +182,8 @@ def _file_error(e, path):
 
 def read(path):
     """Read a surface file: X3P (ISO 25178-72), SDF (ISO 25178-71, ASCII and binary), Digital
-    Surf .sur, Sensofar .plu, Gwyddion .gwy, or a 2-D float32/float64 .npy (no spacing:
+    Surf .sur, Sensofar .plu or .plux, Zygo .datx (where liblwt_surface was built with HDF5),
+    Gwyddion .gwy, Alicona .al3d, Keyence .vk4, or a 2-D float32/float64 .npy (no spacing:
     dx = dy = 0). The format is chosen by the file's magic bytes, then its extension
     (lwt_surface_read).
 
