@@ -197,6 +197,8 @@ static int parse_filter_option(int argc, char **argv, int *i, filter_opts *o)
         o->spatial = 1;
     } else if (!strcmp(a, "--no-material")) {
         o->no_material = 1;
+    } else if (!strcmp(a, "--features")) {
+        o->features = 1;
     } else if (!strcmp(a, "--mpi")) {
         o->mpi = 1;
     } else {

@@ -47,6 +47,7 @@ typedef struct job {
     lwt_gauss_nesting gauss; /* --filter gaussian: the nesting indices used */
     lwt_mr_params mrp[1 + LWT_BAND_COUNT];
     lwt_spatial_params spp[1 + LWT_BAND_COUNT];
+    lwt_feature_params ftp[1 + LWT_BAND_COUNT];
     double *curve[1 + LWT_BAND_COUNT]; /* CURVE_POINTS heights (metres about the mean) each */
     lwt_form form;           /* the form removed (kind NONE: none) */
     lwt_report rep;
@@ -341,7 +342,7 @@ static lwt_status material(job *j, lwt_context *ctx, const filter_opts *o, const
 
 /* The parameters of surface k (0 the input, b + 1 band b): height and hybrid, the material ratio
  * family (unless --no-material: the sort of every height is most of the parameters' time), the
- * spatial family with --spatial. */
+ * spatial family with --spatial, the feature family with --features. */
 static lwt_status surface_params(job *j, lwt_context *ctx, const filter_opts *o, const double *z, int k)
 {
     const lwt_surface *s = &j->s;
@@ -357,6 +358,12 @@ static lwt_status surface_params(job *j, lwt_context *ctx, const filter_opts *o,
                                                     &j->spp[k]));
         if (st == LWT_OK)
             j->rep.spatial[k] = &j->spp[k];
+    }
+    if (st == LWT_OK && o->features) {
+        st = LIB_CALL(j, lwt_feature_params_compute(ctx, z, s->nx, s->ny, s->dx, s->dy, 0, o->spec.threads,
+                                                    &j->ftp[k]));
+        if (st == LWT_OK)
+            j->rep.feature[k] = &j->ftp[k];
     }
     return st;
 }

@@ -22,6 +22,7 @@ typedef struct filter_opts {
     const char *outdir;
     const char *form_asked;     /* --form as typed (NULL: not given) */
     int plane_asked;            /* --plane given */
+    int features;               /* 1: the feature family too (--features: two segmentations per surface) */
 } filter_opts;
 
 /* Log sink of the CLI context: keeps the last error message of liblwt for the failure line. */

@@ -403,6 +403,7 @@ int cmd_filter_mpi(const filter_opts *o, int ninputs, char *const *inputs)
                       : o->spec.form != LWT_FORM_NONE && !(o->spec.form == LWT_FORM_POLY && o->spec.form_degree == 1)
                           ? "removes a plane only (--plane), not another form yet"
                       : o->spatial                              ? "does not compute the spatial family (--spatial)"
+                      : o->features                             ? "does not compute the feature family (--features)"
                       : !(o->spacing[0] > 0)                    ? "needs --spacing DX[,DY] (a .npy file has none)"
                       : strlen(inputs[0]) < 4 || strcmp(inputs[0] + strlen(inputs[0]) - 4, ".npy")
                           ? "reads a .npy height map"

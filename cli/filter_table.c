@@ -89,6 +89,15 @@ static int spatial_cell(const lwt_report *r, int b, int k, double *v)
     return 1;
 }
 
+static int feature_cell(const lwt_report *r, int b, int k, double *v)
+{
+    const lwt_feature_params *p = r->feature[b];
+    if (!p)
+        return 0;
+    *v = lwt_report_feature_value(p, k);
+    return 1;
+}
+
 /* one block of the table: a header line, then a line per surface that has the parameters */
 static void block(FILE *f, const lwt_report *r, int ncols, const char *const head[], const char *note,
                   int (*cell)(const lwt_report *, int, int, double *))
@@ -174,6 +183,10 @@ void filter_table_print(FILE *f, const lwt_report *r, const char *outdir)
     static const char *const sp_head[3] = {"Sal/um", "Str", "Std/deg"};
     if (r->spatial[0])
         block(f, r, 3, sp_head, "", spatial_cell);
+    static const char *const ft_head[LWT_FEATURE_PARAM_COUNT] = {"Spd/mm-2", "Spc/mm-1", "S10z/um", "S5p/um", "S5v/um",
+                                                                 "Sda/mm2",  "Sha/mm2",  "Sdv/mm3", "Shv/mm3"};
+    if (r->feature[0])
+        block(f, r, LWT_FEATURE_PARAM_COUNT, ft_head, "", feature_cell);
     int ninv = 0;
     for (int b = 0; b < LWT_BAND_COUNT; b++)
         ninv += x->band[b] != NULL;

@@ -601,6 +601,57 @@ LWT_IO_API lwt_status lwt_surface_read_datx(lwt_context *ctx, const char *path, 
 LWT_API lwt_status lwt_bands_resolve_axes(lwt_context *ctx, const lwt_band_request *req, size_t nx, size_t ny,
                                           double dx, double dy, lwt_band_split *split, lwt_band_axes *axes);
 
+/* ---------------------------------------------- ISO 25178-2 feature family */
+
+/*
+ * Watershed segmentation of the valid heights into dales (every point drained to the pit its
+ * steepest descent, 8 neighbours, reaches) and hills (the same on -z), merged by Wolf pruning
+ * (ISO 25178-2 5.3, ISO 16610-85's change tree): a motif whose local height (its pit to the
+ * lowest saddle on its boundary; for a hill, its peak down to the highest) is below the
+ * threshold (0 < pruning < 100 % of Sz; 0: ISO 25178-3's 5 %) joins the motif across that
+ * saddle, smallest first. From the significant motifs, heights about the mean of the valid points:
+ *   Spd   significant peaks (all hills, open ones too) per unit area of valid points, 1/m^2
+ *   Spc   mean over those peaks of -(d2z/dx2 + d2z/dy2) / 2 by central differences, 1/m
+ *         (peaks on the border or next to an invalid point have no curvature and are left out)
+ *   S5p   mean height of the 5 highest peaks (fewer: of all), S5v mean depth of the 5 deepest
+ *         pits, S10z = S5p + S5v, metres
+ *   Sda, Sha  mean area of the closed dales, hills (not touching the field's border nor an
+ *         invalid point): their points times dx dy, m^2
+ *   Sdv, Shv  mean volume of the closed dales, hills: the sum over their points of the depth
+ *         below (height above) the level of their saddle, times dx dy, m^3
+ * Every valid field has a significant hill and dale (the highest and lowest are never pruned).
+ * Undefined values are NaN: Spc without a peak whose 4 axis neighbours are valid, Sda ... Shv
+ * without a closed motif. Invalid points belong to no motif and open the motifs next to them.
+ * Ties in height are broken by the point index, so the result does not depend on threads.
+ * docs/SURFACE.md, "Feature family", has the details.
+ */
+typedef struct lwt_feature_params {
+    double Spd;                        /* 1/m^2 */
+    double Spc;                        /* 1/m */
+    double S10z, S5p, S5v;             /* metres */
+    double Sda, Sha;                   /* m^2 */
+    double Sdv, Shv;                   /* m^3 */
+    size_t n_peaks, n_pits;            /* significant hills, dales */
+    size_t n_closed_hills, n_closed_dales;
+    double threshold;                  /* the Wolf pruning height used, metres */
+} lwt_feature_params;
+
+#define LWT_FEATURE_PARAM_COUNT 9
+/** Name ("Spd", "Spc", "S10z", "S5p", "S5v", "Sda", "Sha", "Sdv", "Shv") of parameter k in the
+ *  struct's order; NULL outside. */
+LWT_API const char *lwt_feature_param_name(int k);
+/** Value of parameter k; NaN outside 0..8. */
+LWT_API double lwt_feature_param_value(const lwt_feature_params *p, int k);
+/** Unit of parameter k: 'd' a density (1/m^2), 'c' a curvature (1/m), 'h' a height (m), 'a' an
+ *  area (m^2), 'v' a volume (m^3); 0 outside. */
+LWT_API char lwt_feature_param_unit(int k);
+/** Feature parameters of the finite points of z (nx per row, ny rows, fewer than 2^31 points),
+ *  spacing dx, dy > 0 (metres), Wolf pruning at pruning % of Sz (0: 5). threads: CPU threads,
+ *  0 = default; the result does not depend on it. LWT_ERR_INVALID_ARGUMENT, LWT_ERR_NO_DATA (no
+ *  valid point), LWT_ERR_OUT_OF_MEMORY. */
+LWT_API lwt_status lwt_feature_params_compute(lwt_context *ctx, const double *z, size_t nx, size_t ny, double dx,
+                                              double dy, double pruning, int threads, lwt_feature_params *out);
+
 #ifdef __cplusplus
 }
 #endif

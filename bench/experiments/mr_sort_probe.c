@@ -11,20 +11,13 @@
  */
 #include "lwt_surface.h"
 #include "surface/mr_curve.h"
-#include "surface/synth.h"
+#include "demo_surfaces.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double ms(clockid_t id)
-{
-    struct timespec t;
-    clock_gettime(id, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 static int cmp(const void *a, const void *b)
 {
@@ -38,15 +31,12 @@ int main(int argc, char **argv)
         return fprintf(stderr, "usage: mrprobe N THREADS [RUNS] [CHECK]\n"), 2;
     const size_t n = (size_t)atol(argv[1]);
     const int threads = atoi(argv[2]), runs = argc > 3 ? atoi(argv[3]) : 3, check = argc > 4 && atoi(argv[4]);
-    lwt_synth_desc d;
     double *s[4];
-    for (int k = 0; k < 4; k++)
-        s[k] = malloc(n * n * sizeof *s[k]);
-    if (lwt_synth_preset("milled", n, n, 1e-6, 1e-6, 1, &d) || lwt_synth_generate(&d, s[0], s[1], s[2], s[3]))
+    if (demo_surfaces(n, s))
         return fprintf(stderr, "synth failed\n"), 1;
     lwt_context *ctx;
     lwt_context_create(&ctx);
-    const char *name[4] = {"input", "form", "waviness", "roughness"};
+    const char *const *name = DEMO_SURFACE_NAMES;
     double total = 0;
     for (int k = 0; k < 4; k++) {
         double tc = 1e300, tp = 1e300, cc = 1e300;

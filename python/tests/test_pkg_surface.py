@@ -200,7 +200,7 @@ def against_cli():
     ls.write(path, synthetic(nx, ny, dx, dy), dx, dy)
     out = os.path.join(tmp, "cli_out")
     args = ["--levels", "5", "--lambda-s", "2", "--lambda-c", "20", "--plane", "--wavelet", "db4", "--mode", "reflect",
-            "--spatial"]
+            "--spatial", "--features"]
     rc, _, err = harness.run_cli(CLI, ["filter", path, "-o", out, "--no-png"] + args)
     if not chk.check(rc == 0, "lwt filter failed (%d): %s" % (rc, err)):
         return
@@ -237,6 +237,17 @@ def against_cli():
             else:
                 chk.error_within(abs(value - want) / max(abs(want), 1e-300), REPORT_DIGITS,
                                  "%s %s: Python %.10g, CLI %.10g" % (who, name, value, want), "CLI spatial")
+        # the feature family: report units 1/mm^2, 1/mm, um, mm^2, mm^3
+        scale = {"Spd": 1e-6, "Spc": 1e-3, "S10z": 1e6, "S5p": 1e6, "S5v": 1e6, "Sda": 1e6, "Sha": 1e6,
+                 "Sdv": 1e9, "Shv": 1e9}
+        for name, value in ls.feature_parameters(z, s.dx, s.dy).items():
+            want = report["parameters"].get(who, {}).get(name, "absent")
+            value = value * scale[name]
+            if want is None or want == "absent":
+                chk.check(want is None and math.isnan(value), "%s %s: CLI %r, Python %r" % (who, name, want, value))
+            else:
+                chk.error_within(abs(value - want) / max(abs(want), 1e-300), REPORT_DIGITS,
+                                 "%s %s: Python %.10g, CLI %.10g" % (who, name, value, want), "CLI features")
         for name, value in ls.material_parameters(z).items():
             want = report["parameters"].get(who, {}).get(name)
             value = value if units[name] == "%" else value / UM

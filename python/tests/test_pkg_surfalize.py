@@ -18,6 +18,12 @@ Bounds (docs/SURFACE.md, "Agreement with surfalize", says where each comes from)
   Smr1, Smr2       2 of surfalize's ratio steps (0.02 percentage points)
   Spk, Svk         3e-3 + 2 ratio steps over the zone's width (Smr1, 100 - Smr2): a narrow peak
                    zone holds few of surfalize's samples
+  Spd Spc S5p S5v the feature family (surfalize.feature, Wolf pruning 5 %% of Sz) on the roughness
+  S10z, counts     band of each file (levels 1-4), its largest all-valid rectangle cut to 160 x 160:
+                   the same significant peaks and pits (counted exactly), S5p, S5v and Spc to 1e-12,
+                   Spd to 1e-12 after the evaluation area (lwt: nx ny dx dy, surfalize: (nx - 1)
+                   (ny - 1) dx dy); surfalize with exclude_edge=False, lwt's rule (every significant
+                   peak counts; surfalize's default leaves out motifs touching the border)
 On quantized heights (fewer distinct heights than 10 % of the points: integer instruments) the
 curve is a staircase; there the zone parameters and Smr depend on where each tool cuts a step,
 so only Sk, Sxp, Smc, Sdc, Vmc and Vvc are compared, with bounds of one height step.
@@ -36,6 +42,7 @@ except ImportError as e:
 try:
     import surfalize
     from surfalize.abbottfirestone import AbbottFirestoneCurve
+    from surfalize.feature import FeatureParameters
 except ImportError as e:
     harness.skip("surfalize is not installed (scripts/install-deps.sh test installs it): %s" % e)
 if ls._surface_io is None:
@@ -170,6 +177,40 @@ def material(name, s):
                                         " ".join(worst)))
 
 
+FEATURE_CROP = 160  # surfalize prunes in Python loops over the basins: 0.3-3 s a file uncut
+
+
+def features(name, s):
+    """The feature family of the file's roughness band (levels 1-4) on its largest all-valid
+    rectangle (surfalize refuses invalid points), cut to FEATURE_CROP points a side."""
+    if min(s.z.shape) < 64:
+        print("  %s: too small for a 4-level band, feature family not compared" % name)
+        return
+    z = ls.filter(s, levels=4).bands["roughness"]
+    valid = np.isfinite(z)
+    if not valid.all():
+        r0, r1, c0, c1 = largest_valid_rectangle(valid)
+        z = z[r0:r1, c0:c1]
+    z = np.ascontiguousarray(z[:FEATURE_CROP, :FEATURE_CROP])
+    ny, nx = z.shape
+    ours = ls.feature_parameters(z, s.dx, s.dy, counts=True)
+    theirs = FeatureParameters(surfalize.Surface(z * 1e6, s.dx * 1e6, s.dy * 1e6))
+    area = (nx - 1) * (ny - 1) * s.dx * s.dy * 1e12  # surfalize's, um^2
+    peaks, pits = theirs.Spd(exclude_edge=False) * area, theirs.Svd(exclude_edge=False) * area
+    chk.check(ours["peaks"] == round(peaks) and ours["pits"] == round(pits), "%s: lwt %d peaks %d pits, surfalize %g %g"
+              % (name, ours["peaks"], ours["pits"], peaks, pits))
+    spd = ours["Spd"] * nx * ny / ((nx - 1) * (ny - 1)) * 1e-12  # per um^2 over surfalize's area
+    for k, mine, other in (("Spd", spd, theirs.Spd(exclude_edge=False)),
+                           ("S5p", ours["S5p"] * 1e6, theirs.S5p(exclude_edge=False)),
+                           ("S5v", ours["S5v"] * 1e6, theirs.S5v(exclude_edge=False)),
+                           ("S10z", ours["S10z"] * 1e6, theirs.S10z(exclude_edge=False)),
+                           ("Spc", ours["Spc"] * 1e-6, theirs.Spc(exclude_edge=False))):
+        chk.error_within(rel(mine, other), 1e-12, "%s %s: lwt %.12g, surfalize %.12g" % (name, k, mine, other),
+                         "features " + k)
+    print("  %-34s %s points: %d peaks, %d pits (surfalize's default, edge motifs out: %d peaks)"
+          % (name, z.shape, ours["peaks"], ours["pits"], round(theirs.Spd() * area)))
+
+
 def real_files():
     names = sorted(f for f in os.listdir(DATA) if not f.endswith(".md"))
     compared = 0
@@ -181,6 +222,7 @@ def real_files():
             continue
         hybrid(name, s)
         material(name, s)
+        features(name, s)
         compared += 1
     chk.check(compared >= 5, "only %d shared files compared" % compared)
 

@@ -174,8 +174,20 @@ static void gauss_bands(json_writer *w, const lwt_report *r)
     band(w, "form", by[3], -1, 0, lf, NULL);
 }
 
+double lwt_report_feature_value(const lwt_feature_params *f, int k)
+{
+    const double v = lwt_feature_param_value(f, k);
+    switch (lwt_feature_param_unit(k)) {
+    case 'd': return v * 1e-6;
+    case 'c': return v * 1e-3;
+    case 'h': return v * UM;
+    case 'a': return v * 1e6;
+    default: return v * 1e9;
+    }
+}
+
 static void params(json_writer *w, const char *name, const lwt_iso_params *p, const lwt_mr_params *mr,
-                   const lwt_spatial_params *sp)
+                   const lwt_spatial_params *sp, const lwt_feature_params *ft)
 {
     json_key(w, name);
     json_begin_object(w);
@@ -192,6 +204,8 @@ static void params(json_writer *w, const char *name, const lwt_iso_params *p, co
         json_key_number(w, "Str", sp->Str);
         json_key_number(w, "Std", sp->Std);
     }
+    for (int k = 0; ft && k < LWT_FEATURE_PARAM_COUNT; k++)
+        json_key_number(w, lwt_feature_param_name(k), lwt_report_feature_value(ft, k));
     json_end_object(w);
 }
 
@@ -220,7 +234,9 @@ static void units(json_writer *w)
                                        {"Sk", "um"}, {"Spk", "um"}, {"Svk", "um"}, {"Smr1", "%"},
                                        {"Smr2", "%"}, {"Vmp", "ml/m2"}, {"Vmc", "ml/m2"}, {"Vvv", "ml/m2"},
                                        {"Vvc", "ml/m2"}, {"material ratio", "%"}, {"Sal", "um"}, {"Str", "1"},
-                                       {"Std", "degree"},
+                                       {"Std", "degree"}, {"Spd", "1/mm2"}, {"Spc", "1/mm"},
+                                       {"S10z", "um"}, {"S5p", "um"}, {"S5v", "um"}, {"Sda", "mm2"},
+                                       {"Sha", "mm2"}, {"Sdv", "mm3"}, {"Shv", "mm3"},
                                        {"plane slopes", "1"}, {"timing", "ms"}};
     json_key(w, "units");
     json_begin_object(w);
@@ -395,9 +411,18 @@ static void body(json_writer *w, const lwt_report *r)
     static const char *const who[1 + LWT_BAND_COUNT] = {"input", "form", "waviness", "roughness", "noise"};
     for (int k = 0; k <= LWT_BAND_COUNT; k++)
         if (r->params[k])
-            params(w, who[k], r->params[k], r->mr[k], r->spatial[k]);
+            params(w, who[k], r->params[k], r->mr[k], r->spatial[k], r->feature[k]);
     json_end_object(w);
     mr_settings(w);
+    if (r->feature[0]) { /* lwt_feature_params_compute's defaults, which lwt filter uses */
+        json_key(w, "features");
+        json_begin_object(w);
+        json_key_number(w, "wolf_pruning_percent_of_Sz", 5);
+        json_key_number(w, "connectivity", 8);
+        json_key(w, "closed");
+        json_string(w, "Sda, Sha, Sdv, Shv: motifs touching neither the border nor an invalid point");
+        json_end_object(w);
+    }
     units(w);
     timing(w, r);
     strings(w, "outputs", r->outputs, r->noutputs);

@@ -14,10 +14,12 @@
  * "effective": [x, y]}), "parameters" ({"input", "form", "waviness", "roughness"[, "noise"]}:
  * {"Sa", "Sq", "Ssk", "Sku", "Sp", "Sv", "Sz", "Sdq", "Sdr", and the material ratio family
  * "Smr", "Smc", "Sxp", "Sdc", "Sk", "Spk", "Svk", "Smr1", "Smr2", "Vmp", "Vmc", "Vvv", "Vvc",
- * and with --spatial "Sal", "Str", "Std"}), "material_ratio" (its settings), "units",
- * "timing_ms", "outputs", "notes", "levels_per_axis" ({"x": {"levels": J, "noise": [first, last],
- * "roughness": [...], "waviness": [...]}, "y": {...}}, [] for a band empty along that axis; the
- * bands' "levels" count the axis of the smaller spacing; for the Gaussian the same keys, null). The Gaussian's report has the same keys: the wavelet's own
+ * with --spatial "Sal", "Str", "Std", and with --features "Spd", "Spc", "S10z", "S5p", "S5v", "Sda",
+ * "Sha", "Sdv", "Shv"}), "material_ratio" (its settings), "features" (its settings, with
+ * --features), "units", "timing_ms", "outputs", "notes", "levels_per_axis" ({"x": {"levels": J,
+ * "noise": [first, last], "roughness": [...], "waviness": [...]}, "y": {...}}, [] for a band empty
+ * along that axis; the bands' "levels" count the axis of the smaller spacing; for the Gaussian the
+ * same keys, null). The Gaussian's report has the same keys: the wavelet's own
  * ("wavelet", "wavelet_pywt", "mode", "levels", "max_level_pywt", the bands' "levels") are null,
  * its wavelengths and effective cutoffs are the nesting indices used, the same along x and y.
  * Heights and lengths in micrometres, Sdr, Smr, Smr1, Smr2 in percent, volumes in ml/m^2
@@ -62,7 +64,12 @@ typedef struct lwt_report {
     const char *notes[LWT_REPORT_MAX_ITEMS];
     int nnotes;
     const lwt_band_axes *axes;         /* the wavelet split's levels per axis (NULL: split's on both) */
+    const lwt_feature_params *feature[1 + LWT_BAND_COUNT]; /* Spd ... Shv (NULL = not asked) */
 } lwt_report;
+
+/** Feature parameter k (lwt_feature_param_name) in the report's unit, ISO 25178-2's: Spd 1/mm^2,
+ *  Spc 1/mm, S10z S5p S5v um, Sda Sha mm^2, Sdv Shv mm^3 (the table prints the same). */
+double lwt_report_feature_value(const lwt_feature_params *f, int k);
 
 /** Write the report to path atomically. A failure is logged through ctx ("path: reason") and
  *  returned; nothing is left behind. */

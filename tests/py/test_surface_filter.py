@@ -457,6 +457,18 @@ def non_regular(c, r):
     c.check(rc == 0 and not os.path.exists(os.path.join(out2, "good", "material_ratio.csv")) and
             "Sk" not in rep["parameters"]["roughness"] and "Sa" in rep["parameters"]["roughness"] and
             "Smr/%" not in out, "--no-material: exit %d, material ratio family still there" % rc)
+    # --features: the feature family in every surface's parameters, its settings and units, a block
+    # of the table; without it (above) neither
+    feat = ("Spd", "Spc", "S10z", "S5p", "S5v", "Sda", "Sha", "Sdv", "Shv")
+    table_without = out
+    out3 = os.path.join(r.tmp, "out-features")
+    rc, out, err = r.lwt("filter", os.path.join(d, "good.x3p"), "-o", out3, "--features", "--no-png", timeout=60)
+    rep3 = json.load(open(os.path.join(out3, "good", "report.json"))) if rc == 0 else {"parameters": {}}
+    c.check(rc == 0 and all(k in p for p in rep3["parameters"].values() for k in feat) and
+            rep3.get("features", {}).get("wolf_pruning_percent_of_Sz") == 5 and
+            rep3.get("units", {}).get("Spd") == "1/mm2" and "Spd/mm-2" in out, "--features: exit %d, %s" % (rc, err))
+    c.check(not any(k in p for p in rep.get("parameters", {}).values() for k in feat) and "features" not in rep and
+            "Spd/mm-2" not in table_without, "without --features: the feature family is there")
     # a 3 GiB sparse Digital Surf file with an unsupported object type: refused from its header, at once
     sur = os.path.join(d, "huge.sur")
     with open(sur, "wb") as f:

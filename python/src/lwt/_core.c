@@ -747,6 +747,35 @@ static PyObject *py_spatial(PyObject *self, PyObject *args)
     return Py_BuildValue("(ddd)", p.Sal, p.Str, p.Std);
 }
 
+static PyObject *feature_value_item(const void *params, int k)
+{
+    return PyFloat_FromDouble(lwt_feature_param_value(params, k));
+}
+
+/* feature(z, nx, ny, dx, dy, threads, pruning) -> (values in lwt_feature_param_name's order,
+   (n_peaks, n_pits, n_closed_hills, n_closed_dales), threshold) */
+static PyObject *py_feature(PyObject *self, PyObject *args)
+{
+    grid_args g;
+    double pruning;
+    PyObject *zobj;
+    if (!PyArg_ParseTuple(args, "Onnddid", &zobj, &g.nx, &g.ny, &g.dx, &g.dy, &g.threads, &pruning) ||
+        get_heights(zobj, g.nx, g.ny, 0, &g.z) < 0)
+        return NULL;
+    lwt_feature_params p;
+    lwt_status s;
+    lwt_py_forget();
+    Py_BEGIN_ALLOW_THREADS
+    s = lwt_feature_params_compute(g_ctx, g.z.buf, (size_t)g.nx, (size_t)g.ny, g.dx, g.dy, pruning, g.threads, &p);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&g.z);
+    if (s != LWT_OK)
+        return lwt_py_raise(s, "lwt_feature_params_compute");
+    return Py_BuildValue("N(nnnn)d", tuple_of(LWT_FEATURE_PARAM_COUNT, feature_value_item, &p), (Py_ssize_t)p.n_peaks,
+                         (Py_ssize_t)p.n_pits, (Py_ssize_t)p.n_closed_hills, (Py_ssize_t)p.n_closed_dales,
+                         p.threshold);
+}
+
 /* plane_fit(z, nx, ny, dx, dy, threads) -> (z0, sx, sy) */
 static PyObject *py_plane_fit(PyObject *self, PyObject *args)
 {
@@ -787,6 +816,10 @@ static PyObject *mr_unit_item(const void *unused, int k)
     char u[2] = {lwt_mr_param_unit(k), 0};
     return PyUnicode_FromString(u);
 }
+static PyObject *feature_name_item(const void *unused, int k)
+{
+    return PyUnicode_FromString(lwt_feature_param_name(k));
+}
 static PyObject *band_name_item(const void *unused, int b) { return PyUnicode_FromString(lwt_filter_band_name(b)); }
 
 static PyMethodDef core_methods[] = {
@@ -816,6 +849,9 @@ static PyMethodDef core_methods[] = {
     {"material", py_material, METH_VARARGS,
      "material(z, nx, ny, threads, spec, mrs, ps) -> (material ratio values, n_valid, mean, Smc(mrs), Vm(ps), Vv(ps))"},
     {"spatial", py_spatial, METH_VARARGS, "spatial(z, nx, ny, dx, dy, threads, s) -> (Sal, Str, Std)"},
+    {"feature", py_feature, METH_VARARGS,
+     "feature(z, nx, ny, dx, dy, threads, pruning) -> (feature values, (peaks, pits, closed hills, closed dales), "
+     "pruning height)"},
     {"form_fit", py_form_fit, METH_VARARGS,
      "form_fit(z, nx, ny, dx, dy, threads, kind, degree) -> (model dict, z less the model as a block)"},
     {"plane_fit", py_plane_fit, METH_VARARGS, "plane_fit(z, nx, ny, dx, dy, threads) -> (z0, sx, sy)"},
@@ -843,6 +879,7 @@ PyMODINIT_FUNC PyInit__core(void)
               add_owned(m, "ISO_PARAM_NAMES", tuple_of(LWT_ISO_PARAM_COUNT, iso_name_item, NULL)) < 0 ||
               add_owned(m, "ISO_PARAM_IS_HEIGHT", tuple_of(LWT_ISO_PARAM_COUNT, iso_height_item, NULL)) < 0 ||
               add_owned(m, "MR_PARAM_NAMES", tuple_of(LWT_MR_PARAM_COUNT, mr_name_item, NULL)) < 0 ||
+              add_owned(m, "FEATURE_PARAM_NAMES", tuple_of(LWT_FEATURE_PARAM_COUNT, feature_name_item, NULL)) < 0 ||
               add_owned(m, "MR_PARAM_UNITS", tuple_of(LWT_MR_PARAM_COUNT, mr_unit_item, NULL)) < 0 ||
               add_owned(m, "BAND_NAMES", tuple_of(LWT_BAND_COUNT, band_name_item, NULL)) < 0)) {
         Py_DECREF(m);

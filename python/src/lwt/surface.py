@@ -36,13 +36,15 @@ except ImportError as e:  # not built (no libzip/expat/libcrypto/libpng at build
         _IO_MISSING = "lwt._surface_io cannot be loaded: %s" % e
 
 __all__ = ["Surface", "FilterResult", "Plane", "read", "write", "filter", "parameters", "material_parameters",
-           "material_ratio_curve", "spatial_parameters", "plane_fit", "remove_plane", "form_fit", "remove_form", "PARAMETER_NAMES", "MATERIAL_PARAMETER_NAMES",
+           "material_ratio_curve", "spatial_parameters", "feature_parameters", "FEATURE_PARAMETER_NAMES", "plane_fit", "remove_plane", "form_fit", "remove_form", "PARAMETER_NAMES", "MATERIAL_PARAMETER_NAMES",
            "BAND_NAMES"]
 
 #: The ISO 25178-2 parameters in liblwt's order (lwt_iso_param_name).
 PARAMETER_NAMES = _core.ISO_PARAM_NAMES
 #: The material ratio (functional) parameters in liblwt's order (lwt_mr_param_name).
 MATERIAL_PARAMETER_NAMES = _core.MR_PARAM_NAMES
+#: The feature parameters in liblwt's order (lwt_feature_param_name).
+FEATURE_PARAMETER_NAMES = _core.FEATURE_PARAM_NAMES
 #: The bands of a split (lwt_filter_band_name), in liblwt's order.
 BAND_NAMES = _core.BAND_NAMES
 _IS_HEIGHT = dict(zip(_core.ISO_PARAM_NAMES, _core.ISO_PARAM_IS_HEIGHT))
@@ -405,6 +407,22 @@ def spatial_parameters(surface_or_z, dx=None, dy=None, *, s=0.2, threads=0):
     z, dx, dy = _grid(surface_or_z, dx, dy, "spatial_parameters")
     sal, st, sd = _core.spatial(z, z.shape[1], z.shape[0], dx, dy, int(threads), float(s))
     return {"Sal": sal, "Str": st, "Std": sd}
+
+
+def feature_parameters(surface_or_z, dx=None, dy=None, *, pruning=5.0, threads=0, counts=False):
+    """ISO 25178-2 feature parameters (lwt_feature_params_compute): watershed segmentation of the
+    finite heights into hills and dales (8 neighbours), Wolf pruning at `pruning` % of Sz, SI
+    units: {"Spd": significant peaks per m^2, "Spc": mean peak curvature 1/m, "S10z", "S5p",
+    "S5v": metres about the mean, "Sda", "Sha": mean closed dale/hill area m^2, "Sdv", "Shv":
+    mean closed dale/hill volume m^3}. counts=True adds "peaks", "pits", "closed_hills",
+    "closed_dales" and "pruning_height" (metres). docs/SURFACE.md, "Feature family"."""
+    z, dx, dy = _grid(surface_or_z, dx, dy, "feature_parameters")
+    values, n, threshold = _core.feature(z, z.shape[1], z.shape[0], dx, dy, int(threads), float(pruning))
+    out = dict(zip(FEATURE_PARAMETER_NAMES, values))
+    if counts:
+        out.update(zip(("peaks", "pits", "closed_hills", "closed_dales"), n))
+        out["pruning_height"] = threshold
+    return out
 
 
 _FORM_KINDS = {"none": 0, "plane": 1, "sphere": 2, "cylinder-x": 3, "cylinder-y": 4}
