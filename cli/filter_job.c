@@ -148,7 +148,7 @@ static lwt_status write_npy(lwt_context *ctx, const char *path, const lwt_surfac
 {
     char msg[600];
     const size_t shape[2] = {v->ny, v->nx};
-    if (!npy_write(path, LWT_F64, 2, shape, v->z, msg, sizeof msg))
+    if (!npy_write_sync(path, LWT_F64, 2, shape, v->z, 0, msg, sizeof msg)) /* no fsync: see write_task */
         return LWT_OK;
     const size_t n = strlen(path);
     const char *why = strncmp(msg, path, n) || strncmp(msg + n, ": ", 2) ? msg : msg + n + 2;
