@@ -2,7 +2,9 @@
 """lwt filter end to end: one large X3P to three band X3P files and report.json, and a batch.
 
     python3 bench/filter_e2e.py LWT_BINARY [--size 12288] [--backend cuda] [--batch 4]
-                                [--repeat 1] [--workdir DIR] [--keep] [--filter-args "..."]
+                                [--repeat 1] [--workdir DIR] [--keep] [--filter-args="..."]
+
+(--filter-args with "=": its value starts with "--", e.g. --filter-args="--no-material --dtype f32")
 
 1. `lwt synth` makes SIZE x SIZE X3P inputs in the work folder (not timed here; its time is
    printed).
@@ -66,7 +68,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=1, help="runs of each measurement, the best kept")
     ap.add_argument("--workdir", help="where the inputs and outputs go (default: a new temporary folder)")
     ap.add_argument("--keep", action="store_true", help="keep the inputs and the outputs")
-    ap.add_argument("--filter-args", default="", help="more lwt filter options, e.g. \"--no-material\"")
+    ap.add_argument("--filter-args", default="", help="more lwt filter options: --filter-args=\"--no-material\"")
     args = ap.parse_args()
     args.lwt = os.path.abspath(args.lwt)
     work = args.workdir or tempfile.mkdtemp(prefix="lwt-e2e-")
@@ -74,8 +76,13 @@ def main():
     try:
         run(args, work)
     finally:
-        if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
+        if not args.keep:  # what this script made, not a --workdir's other files
+            for name in os.listdir(work):
+                if name in ("one", "batch") or (name.startswith("e2e") and name.endswith(".x3p")):
+                    p = os.path.join(work, name)
+                    shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
+            if not args.workdir:
+                os.rmdir(work)
 
 
 def run(args, work):

@@ -275,6 +275,11 @@ int cmd_filter(int argc, char **argv)
     o.spec.algorithm = t.algorithm;
     o.spec.threads = t.threads;
 
+    if (o.mpi && o.bands_format != FILTER_BANDS_X3P) { /* filter_mpi.c writes X3P bands */
+        free(inputs);
+        return usage_error("--mpi writes the bands as X3P only (not --bands-format %s)",
+                           o.bands_format == FILTER_BANDS_SDF ? "sdf" : "npy");
+    }
     if (o.mpi) { /* one surface over the ranks of mpirun */
 #ifdef LWT_CLI_MPI
         const int rc = cmd_filter_mpi(&o, ninputs, inputs);

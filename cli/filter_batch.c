@@ -89,6 +89,13 @@ static int read_job(batch *b, int k)
     return filter_job_read(s->job, b->ctx[STAGE_READ], b->log[STAGE_READ], b->o, s->err, sizeof s->err);
 }
 
+/* the compute stage of job k on the thread of stage `on` (its context and log sink) */
+static int compute_job(batch *b, int k, int on)
+{
+    slot *s = &b->slots[k];
+    return filter_job_compute(s->job, b->ctx[on], b->log[on], b->o, &b->pg, s->err, sizeof s->err);
+}
+
 /* the write stage of job k (or its failure line), then the job freed */
 static void finish_job(batch *b, int k)
 {
@@ -111,14 +118,13 @@ static void run_sequential(batch *b)
         progress_file(&b->pg, k, b->names[k]);
         if (!s->failed && read_job(b, k))
             s->failed = 1;
-        if (!s->failed && filter_job_compute(s->job, b->ctx[STAGE_WRITE], b->log[STAGE_WRITE], b->o, &b->pg,
-                                             s->err, sizeof s->err))
+        if (!s->failed && compute_job(b, k, STAGE_WRITE))
             s->failed = 1;
         finish_job(b, k);
     }
 }
 
-/* job k has passed stage `stage`: tell the others */
+/* job k has passed its next stage (failed or not): tell the other threads */
 static void pass(batch *b, int k, int failed)
 {
     pthread_mutex_lock(&b->mu);
@@ -188,8 +194,7 @@ static void *computer(void *arg)
         int failed = s->failed;
         if (!failed) {
             progress_file(&b->pg, k, b->names[k]);
-            failed = filter_job_compute(s->job, b->ctx[STAGE_COMPUTE], b->log[STAGE_COMPUTE], b->o, &b->pg, s->err,
-                                        sizeof s->err) != 0;
+            failed = compute_job(b, k, STAGE_COMPUTE) != 0;
         }
         pass(b, k, failed);
     }
@@ -202,8 +207,7 @@ static void write_in_turn(batch *b, int k, int compute_here)
 {
     slot *s = &b->slots[k];
     wait_stages(b, k, compute_here ? 1 : 2);
-    if (compute_here && !s->failed &&
-        filter_job_compute(s->job, b->ctx[STAGE_WRITE], b->log[STAGE_WRITE], b->o, &b->pg, s->err, sizeof s->err))
+    if (compute_here && !s->failed && compute_job(b, k, STAGE_WRITE))
         s->failed = 1;
     finish_job(b, k);
     pthread_mutex_lock(&b->mu);

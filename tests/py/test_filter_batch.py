@@ -12,7 +12,7 @@
 - --bands-format x3p, sdf, npy: the band files have the format's name and magic, report.json
   lists them, and lwt's reader (the test_surface_io tool) gives the same heights, NaN at the same
   points, from each; the SDF also through an independent reader (test_surface_io.py);
-- an unknown --bands-format is a usage error (exit 2, no output).
+- an unknown --bands-format, or sdf/npy with --mpi (X3P only), is a usage error (exit 2, no output).
 Exit 0 pass, 1 fail, 77 skip (CLI not built).
 """
 import json
@@ -131,6 +131,8 @@ def body(binary, top):
     rc, out, err = run(binary, ["filter", names[0], "-o", "out", "--bands-format", "tiff"], top)
     check(rc == 2 and "--bands-format needs x3p, sdf or npy (got 'tiff')" in err and not os.path.exists(
         os.path.join(top, "out")), "--bands-format tiff: exit %d, %r" % (rc, err))
+    rc, out, err = run(binary, ["filter", names[0], "-o", "out", "--mpi", "--bands-format", "npy"], top)
+    check(rc == 2 and "--mpi writes the bands as X3P only" in err, "--mpi --bands-format npy: exit %d, %r" % (rc, err))
     if failures:
         print("%d failure(s)" % len(failures))
         return 1
