@@ -11,7 +11,8 @@
   alone): every input still filters, identically;
 - --bands-format x3p, sdf, npy: the band files have the format's name and magic, report.json
   lists them, and lwt's reader (the test_surface_io tool) gives the same heights, NaN at the same
-  points, from each; the SDF also through an independent reader (test_surface_io.py);
+  points, from each; the SDF also through an independent reader (test_surface_io.py) and, where
+  it is importable, surfalize (NaN for the invalid points; its micrometres to the rounding);
 - an unknown --bands-format, or sdf/npy with --mpi (X3P only), is a usage error (exit 2, no output).
 Exit 0 pass, 1 fail, 77 skip (CLI not built).
 """
@@ -163,14 +164,22 @@ def bands_formats(binary, top, surface):
         if fmt == "sdf":  # an independent reading of the binary SDF too
             z, dx, dy = sio.read_sdf(os.path.join(folder, "roughness.sdf"))
             heights["indep", "roughness"] = (z, dx, dy, None)
+            try:  # a third opinion where the optional package is importable (test_surface_io.py does the same)
+                import surfalize
+            except ImportError:
+                surfalize = None
+            if surfalize:  # micrometres, NaN for the invalid points
+                z = surfalize.Surface.load(os.path.join(folder, "roughness.sdf")).data * 1e-6
+                heights["surfalize", "roughness"] = (z, dx, dy, None)
     if not tool:
         print("note: tests/test_surface_io is not built: the band files are not read back")
         return
     for (fmt, band), got in heights.items():
         ref = heights["x3p", band]
         a, b = np.asarray(got[0]), ref[0]
-        ok = a.shape == b.shape and np.array_equal(np.isnan(a), np.isnan(b)) and np.array_equal(
-            a[~np.isnan(a)], b[~np.isnan(b)])
+        same = np.allclose if fmt == "surfalize" else np.array_equal  # it scales to micrometres
+        ok = a.shape == b.shape and np.array_equal(np.isnan(a), np.isnan(b)) and same(
+            a[~np.isnan(a)], b[~np.isnan(b)], *((1e-12, 0) if fmt == "surfalize" else ()))
         check(ok, "%s %s: heights differ from the X3P's" % (fmt, band))
         check(np.isnan(b).any(), "%s: the surface should have invalid points" % band)
         if fmt == "sdf":
