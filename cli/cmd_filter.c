@@ -5,8 +5,10 @@
  * (noise.x3p with --lambda-s or a roughness band above level 1), report.json and PNG previews,
  * written atomically. --form MODEL removes a least-squares form first (--plane = --form poly:1).
  * Every adjustment of a requested cutoff is a note in report.json and a warning line on stderr.
+ * --bands-format sdf|npy writes the bands as binary SDF or .npy instead of X3P.
  * A bad input gets one line on stderr and no folder; the batch goes on;
  * the exit status is 1 when any input failed (2 for usage errors).
+ * A batch is pipelined (filter_batch.c) unless --no-pipeline.
  */
 #include <errno.h>
 #include <math.h>
@@ -136,7 +138,7 @@ static int parse_filter_option(int argc, char **argv, int *i, filter_opts *o)
     const char *a = argv[*i];
     static const char *const with_value[] = {"-o", "--output", "--roughness-levels", "--waviness-levels",
                                              "--lambda-s", "--lambda-c", "--spacing", "--z-unit", "--dtype",
-                                             "--preview-size", "--filter", "--form"};
+                                             "--preview-size", "--filter", "--form", "--bands-format"};
     int needs = 0;
     for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
         needs |= !strcmp(a, with_value[k]);
@@ -201,6 +203,17 @@ static int parse_filter_option(int argc, char **argv, int *i, filter_opts *o)
         o->features = 1;
     } else if (!strcmp(a, "--mpi")) {
         o->mpi = 1;
+    } else if (!strcmp(a, "--no-pipeline")) {
+        o->no_pipeline = 1;
+    } else if (!strcmp(a, "--bands-format")) {
+        static const char *const names[] = {"x3p", "sdf", "npy"};
+        static const int formats[] = {FILTER_BANDS_X3P, FILTER_BANDS_SDF, FILTER_BANDS_NPY};
+        o->bands_format = -1;
+        for (int k = 0; k < 3; k++)
+            if (!strcmp(v, names[k]))
+                o->bands_format = formats[k];
+        if (o->bands_format < 0)
+            return bad_value("--bands-format needs x3p, sdf or npy (got '%s')", v);
     } else {
         return 0;
     }
@@ -260,6 +273,11 @@ int cmd_filter(int argc, char **argv)
     o.spec.algorithm = t.algorithm;
     o.spec.threads = t.threads;
 
+    if (o.mpi && o.bands_format != FILTER_BANDS_X3P) { /* filter_mpi.c writes X3P bands */
+        free(inputs);
+        return usage_error("--mpi writes the bands as X3P only (not --bands-format %s)",
+                           o.bands_format == FILTER_BANDS_SDF ? "sdf" : "npy");
+    }
     if (o.mpi) { /* one surface over the ranks of mpirun */
 #ifdef LWT_CLI_MPI
         const int rc = cmd_filter_mpi(&o, ninputs, inputs);
@@ -295,51 +313,8 @@ int cmd_filter(int argc, char **argv)
         return LWT_EXIT_RUNTIME;
     }
 
-    cli_progress pg;
-    progress_init(&pg, ninputs);
-    char (*names)[256] = calloc((size_t)ninputs, sizeof *names);
-    int *failed = calloc((size_t)ninputs, sizeof *failed), nfailed = 0;
-    if (!names || !failed) {
-        fputs("lwt filter: out of memory\n", stderr);
-        nfailed = ninputs;
-    }
-    for (int k = 0; names && failed && k < ninputs; k++) {
-        char err[1024];
-        filter_stem(inputs[k], names[k], sizeof names[k]);
-        progress_file(&pg, k, names[k]);
-        int dup = -1;
-        for (int q = 0; q < k && dup < 0; q++)
-            if (!strcmp(names[q], names[k]))
-                dup = q;
-        int rc;
-        if (dup >= 0) {
-            snprintf(err, sizeof err, "%s: output name '%s' is already used by %s in this batch", inputs[k],
-                     names[k], inputs[dup]);
-            rc = -1;
-        } else if (!names[k][0] || !strcmp(names[k], ".") || !strcmp(names[k], "..")) {
-            snprintf(err, sizeof err, "%s: cannot name an output folder after this file", inputs[k]);
-            rc = -1;
-        } else {
-            rc = filter_job(ctx, &log, &o, inputs[k], names[k], &pg, stdout, err, sizeof err);
-        }
-        if (rc) {
-            progress_clear(&pg);
-            fprintf(stderr, "lwt filter: %s\n", err);
-            failed[k] = 1;
-            nfailed++;
-        }
-    }
-    progress_clear(&pg);
-    if (nfailed && failed) {
-        fprintf(stderr, "lwt filter: %d of %d input%s failed:", nfailed, ninputs, ninputs == 1 ? "" : "s");
-        for (int k = 0; k < ninputs; k++)
-            if (failed[k])
-                fprintf(stderr, " %s", inputs[k]);
-        fputc('\n', stderr);
-    }
-    free(names);
-    free(failed);
+    const int rc = filter_batch_run(ctx, &log, &o, ninputs, inputs);
     free(inputs);
     lwt_context_destroy(ctx);
-    return nfailed ? LWT_EXIT_RUNTIME : LWT_EXIT_OK;
+    return rc;
 }

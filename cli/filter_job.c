@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "io/curve_csv.h"
+#include "io/npy.h"
 #include "io/png_preview.h"
 #include "io/surface_file.h"
 #include "surface/threads.h"
@@ -40,7 +41,8 @@ void filter_log_fn(void *user, lwt_log_level level, const char *msg)
     }
 }
 
-typedef struct job {
+struct filter_job {
+    const char *input, *name; /* the file, its output folder's name */
     lwt_surface s;
     lwt_filter_result res;
     lwt_iso_params prm[1 + LWT_BAND_COUNT];
@@ -57,7 +59,12 @@ typedef struct job {
     cli_progress *pg;
     lwt_context *ctx;
     filter_log *log; /* the context's sink: the message of the call that failed */
-} job;
+    lwt_band_split split;
+    lwt_band_axes axes; /* the wavelet split's levels per axis (report.json's levels_per_axis) */
+    double ms_compute; /* the split and the parameters */
+    int bands_format;  /* FILTER_BANDS_*, for write_task */
+};
+typedef struct filter_job job;
 
 static int failf(char *err, size_t errlen, const char *input, const char *fmt, ...)
 {
@@ -115,13 +122,13 @@ static void on_progress(void *user, int step, int steps, const char *what)
     progress_update((cli_progress *)user, 0.05 + 0.65 * step / steps, what);
 }
 
-/* read the file and give .npy files their spacing and height unit */
+/* read the file and give .npy files their spacing and height unit: 0, -1 or FILTER_JOB_NO_MEMORY */
 static int load(job *j, const filter_opts *o, const char *input, char *err, size_t errlen)
 {
     j->log->warning[0] = 0;
     lwt_status st = LIB_CALL(j, lwt_surface_read(j->ctx, input, &j->s));
     if (st != LWT_OK)
-        return lib_fail(j, st, NULL, err, errlen);
+        return lib_fail(j, st, NULL, err, errlen), st == LWT_ERR_OUT_OF_MEMORY ? FILTER_JOB_NO_MEMORY : -1;
     if (j->log->warning[0]) { /* --ignore-checksum let a mismatch through: the report says so too */
         const size_t k = strlen(input);
         const char *w = j->log->warning;
@@ -147,6 +154,19 @@ typedef struct out_task {
     int nmaps, px;              /* PNG: nmaps > 0 */
 } out_task;
 
+/* a band as .npy: float64 heights in metres, rows along y, no spacing (report.json has it); the
+   writer's failure "PATH: reason" logged as the other writers log theirs */
+static lwt_status write_npy(lwt_context *ctx, const char *path, const lwt_surface *v)
+{
+    char msg[600];
+    const size_t shape[2] = {v->ny, v->nx};
+    if (!npy_write_sync(path, LWT_F64, 2, shape, v->z, 0, msg, sizeof msg)) /* no fsync: see write_task */
+        return LWT_OK;
+    const size_t n = strlen(path);
+    const char *why = strncmp(msg, path, n) || strncmp(msg + n, ": ", 2) ? msg : msg + n + 2;
+    return lwt__file_fail(ctx, LWT_ERR_IO, path, "%s", why);
+}
+
 static lwt_status write_task(job *j, const out_task *t)
 {
     char path[4200];
@@ -168,15 +188,22 @@ static lwt_status write_task(job *j, const out_task *t)
        (outdir.h); we promise that atomicity, not durability across a power loss (the outputs can
        be made again from the input). The fsync cost 50-140 ms per 128 MiB X3P on the development
        VM (docs/PERFORMANCE.md, "Surface filtration (CPU)"). */
+    if (j->bands_format == FILTER_BANDS_SDF)
+        return lwt__surface_write_sdf_sync(j->ctx, path, &v, 1, 0);
+    if (j->bands_format == FILTER_BANDS_NPY)
+        return write_npy(j->ctx, path, &v);
     return lwt__surface_write_x3p_sync(j->ctx, path, &v, 0);
 }
 
-/* The X3P files and previews, written side by side on the job's threads (each file is one
+/* The band files and previews, written side by side on the job's threads (each file is one
  * thread's work: the MD5 of a 128 MiB X3P is one sequential pass of ~0.2 s, so two files at once
  * is what two cores can do); the longest (the X3P files) first. */
 static int write_outputs(job *j, const filter_opts *o, char *err, size_t errlen)
 {
-    static const char *const files[LWT_BAND_COUNT] = {"form.x3p", "waviness.x3p", "roughness.x3p", "noise.x3p"};
+    static const char *const files[3][LWT_BAND_COUNT] = {
+        [FILTER_BANDS_X3P] = {"form.x3p", "waviness.x3p", "roughness.x3p", "noise.x3p"},
+        [FILTER_BANDS_SDF] = {"form.sdf", "waviness.sdf", "roughness.sdf", "noise.sdf"},
+        [FILTER_BANDS_NPY] = {"form.npy", "waviness.npy", "roughness.npy", "noise.npy"}};
     static const char *const pngs[LWT_BAND_COUNT] = {"form.png", "waviness.png", "roughness.png", "noise.png"};
     const lwt_surface *s = &j->s;
     out_task t[2 * LWT_BAND_COUNT + 2];
@@ -184,7 +211,7 @@ static int write_outputs(job *j, const filter_opts *o, char *err, size_t errlen)
     memset(t, 0, sizeof t);
     for (int b = 0; b < LWT_BAND_COUNT; b++)
         if (j->res.band[b]) {
-            t[nt].file = files[b];
+            t[nt].file = files[o->bands_format][b];
             t[nt].z = j->res.band[b];
             t[nt++].what = lwt_filter_band_name(b);
         }
@@ -395,17 +422,49 @@ static lwt_status write_curves(job *j, lwt_context *ctx)
     return st;
 }
 
-static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input, const char *name,
-               FILE *out, char *err, size_t errlen)
+/* the context and log sink of the thread that runs a stage of the job (one per thread in a
+   pipelined batch: the failure message of a call is the one its own context logged) */
+static void on_thread(job *j, lwt_context *ctx, filter_log *log)
 {
+    j->ctx = ctx;
+    j->log = log;
+}
+
+filter_job *filter_job_new(const char *input, const char *name)
+{
+    job *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    lwt_surface_init(&j->s);
+    j->input = input;
+    j->name = name;
+    return j;
+}
+
+int filter_job_read(filter_job *j, lwt_context *ctx, filter_log *log, const filter_opts *o, char *err,
+                    size_t errlen)
+{
+    on_thread(j, ctx, log);
+    lwt_surface_free(&j->s); /* a read again (a pipelined batch's retry, filter_batch.c) starts afresh */
     const double t0 = now_ms();
-    lwt_band_split split;
-    lwt_band_axes axes;
+    int rc = load(j, o, j->input, err, errlen);
+    if (rc)
+        return rc;
+    j->rep.ms_read = now_ms() - t0;
+    return 0;
+}
+
+size_t filter_job_points(const filter_job *j) { return j->s.nx * j->s.ny; }
+
+int filter_job_compute(filter_job *j, lwt_context *ctx, filter_log *log, const filter_opts *o, cli_progress *pg,
+                       char *err, size_t errlen)
+{
+    on_thread(j, ctx, log);
+    j->pg = pg;
+    const char *input = j->input;
+    const double t0 = now_ms();
     lwt_report *r = &j->rep;
-    if (load(j, o, input, err, errlen))
-        return -1;
     const lwt_surface *s = &j->s;
-    r->ms_read = now_ms() - t0;
     lwt_band_request req = o->req;
     if (req.levels < 0) { /* "max": the most levels the size allows */
         size_t m = s->nx < s->ny ? s->nx : s->ny;
@@ -415,24 +474,23 @@ static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input
         if (req.levels == 0)
             req.levels = 1;
     }
-    char msg[400];
     lwt_filter_spec spec = o->spec;
     lwt_status st;
     if (spec.filter == LWT_FILTER_GAUSSIAN) { /* no levels: the split keeps only the spacing */
-        memset(&split, 0, sizeof split);
-        split.spacing = fmin(s->dx, s->dy);
+        memset(&j->split, 0, sizeof j->split);
+        j->split.spacing = fmin(s->dx, s->dy);
         st = LIB_CALL(j, lwt_gauss_nesting_resolve(ctx, &req, s->dx, s->dy, &spec.gauss));
         j->gauss = spec.gauss;
         r->gauss = &j->gauss;
     } else {
         /* levels per axis: each axis cut at the octaves of its own spacing (docs/SURFACE.md) */
-        st = LIB_CALL(j, lwt_bands_resolve_axes(ctx, &req, s->nx, s->ny, s->dx, s->dy, &split, &axes));
-        spec.axes = axes;
-        r->axes = &spec.axes;
+        st = LIB_CALL(j, lwt_bands_resolve_axes(ctx, &req, s->nx, s->ny, s->dx, s->dy, &j->split, &j->axes));
+        spec.axes = j->axes;
+        r->axes = &j->axes;
     }
     if (st != LWT_OK)
         return lib_fail(j, st, input, err, errlen);
-    spec.split = split;
+    spec.split = j->split;
     spec.progress = on_progress;
     spec.progress_user = j->pg;
     spec.form_out = &j->form;
@@ -453,6 +511,7 @@ static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input
         }
     double t2 = now_ms();
     r->ms_params = t2 - t1;
+    j->ms_compute = t2 - t0;
     r->input = input;
     r->input_format = s->source_format;
     r->nx = s->nx;
@@ -463,7 +522,7 @@ static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input
     r->wavelet = o->wavelet_asked;
     r->mode = lwt_mode_name(o->spec.mode);
     r->dtype = o->spec.dtype == LWT_F32 ? "float32" : "float64";
-    r->split = &split;
+    r->split = &j->split;
     r->lambda_s_req = o->req.lambda_s;
     r->lambda_c_req = o->req.lambda_c;
     r->result = &j->res;
@@ -471,10 +530,25 @@ static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input
     r->form = &j->form;
     add_notes(j, o);
     progress_clear(j->pg);
+    return 0;
+}
+
+int filter_job_write(filter_job *j, lwt_context *ctx, filter_log *log, const filter_opts *o, cli_progress *pg,
+                     FILE *out, char *err, size_t errlen)
+{
+    on_thread(j, ctx, log);
+    j->pg = pg;
+    const char *input = j->input;
+    j->bands_format = o->bands_format;
+    const double t0 = now_ms();
+    lwt_report *r = &j->rep;
+    char msg[400];
+    lwt_status st;
+    progress_clear(j->pg);
     for (int k = 0; k < r->nnotes; k++)
         if (j->warned[k])
             fprintf(stderr, "lwt filter: warning: %s: %s\n", input, r->notes[k]);
-    if (outdir_begin(&j->od, o->outdir, name, msg, sizeof msg))
+    if (outdir_begin(&j->od, o->outdir, j->name, msg, sizeof msg))
         return failf(err, errlen, input, "%s", msg);
     if (write_outputs(j, o, err, errlen)) /* its line names the input */
         return -1;
@@ -485,8 +559,9 @@ static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input
         r->outputs[r->noutputs++] = "material_ratio.csv";
     }
     r->outputs[r->noutputs++] = "report.json";
-    r->ms_write = now_ms() - t2;
-    r->ms_total = now_ms() - t0;
+    r->ms_write = now_ms() - t0;
+    /* the job's own work, without the time it waited in a pipelined batch for its turn */
+    r->ms_total = r->ms_read + j->ms_compute + r->ms_write;
     char path[4200];
     st = LIB_CALL(j, lwt_report_write_json(ctx, outdir_file(&j->od, "report.json", path, sizeof path), r));
     if (st != LWT_OK)
@@ -498,22 +573,14 @@ static int run(job *j, lwt_context *ctx, const filter_opts *o, const char *input
     return 0;
 }
 
-int filter_job(lwt_context *ctx, filter_log *log, const filter_opts *o, const char *input, const char *name,
-               cli_progress *pg, FILE *out, char *err, size_t errlen)
+void filter_job_free(filter_job *j)
 {
-    job *j = calloc(1, sizeof *j);
     if (!j)
-        return failf(err, errlen, input, "out of memory");
-    lwt_surface_init(&j->s);
-    j->pg = pg;
-    j->ctx = ctx;
-    j->log = log;
-    int rc = run(j, ctx, o, input, name, out, err, errlen);
+        return;
     outdir_abort(&j->od); /* no-op after a commit */
     lwt_filter_result_free(&j->res);
     lwt_surface_free(&j->s);
     for (int k = 0; k <= LWT_BAND_COUNT; k++)
         free(j->curve[k]);
     free(j);
-    return rc;
 }

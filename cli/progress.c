@@ -15,16 +15,28 @@ void progress_init(cli_progress *p, int files)
     memset(p, 0, sizeof *p);
     p->enabled = isatty(STDERR_FILENO);
     p->files = files > 0 ? files : 1;
+    pthread_mutex_init(&p->lock, NULL); /* a default mutex: nothing to destroy on Linux */
 }
+
+static void update(cli_progress *p, double fraction, const char *what);
 
 void progress_file(cli_progress *p, int index, const char *name)
 {
+    pthread_mutex_lock(&p->lock);
     p->file = index;
     snprintf(p->name, sizeof p->name, "%s", name);
-    progress_update(p, 0, "reading");
+    update(p, 0, "reading");
+    pthread_mutex_unlock(&p->lock);
 }
 
 void progress_update(cli_progress *p, double fraction, const char *what)
+{
+    pthread_mutex_lock(&p->lock);
+    update(p, fraction, what);
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void update(cli_progress *p, double fraction, const char *what)
 {
     if (!p->enabled)
         return;
@@ -51,9 +63,11 @@ void progress_update(cli_progress *p, double fraction, const char *what)
 
 void progress_clear(cli_progress *p)
 {
+    pthread_mutex_lock(&p->lock);
     if (p->enabled && p->drawn) {
         fputs("\r\033[K", stderr);
         fflush(stderr);
     }
     p->drawn = 0;
+    pthread_mutex_unlock(&p->lock);
 }

@@ -967,6 +967,12 @@ size_t lwt__npy_build_header(unsigned char *buf, size_t bufsize, lwt_dtype dtype
 int npy_write(const char *path, lwt_dtype dtype, int ndim, const size_t *shape,
               const void *data, char *err, size_t errlen)
 {
+    return npy_write_sync(path, dtype, ndim, shape, data, 1, err, errlen);
+}
+
+int npy_write_sync(const char *path, lwt_dtype dtype, int ndim, const size_t *shape, const void *data,
+                   int durable, char *err, size_t errlen)
+{
     unsigned char header[NPY_HEADER_BUF];
     size_t hdr, count, elsize, nbytes;
     char *tmp = NULL;
@@ -1040,7 +1046,7 @@ int npy_write(const char *path, lwt_dtype dtype, int ndim, const size_t *shape,
     }
     if (fflush(f) != 0)
         goto write_error;
-    if (fsync(fileno(f)) != 0) {
+    if (durable && fsync(fileno(f)) != 0) {
         lwt__npy_fail(err, errlen, path, "cannot sync %s: %s", tmp, strerror(errno));
         goto done;
     }
@@ -1054,7 +1060,8 @@ int npy_write(const char *path, lwt_dtype dtype, int ndim, const size_t *shape,
         lwt__npy_fail(err, errlen, path, "cannot rename %s into place: %s", tmp, strerror(errno));
         goto done;
     }
-    lwt__npy_fsync_parent_dir(path);
+    if (durable)
+        lwt__npy_fsync_parent_dir(path);
     rc = 0;
     goto done;
 

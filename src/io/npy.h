@@ -57,6 +57,12 @@ int npy_read_max(const char *path, size_t max_bytes, npy_array *out, char *err, 
 int npy_write(const char *path, lwt_dtype dtype, int ndim, const size_t *shape,
               const void *data, char *err, size_t errlen);
 
+/* npy_write with durable = 0: no fsync of the file or of its folder before and after the
+   rename, for files written into a folder that appears whole later (lwt filter's output
+   folders), whose durability, if any, is the folder's business. durable = 1: npy_write. */
+int npy_write_sync(const char *path, lwt_dtype dtype, int ndim, const size_t *shape, const void *data,
+                   int durable, char *err, size_t errlen);
+
 /* Frees a->data and zeroes *a. NULL-safe. */
 void npy_free(npy_array *a);
 

@@ -455,6 +455,12 @@ static void trailer_text(char *dst, size_t n, const char *src)
 
 lwt_status lwt_surface_write_sdf(lwt_context *ctx, const char *path, const lwt_surface *s, int binary)
 {
+    return lwt__surface_write_sdf_sync(ctx, path, s, binary, 1);
+}
+
+lwt_status lwt__surface_write_sdf_sync(lwt_context *ctx, const char *path, const lwt_surface *s, int binary,
+                                       int durable)
+{
     char tmp[4200], date[13], mod[13], now_iso[40];
     size_t n;
     int unwritable = lwt__check_writable(ctx, path, s, "SDF", &n);
@@ -536,7 +542,7 @@ lwt_status lwt_surface_write_sdf(lwt_context *ctx, const char *path, const lwt_s
 
     int bad = fflush(f) != 0 || ferror(f);
     int e = errno;
-    if (!bad && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS) {
+    if (!bad && durable && fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS) {
         bad = 1;
         e = errno;
     }

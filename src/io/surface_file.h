@@ -84,6 +84,9 @@ lwt_status lwt__tmp_commit_sync(lwt_context *ctx, int fd, const char *tmp, const
  *  for files written into a folder that appears as a whole later (the CLI's output folders),
  *  whose durability, if any, is the folder's business. */
 lwt_status lwt__surface_write_x3p_sync(lwt_context *ctx, const char *path, const lwt_surface *s, int durable);
+/** lwt_surface_write_sdf, with durable as in lwt__surface_write_x3p_sync. */
+lwt_status lwt__surface_write_sdf_sync(lwt_context *ctx, const char *path, const lwt_surface *s, int binary,
+                                       int durable);
 /** close fd (if >= 0) and unlink tmp. */
 void lwt__tmp_abort(int fd, const char *tmp);
 /** Write all bytes to fd. 0 ok, -1 error (errno set). */
