@@ -19,6 +19,7 @@ typedef struct bench_opts {
     lwt_algorithm algorithm;
     size_t filter_n;   /* --filter N: the surface filter and the splitter (bench_filter.c) */
     int stream;        /* 1: --stream (bench_stream.c), 2: --resident (bench_spread.c) */
+    int zero_copy;     /* --zero-copy (bench_zerocopy.c) */
     size_t stream_n;
     int stream_reps;
     double big_gib, slow;
@@ -32,5 +33,7 @@ int bench_filter(lwt_context *ctx, size_t n, int f64);
 int bench_stream(lwt_context *ctx, int reps, double big_gib, double slow, size_t n16, int resident_only);
 /* Device-resident data spread over the GPUs (bench_spread.c). */
 int bench_spread(lwt_context *ctx, int reps, size_t n16);
+/* Seed 003's zero-copy memory against copy-in / copy-out on page-locked host arrays (bench_zerocopy.c). */
+int bench_zerocopy(lwt_context *ctx, const bench_opts *o);
 
 #endif

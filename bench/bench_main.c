@@ -25,6 +25,7 @@ static void usage(FILE *f)
                "       lwt-bench --filter N [--f64]\n"
                "       lwt-bench --stream [--stream-reps N] [--stream-size N] [--big GIB] [--slow F]\n"
                "       lwt-bench --resident [--stream-reps N] [--stream-size N]\n"
+               "       lwt-bench --zero-copy [-w W1,W2] [--sizes N1,N2] [-l LEVELS] [--reps N]\n"
                "       lwt-bench --seed-experiments | --experiments FILE\n"
                "\n"
                "Default: the transform table: median of --reps warm runs (CUDA events on device buffers; in a\n"
@@ -92,6 +93,7 @@ static int parse(int argc, char **argv, bench_opts *o, run_what *what, const cha
         else if (!strcmp(a, "--f64")) o->f64 = 1, took = 0;
         else if (!strcmp(a, "--stream")) o->stream = 1, took = 0;
         else if (!strcmp(a, "--resident")) o->stream = 2, took = 0;
+        else if (!strcmp(a, "--zero-copy")) o->zero_copy = 1, took = 0;
         else if (!strcmp(a, "--seed-experiments")) *what = RUN_FILE, *file = NULL, took = 0;
         else if (!v) bad = 1;
         else if (!strcmp(a, "-w")) bad = text(o->wavelets, sizeof o->wavelets, v);
@@ -166,6 +168,8 @@ static int run(const bench_opts *o)
                           o->stream == 2);
     else if (o->filter_n)
         rc = bench_filter(ctx, o->filter_n, o->f64);
+    else if (o->zero_copy)
+        rc = bench_zerocopy(ctx, o);
 #endif
     else
         rc = bench_transform(ctx, o);

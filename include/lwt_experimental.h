@@ -79,6 +79,12 @@ typedef struct lwt_plan_tuning {
        arrays one after the other, every level of one before the next (to measure the
        difference). Both give the same bits. */
     int batch_items;
+    /* lwt_forward / lwt_inverse of a CUDA plan on host arrays (seed 003's zero-copy memory):
+       0 = the planner's choice (copy the input up, transform on the device, copy the result
+       down); 1 = where both arrays are page-locked (cudaMallocHost, cudaHostRegister), the
+       kernels read the input and write the result over the bus in place, only the workspace on
+       the device (unpinned arrays are copied as with 0). The same bits either way. */
+    int zero_copy;
 } lwt_plan_tuning;
 
 /** The planner's choices everywhere (all zero). */

@@ -143,6 +143,8 @@ static lwt_status check_tuning(lwt_context *ctx, const lwt_plan_tuning *t)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "unknown CPU instruction set %d", (int)t->cpu_simd);
     if (t->cpu_passes != 0 && t->cpu_passes != 1)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "cpu_passes must be 0 or 1 (got %d)", t->cpu_passes);
+    if (t->zero_copy != 0 && t->zero_copy != 1)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "zero_copy must be 0 or 1 (got %d)", t->zero_copy);
     if (t->batch_items != 0 && t->batch_items != 1)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "batch_items must be 0 or 1 (got %d)", t->batch_items);
     return LWT_OK;

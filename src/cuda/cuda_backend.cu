@@ -583,23 +583,32 @@ extern "C" lwt_status lwt_inverse_device(const lwt_plan *p, const void *d_in, vo
 }
 
 /* the plan's device buffers for host-pointer calls, made by the first one (io_lock held) */
-static cudaError_t host_io_buffers(const lwt_plan *p, cuda_plan_state *st)
+static cudaError_t host_io_buffers(const lwt_plan *p, cuda_plan_state *st, int arrays)
 {
-    if (st->io_ws)
+    if (st->io_ws && (!arrays || st->io_in))
         return cudaSuccess;
     const size_t es = lwt_plan_elem_size(p);
     const size_t n = (p->input_count > p->coeff_count ? p->input_count : p->coeff_count) * p->desc.batch * es;
-    cudaError_t e = cudaStreamCreateWithFlags(&st->io_stream, cudaStreamNonBlocking);
-    if (e == cudaSuccess) e = cudaMalloc(&st->io_in, n);
-    if (e == cudaSuccess) e = cudaMalloc(&st->io_out, n);
-    if (e == cudaSuccess) e = cudaMalloc(&st->io_ws, device_workspace(p));
+    cudaError_t e = cudaSuccess;
+    if (!st->io_ws) { /* the stream and the workspace: every host call needs them */
+        e = cudaStreamCreateWithFlags(&st->io_stream, cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaMalloc(&st->io_ws, device_workspace(p));
+    }
+    /* the arrays' device copies: not for zero-copy calls (their arrays stay in host memory) */
+    if (e == cudaSuccess && arrays && !st->io_in) {
+        e = cudaMalloc(&st->io_in, n);
+        if (e == cudaSuccess) e = cudaMalloc(&st->io_out, n);
+        if (e != cudaSuccess) {
+            cudaFree(st->io_in);
+            st->io_in = NULL;
+            return e;
+        }
+    }
     if (e != cudaSuccess) { /* none kept: the next call tries again */
-        cudaFree(st->io_in);
-        cudaFree(st->io_out);
         cudaFree(st->io_ws);
         if (st->io_stream)
             cudaStreamDestroy(st->io_stream);
-        st->io_in = st->io_out = st->io_ws = NULL;
+        st->io_ws = NULL;
         st->io_stream = NULL;
     }
     return e;
@@ -612,8 +621,24 @@ static size_t cuda_host_workspace(const lwt_plan *p)
     return 0;
 }
 
+/* The device address of host array [p, p + bytes) when all of it is page-locked and mapped
+   (seed 003's zero-copy memory: kernels read and write it over the bus), else NULL. Its first
+   and last bytes are asked: a registration covers one range, so both in one means all. */
+static void *mapped_host(const void *p, size_t bytes)
+{
+    cudaPointerAttributes a, b;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess || a.type != cudaMemoryTypeHost || !a.devicePointer ||
+        cudaPointerGetAttributes(&b, (const char *)p + bytes - 1) != cudaSuccess || b.type != cudaMemoryTypeHost ||
+        (const char *)b.devicePointer != (const char *)a.devicePointer + bytes - 1) {
+        cudaGetLastError(); /* an unregistered pointer leaves no sticky error, but clear it */
+        return NULL;
+    }
+    return a.devicePointer;
+}
+
 /* lwt_forward / lwt_inverse of a CUDA plan: in and out are host memory, copied through
-   the plan's device buffers; the host workspace is not needed */
+   the plan's device buffers (or, with tune.zero_copy and page-locked arrays, read and written
+   in place by the kernels); the host workspace is not needed */
 static lwt_status cuda_execute(const lwt_plan *p, const void *in, void *out, void *workspace, int inverse)
 {
     (void)workspace;
@@ -628,9 +653,14 @@ static lwt_status cuda_execute(const lwt_plan *p, const void *in, void *out, voi
     lwt_status s = LWT_OK;
     cudaError_t e = cudaGetDevice(&cur);
     if (e == cudaSuccess) e = cudaSetDevice(p->device);
-    if (e == cudaSuccess) e = host_io_buffers(p, st);
-    if (e == cudaSuccess) e = cudaMemcpyAsync(st->io_in, in, nin, cudaMemcpyHostToDevice, st->io_stream);
-    if (e == cudaSuccess) {
+    void *zin = p->tune.zero_copy ? mapped_host(in, nin) : NULL, *zout = zin ? mapped_host(out, nout) : NULL;
+    if (e == cudaSuccess) e = host_io_buffers(p, st, !zout);
+    if (e == cudaSuccess && zout) {
+        s = run_device(p, zin, zout, st->io_ws, st->io_stream, inverse);
+        if (s == LWT_OK)
+            e = cudaStreamSynchronize(st->io_stream);
+    } else if (e == cudaSuccess && (e = cudaMemcpyAsync(st->io_in, in, nin, cudaMemcpyHostToDevice,
+                                                        st->io_stream)) == cudaSuccess) {
         s = run_device(p, st->io_in, st->io_out, st->io_ws, st->io_stream, inverse);
         if (s == LWT_OK)
             e = cudaMemcpyAsync(out, st->io_out, nout, cudaMemcpyDeviceToHost, st->io_stream);

@@ -4,6 +4,7 @@
 #define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE (Linux) */
 
 #include "surface/mr_curve.h"
+#include "core/backend.h"
 #include "core/fail.h"
 #include "surface/threads.h"
 
@@ -250,12 +251,11 @@ static double pairwise_sum(const double *v, size_t n)
     return pairwise_sum(v, n / 2) + pairwise_sum(v + n / 2, n - n / 2);
 }
 
-lwt_status lwt_material_curve_create(lwt_context *ctx, const double *z, size_t nx, size_t ny, int threads,
-                                     lwt_material_curve **out)
+/* The sorted order keys of the finite points of z on the CPU: k (freed by the caller) and their
+   count; LWT_ERR_NO_DATA or LWT_ERR_OUT_OF_MEMORY (logged). */
+static lwt_status keys_cpu(lwt_context *ctx, const double *z, size_t nx, size_t ny, int threads, uint64_t **keys,
+                           size_t *count)
 {
-    if (!z || !out)
-        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_material_curve_create: NULL argument");
-    *out = NULL;
     /* the valid points of fixed blocks of rows, counted, then copied as keys block after block
        (their order does not matter: the sorted keys are unique) */
     const int nt = lwt__surf_threads(threads);
@@ -283,10 +283,9 @@ lwt_status lwt_material_curve_create(lwt_context *ctx, const double *z, size_t n
     const size_t n = cnt[nb];
     if (n == 0)
         return lwt_fail(ctx, LWT_ERR_NO_DATA, "material ratio curve: no valid point");
-    lwt_material_curve *c = calloc(1, sizeof *c);
     uint64_t *k = alloc_keys(n), *tmp = alloc_keys(n);
-    if (!c || !k || !tmp) {
-        free(c), free(k), free(tmp);
+    if (!k || !tmp) {
+        free(k), free(tmp);
         return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the material ratio curve of %zu points", n);
     }
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -298,7 +297,7 @@ lwt_status lwt_material_curve_create(lwt_context *ctx, const double *z, size_t n
     }
     uint64_t *s = sort_keys(k, tmp, n, lo, hi, nt);
     if (!s) {
-        free(c), free(k), free(tmp);
+        free(k), free(tmp);
         return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the material ratio curve of %zu points", n);
     }
     if (s == tmp) { /* k: the sorted keys, tmp: the other buffer */
@@ -306,6 +305,57 @@ lwt_status lwt_material_curve_create(lwt_context *ctx, const double *z, size_t n
         k = s;
     }
     free(tmp);
+    *keys = k;
+    *count = n;
+    return LWT_OK;
+}
+
+/* The same on the GPU (src/cuda/cuda_sort.cu): the same keys in the same order. */
+static lwt_status keys_cuda(lwt_context *ctx, const double *z, size_t nx, size_t ny, uint64_t **keys, size_t *count)
+{
+    const size_t all = nx * ny;
+    uint64_t *k = alloc_keys(all);
+    if (!k)
+        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the material ratio curve of %zu points", all);
+    const int r = lwt__cuda_sorted_keys(z, all, k, count);
+    if (r) {
+        free(k);
+        return lwt_fail(ctx, r == -2 ? LWT_ERR_OUT_OF_MEMORY : LWT_ERR_DEVICE,
+                        "the material ratio curve's sort of %zu points on the GPU failed%s", all,
+                        r == -2 ? ": out of device memory" : "");
+    }
+    if (*count == 0) {
+        free(k);
+        return lwt_fail(ctx, LWT_ERR_NO_DATA, "material ratio curve: no valid point");
+    }
+    *keys = k;
+    return LWT_OK;
+}
+
+/* Where AUTO sorts: the GPU when there is one and the surface is large (the transfers cost more
+   than the CPU's sort below that; measured in docs/PERFORMANCE.md, "lwt filter end to end on a
+   GPU"). */
+#define MR_GPU_MIN_POINTS ((size_t)1 << 22)
+
+lwt_status lwt_material_curve_create_on(lwt_context *ctx, const double *z, size_t nx, size_t ny, int threads,
+                                        lwt_backend backend, lwt_material_curve **out)
+{
+    if (!z || !out)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_material_curve_create: NULL argument");
+    *out = NULL;
+    if (backend == LWT_BACKEND_CUDA && lwt_cuda_device_count() == 0)
+        return lwt_fail(ctx, LWT_ERR_BACKEND_UNAVAILABLE, "material ratio curve on cuda: no CUDA device");
+    const int gpu = backend == LWT_BACKEND_CUDA ||
+                    (backend == LWT_BACKEND_AUTO && lwt_cuda_device_count() > 0 && nx * ny >= MR_GPU_MIN_POINTS);
+    uint64_t *k = NULL;
+    size_t n = 0;
+    LWT_FORWARD(gpu ? keys_cuda(ctx, z, nx, ny, &k, &n) : keys_cpu(ctx, z, nx, ny, threads, &k, &n));
+    const int nt = lwt__surf_threads(threads);
+    lwt_material_curve *c = calloc(1, sizeof *c);
+    if (!c) {
+        free(k);
+        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the material ratio curve");
+    }
     /* back to doubles in place (a key and a double have the same size), then about the mean:
        subtracting one number keeps the order (rounding is monotonic) */
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -323,6 +373,12 @@ lwt_status lwt_material_curve_create(lwt_context *ctx, const double *z, size_t n
     c->n = n;
     *out = c;
     return LWT_OK;
+}
+
+lwt_status lwt_material_curve_create(lwt_context *ctx, const double *z, size_t nx, size_t ny, int threads,
+                                     lwt_material_curve **out)
+{
+    return lwt_material_curve_create_on(ctx, z, nx, ny, threads, LWT_BACKEND_CPU, out);
 }
 
 void lwt_material_curve_destroy(lwt_material_curve *c)

@@ -5,6 +5,7 @@
 #define LWT_SURFACE_MR_CURVE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lwt_surface.h"
 
@@ -31,5 +32,10 @@ static inline double lwt__mr_at(const lwt_material_curve *c, double x)
  * the part below it: the peak material above h and the void below h. */
 double lwt__mr_above(const lwt_material_curve *c, double h);
 double lwt__mr_below(const lwt_material_curve *c, double h);
+
+/* src/cuda/cuda_sort.cu: the order keys (mr_curve.c's key_of) of the finite values of z[0..n),
+   sorted ascending into keys (room for n), their count in *n_valid; 0, -2 out of device memory,
+   -1 another CUDA failure (always -1 in a build without CUDA). */
+int lwt__cuda_sorted_keys(const double *z, size_t n, uint64_t *keys, size_t *n_valid);
 
 #endif
