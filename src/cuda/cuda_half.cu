@@ -17,13 +17,13 @@ extern "C" {
 #include "cuda/cuda_half.cuh"
 #include "lwt_cuda.h"
 
-__global__ void half_widen(int bf16, const uint16_t *in, float *out, size_t n)
+static __global__ void half_widen(int bf16, const uint16_t *in, float *out, size_t n)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         out[i] = bf16 ? lwt_bf16_to_f32(in[i]) : lwt_f16_to_f32(in[i]);
 }
 
-__global__ void half_narrow(int bf16, const float *in, uint16_t *out, size_t n)
+static __global__ void half_narrow(int bf16, const float *in, uint16_t *out, size_t n)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         out[i] = bf16 ? lwt_f32_to_bf16(in[i]) : lwt_f32_to_f16(in[i]);

@@ -22,74 +22,9 @@
 
 #include "check.h"
 #include "core/half.h"
+#include "half_ref.h"
 #include "lwt.h"
 #include "lwt_stream.h"
-
-/* a binary format: significand bits after the point, exponent bits */
-typedef struct fmt {
-    const char *name;
-    lwt_dtype dt;
-    int mant, ebits;
-} fmt;
-
-static const fmt F16 = {"float16", LWT_F16, 10, 5}, BF16 = {"bfloat16", LWT_BF16, 7, 8};
-
-static int bias(const fmt *f)
-{
-    return (1 << (f->ebits - 1)) - 1;
-}
-
-static double max_finite(const fmt *f)
-{
-    return ldexp(2.0 - ldexp(1.0, -f->mant), bias(f));
-}
-
-/* v rounded to the format, to nearest, ties to even (the default rounding mode of nearbyint) */
-static double ref_round(const fmt *f, double v)
-{
-    if (isnan(v) || isinf(v) || v == 0)
-        return v;
-    int e;
-    frexp(fabs(v), &e); /* |v| in [2^(e-1), 2^e) */
-    int lead = e - 1;
-    if (lead < 1 - bias(f))
-        lead = 1 - bias(f); /* subnormal: the spacing of the first normal binade */
-    const double ulp = ldexp(1.0, lead - f->mant);
-    const double q = nearbyint(v / ulp) * ulp;
-    return fabs(q) > max_finite(f) ? copysign(INFINITY, v) : q;
-}
-
-static double ref_decode(const fmt *f, uint16_t b)
-{
-    const int e = (b >> f->mant) & ((1 << f->ebits) - 1);
-    const int m = b & ((1 << f->mant) - 1);
-    const double s = (b >> 15) ? -1.0 : 1.0;
-    if (e == (1 << f->ebits) - 1)
-        return m ? NAN : s * INFINITY;
-    if (e == 0)
-        return s * ldexp(m, 1 - bias(f) - f->mant);
-    return s * ldexp(1.0 + ldexp(m, -f->mant), e - bias(f));
-}
-
-/* q must be representable (ref_round's result); NaN: a quiet NaN (same_bits takes any NaN) */
-static uint16_t ref_encode(const fmt *f, double q)
-{
-    const uint16_t s = signbit(q) ? 0x8000 : 0;
-    const uint16_t inf = (uint16_t)(((1 << f->ebits) - 1) << f->mant);
-    if (isnan(q))
-        return s | inf | (uint16_t)(1 << (f->mant - 1));
-    if (isinf(q))
-        return s | inf;
-    q = fabs(q);
-    if (q == 0)
-        return s;
-    int e;
-    frexp(q, &e);
-    const int lead = e - 1;
-    if (lead < 1 - bias(f))
-        return s | (uint16_t)ldexp(q, bias(f) - 1 + f->mant);
-    return s | (uint16_t)((lead + bias(f)) << f->mant) | (uint16_t)ldexp(q / ldexp(1.0, lead) - 1.0, f->mant);
-}
 
 static uint16_t lib_narrow(const fmt *f, float v)
 {
@@ -99,12 +34,6 @@ static uint16_t lib_narrow(const fmt *f, float v)
 static float lib_widen(const fmt *f, uint16_t b)
 {
     return f->dt == LWT_F16 ? lwt_f16_to_f32(b) : lwt_bf16_to_f32(b);
-}
-
-/* the same value bits, any NaN for a NaN (the definition keeps NaN a NaN, not its payload) */
-static int same_bits(const fmt *f, uint16_t a, uint16_t b)
-{
-    return a == b || (isnan(ref_decode(f, a)) && isnan(ref_decode(f, b)));
 }
 
 /* what the library must give for float32 v: NaN stays NaN (any payload), else the reference */
@@ -184,19 +113,7 @@ static lwt_context *ctx;
 static lwt_plan *plan(const lwt_wavelet *w, int nd, const size_t *shape, int levels, lwt_mode mode, lwt_dtype dt,
                       size_t batch, lwt_algorithm algo)
 {
-    lwt_plan_desc d = lwt_plan_desc_default();
-    d.wavelet = w;
-    d.ndim = nd;
-    memcpy(d.shape, shape, sizeof d.shape);
-    d.levels = levels;
-    d.mode = mode;
-    d.dtype = dt;
-    d.batch = batch;
-    d.backend = backend;
-    d.algorithm = algo;
-    lwt_plan *p = NULL;
-    const lwt_status st = lwt_plan_create(ctx, &d, &p);
-    return st == LWT_OK ? p : NULL;
+    return half_test_plan(ctx, w, nd, shape, levels, mode, dt, batch, backend, algo);
 }
 
 /* the reference: f32 (the float32 plan) on the widened 16-bit in, each result rounded */
@@ -204,11 +121,10 @@ static int reference(const fmt *f, const lwt_plan *f32, int inverse, const uint1
                      size_t nout)
 {
     float *x = malloc(nin * sizeof *x), *y = malloc(nout * sizeof *y);
-    for (size_t i = 0; i < nin; i++)
-        x[i] = (float)ref_decode(f, in[i]);
+    ref_widen(f, in, x, nin);
     const lwt_status st = inverse ? lwt_inverse(f32, x, y, NULL) : lwt_forward(f32, x, y, NULL);
-    for (size_t i = 0; i < nout && st == LWT_OK; i++)
-        out[i] = ref_encode(f, ref_round(f, y[i]));
+    if (st == LWT_OK)
+        ref_narrow(f, y, out, nout);
     free(x);
     free(y);
     return st == LWT_OK;
@@ -239,12 +155,7 @@ static void check_case(const fmt *f, const lwt_wavelet *w, const char *wn, int n
     const size_t nin = ip.input_count * batch, nc = ip.coeff_count * batch;
     uint16_t *x = malloc(nin * 2), *c = malloc(nc * 2), *cref = malloc(nc * 2), *y = malloc(nin * 2),
              *yref = malloc(nin * 2);
-    for (size_t i = 0; i < nin; i++) { /* values in [-8, 8) with every exponent down to 2^-20 */
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        const double u = (double)(seed >> 11) / 9007199254740992.0;
-        const double v = ldexp(u - 0.5, 4 - (int)((seed >> 3) % 24));
-        x[i] = ref_encode(f, ref_round(f, v));
-    }
+    ref_random(f, x, nin, seed);
     void *ws = own_ws ? NULL : malloc(ip.workspace_bytes ? ip.workspace_bytes : 1);
     CHECK(lwt_forward(p, x, c, ws) == LWT_OK, "%s %s forward failed", f->name, wn);
     CHECK(reference(f, q, 0, x, nin, cref, nc), "%s %s: reference forward failed", f->name, wn);
