@@ -12,6 +12,9 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "core/context.h"
 #include "core/half.h"
@@ -54,24 +57,34 @@ size_t lwt_half_workspace_size(const lwt_plan *p)
     return 2 * lwt_half_buf_bytes(p) + p->f32->ops->workspace_size(p->f32);
 }
 
-static void widen(lwt_dtype dt, const uint16_t *in, float *out, size_t n)
+/* threads of a conversion: the context's count (0 = all), one below 2^16 values; each value is
+   converted on its own, so the bits do not depend on it */
+static int conversion_threads(const lwt_plan *p, size_t n)
 {
-    if (dt == LWT_F16)
-        for (size_t i = 0; i < n; i++)
-            out[i] = lwt_f16_to_f32(in[i]);
-    else
-        for (size_t i = 0; i < n; i++)
-            out[i] = lwt_bf16_to_f32(in[i]);
+#ifdef _OPENMP
+    if (n >= ((size_t)1 << 16))
+        return p->ctx && p->ctx->threads > 0 ? p->ctx->threads : omp_get_max_threads();
+#endif
+    (void)p, (void)n;
+    return 1;
 }
 
-static void narrow(lwt_dtype dt, const float *in, uint16_t *out, size_t n)
+static void widen(const lwt_plan *p, const uint16_t *in, float *out, size_t n)
 {
-    if (dt == LWT_F16)
-        for (size_t i = 0; i < n; i++)
-            out[i] = lwt_f32_to_f16(in[i]);
-    else
-        for (size_t i = 0; i < n; i++)
-            out[i] = lwt_f32_to_bf16(in[i]);
+    const int bf16 = p->desc.dtype == LWT_BF16;
+    const long long m = (long long)n;
+#pragma omp parallel for num_threads(conversion_threads(p, n)) schedule(static)
+    for (long long i = 0; i < m; i++)
+        out[i] = bf16 ? lwt_bf16_to_f32(in[i]) : lwt_f16_to_f32(in[i]);
+}
+
+static void narrow(const lwt_plan *p, const float *in, uint16_t *out, size_t n)
+{
+    const int bf16 = p->desc.dtype == LWT_BF16;
+    const long long m = (long long)n;
+#pragma omp parallel for num_threads(conversion_threads(p, n)) schedule(static)
+    for (long long i = 0; i < m; i++)
+        out[i] = bf16 ? lwt_f32_to_bf16(in[i]) : lwt_f32_to_f16(in[i]);
 }
 
 /* lwt_forward/lwt_inverse on host pointers, on either backend: the conversions run here
@@ -89,10 +102,10 @@ lwt_status lwt_half_execute(const lwt_plan *p, const void *in, void *out, void *
         return lwt_fail(p->ctx, LWT_ERR_OUT_OF_MEMORY, "cannot allocate a %zu-byte workspace", bytes);
     float *x = (float *)ws, *y = (float *)(ws + buf);
     void *inner_ws = q->ops->workspace_size(q) ? ws + 2 * buf : NULL;
-    widen(p->desc.dtype, in, x, nin);
+    widen(p, in, x, nin);
     lwt_status st = inverse ? lwt_inverse(q, x, y, inner_ws) : lwt_forward(q, x, y, inner_ws);
     if (st == LWT_OK)
-        narrow(p->desc.dtype, y, out, nout);
+        narrow(p, y, out, nout);
     if (!workspace)
         lwt_ws_return(&((lwt_plan *)p)->ws, ws, held);
     return st;
