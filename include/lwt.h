@@ -275,7 +275,9 @@ typedef struct lwt_plan_info {
     size_t coeff_count;          /* values per batch item on the coefficient side */
     lwt_backend backend;         /* resolved backend */
     lwt_path path;               /* resolved computation path */
-    size_t workspace_bytes;      /* host workspace of lwt_forward/lwt_inverse (0 for CUDA plans) */
+    size_t workspace_bytes;      /* host workspace of lwt_forward/lwt_inverse (0 for float32/float64
+                                    CUDA plans; a float16/bfloat16 plan's holds its float32 input and
+                                    output as well, on either backend) */
 } lwt_plan_info;
 
 LWT_API lwt_status lwt_plan_get_info(const lwt_plan *plan, lwt_plan_info *out);
@@ -308,7 +310,8 @@ LWT_API lwt_status lwt_plan_band(const lwt_plan *plan, int level, unsigned band_
  * lwt_plan_destroy (input, output and the device workspace of lwt_cuda.h),
  * so later calls allocate nothing; such calls to one CUDA plan run one at a
  * time and take no host workspace (workspace_bytes is 0; lwt_cuda.h runs on
- * device pointers with the caller's workspace and stream).
+ * device pointers with the caller's workspace and stream), except for the
+ * float32 input and output of a float16/bfloat16 plan, converted on the host.
  */
 LWT_API lwt_status lwt_forward(const lwt_plan *plan, const void *input, void *coeffs, void *workspace);
 /** Inverse: output has input_count values per batch item (waverecn, cropped to shape). */
