@@ -59,6 +59,9 @@ void cli_warn_levels(int levels, int max_level);
 /* Parse a non-negative integer; 0 on success. */
 int cli_parse_size(const char *s, size_t *out);
 
+/* Parse a dtype name: f32, f64, f16 (IEEE binary16), bf16 (bfloat16); 0 on success. */
+int cli_parse_dtype(const char *s, lwt_dtype *out);
+
 /* Parse "D0[,D1[,D2]]" (1-3 positive integers); 0 on success. */
 int cli_parse_shape(const char *s, size_t *shape, int *ndim);
 

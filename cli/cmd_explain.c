@@ -12,7 +12,7 @@
 static int explain_usage(void)
 {
     fprintf(stderr, "usage: lwt info --explain -w WAVELET -l LEVELS|max -m MODE --shape D0[,D1[,D2]]\n"
-                    "                [--dtype f32|f64] [--batch N] [--backend auto|cpu|cuda] [--algorithm ...]\n");
+                    "                [--dtype f32|f64|f16|bf16] [--batch N] [--backend auto|cpu|cuda] [--algorithm ...]\n");
     return LWT_EXIT_USAGE;
 }
 
@@ -31,10 +31,9 @@ int cmd_info_explain(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--shape") && v && !cli_parse_shape(v, shape, &nd))
             i++;
-        else if (!strcmp(a, "--dtype") && v && (!strcmp(v, "f32") || !strcmp(v, "f64"))) {
-            dtype = !strcmp(v, "f32") ? LWT_F32 : LWT_F64;
+        else if (!strcmp(a, "--dtype") && v && !cli_parse_dtype(v, &dtype))
             i++;
-        } else if (!strcmp(a, "--batch") && v && !cli_parse_size(v, &batch) && batch >= 1)
+        else if (!strcmp(a, "--batch") && v && !cli_parse_size(v, &batch) && batch >= 1)
             i++;
         else {
             fprintf(stderr, "lwt info --explain: bad or unknown option '%s'\n", a);

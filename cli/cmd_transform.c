@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/half.h"
 #include "io/npy.h"
 #include "io/surface_file.h" /* lwt__format_bytes */
 
@@ -117,7 +118,9 @@ int cmd_transform(int argc, char **argv, int inverse)
        touch: refuse it with its position (surfaces with invalid points go
        through lwt filter, which fills them first). */
     for (size_t i = 0; i < in.count; i++) {
-        double v = in.dtype == LWT_F32 ? ((const float *)in.data)[i] : ((const double *)in.data)[i];
+        double v = in.dtype == LWT_F16   ? (double)lwt_f16_to_f32(((const uint16_t *)in.data)[i])
+                   : in.dtype == LWT_F32 ? ((const float *)in.data)[i]
+                                         : ((const double *)in.data)[i];
         if (!isfinite(v)) {
             fprintf(stderr, "lwt: %s: element %zu is %s; lwt transforms finite data (lwt filter fills invalid points)\n",
                     paths[0], i, isnan(v) ? "NaN" : "infinite");
@@ -155,7 +158,7 @@ int cmd_transform(int argc, char **argv, int inverse)
         }
     }
     cli_warn_levels(o.levels, info.max_level);
-    size_t es = in.dtype == LWT_F32 ? 4 : 8;
+    size_t es = npy_elem_size(in.dtype); /* the output keeps the input's dtype (float16 too) */
     size_t nout = inverse ? info.input_count : info.coeff_count;
     /* the input is held; the output and the workspace come on top (the readers checked the input) */
     size_t limit = lwt_context_memory_limit(ctx);

@@ -26,6 +26,20 @@ lwt_context *cli_context(void)
     return ctx;
 }
 
+int cli_parse_dtype(const char *s, lwt_dtype *out)
+{
+    static const struct {
+        const char *name;
+        lwt_dtype dt;
+    } names[] = {{"f32", LWT_F32}, {"f64", LWT_F64}, {"f16", LWT_F16}, {"bf16", LWT_BF16}};
+    for (size_t i = 0; s && i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(s, names[i].name)) {
+            *out = names[i].dt;
+            return 0;
+        }
+    return -1;
+}
+
 int cli_parse_size(const char *s, size_t *out)
 {
     if (!s || !*s || *s == '-' || *s == '+')

@@ -193,7 +193,11 @@ LWT_API lwt_status lwt_wavelet_from_puk(lwt_context *ctx, const lwt_puk_scheme *
 
 /* ------------------------------------------------------------------ plans */
 
-typedef enum lwt_dtype { LWT_F32 = 0, LWT_F64 = 1 } lwt_dtype;
+/* LWT_F16 (IEEE binary16) and LWT_BF16 (bfloat16): 16-bit storage of the input and the
+   coefficients, computed in float32: the result is the float32 plan's on the input widened
+   (exactly), each value rounded once to the 16-bit type, to nearest, ties to even (docs/API.md,
+   "16-bit storage"). Not yet taken by the streamed engine (lwt_stream.h, MPI) or lwt_spread. */
+typedef enum lwt_dtype { LWT_F32 = 0, LWT_F64 = 1, LWT_F16 = 2, LWT_BF16 = 3 } lwt_dtype;
 
 /** The path LWT_ALGO_AUTO plans of w take in (mode, dtype): lifting where the scheme's
  *  measured error meets the wavelet's bound in that mode, else the filter bank (the table
@@ -271,7 +275,9 @@ typedef struct lwt_plan_info {
     size_t coeff_count;          /* values per batch item on the coefficient side */
     lwt_backend backend;         /* resolved backend */
     lwt_path path;               /* resolved computation path */
-    size_t workspace_bytes;      /* host workspace of lwt_forward/lwt_inverse (0 for CUDA plans) */
+    size_t workspace_bytes;      /* host workspace of lwt_forward/lwt_inverse (0 for float32/float64
+                                    CUDA plans; a float16/bfloat16 plan's holds its float32 input and
+                                    output as well, on either backend) */
 } lwt_plan_info;
 
 LWT_API lwt_status lwt_plan_get_info(const lwt_plan *plan, lwt_plan_info *out);
@@ -304,7 +310,8 @@ LWT_API lwt_status lwt_plan_band(const lwt_plan *plan, int level, unsigned band_
  * lwt_plan_destroy (input, output and the device workspace of lwt_cuda.h),
  * so later calls allocate nothing; such calls to one CUDA plan run one at a
  * time and take no host workspace (workspace_bytes is 0; lwt_cuda.h runs on
- * device pointers with the caller's workspace and stream).
+ * device pointers with the caller's workspace and stream), except for the
+ * float32 input and output of a float16/bfloat16 plan, converted on the host.
  */
 LWT_API lwt_status lwt_forward(const lwt_plan *plan, const void *input, void *coeffs, void *workspace);
 /** Inverse: output has input_count values per batch item (waverecn, cropped to shape). */

@@ -18,7 +18,8 @@
 extern "C" {
 #endif
 
-/** Bytes of device workspace one lwt_*_device call needs for this plan. */
+/** Bytes of device workspace one lwt_*_device call needs for this plan (a float16/bfloat16
+ *  plan's holds its float32 input and output as well: docs/API.md, "16-bit storage"). */
 LWT_API lwt_status lwt_plan_device_workspace_size(const lwt_plan *plan, size_t *bytes);
 
 /** Forward on device memory: in (input_count x batch), out (coeff_count x batch),

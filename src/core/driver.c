@@ -621,6 +621,8 @@ static lwt_status execute(const lwt_plan *p, const void *in, void *out, void *wo
 {
     if (!p || !in || !out)
         return lwt_fail(p ? p->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "execute: NULL argument");
+    if (p->f32)
+        return lwt_half_execute(p, in, out, workspace, inverse);
     return p->ops->execute(p, in, out, workspace, inverse);
 }
 

@@ -153,13 +153,18 @@ static void explain_path(const lwt_plan *p, text *t)
         put(t, " (auto: %s's lifting meets its %s bound in %s mode)", w, dt, lwt_mode_name(p->desc.mode));
 }
 
-lwt_status lwt_plan_explain(const lwt_plan *p, char *buf, size_t len, size_t *needed)
+lwt_status lwt_plan_explain(const lwt_plan *p16, char *buf, size_t len, size_t *needed)
 {
-    if (!p || (!buf && len))
+    if (!p16 || (!buf && len))
         return LWT_ERR_INVALID_ARGUMENT;
     text t = {buf, len, 0};
     if (len)
         buf[0] = '\0';
+    const lwt_plan *p = lwt_plan_compute(p16);
+    if (p16->f32) /* core/half_plan.c */
+        put(&t, "%s storage: the input widened to float32 (exact), the float32 plan below, each result rounded "
+                "once to %s (to nearest, ties to even)\n",
+            p16->desc.dtype == LWT_F16 ? "float16" : "bfloat16", p16->desc.dtype == LWT_F16 ? "float16" : "bfloat16");
     put(&t, "plan: %s, %d-D, %d level%s, %s, %s, %s backend", p->wavelet.name, p->ndim, p->levels,
         p->levels == 1 ? "" : "s", lwt_mode_name(p->desc.mode), p->desc.dtype == LWT_F32 ? "float32" : "float64",
         p->ops->name);

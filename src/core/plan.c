@@ -181,8 +181,11 @@ lwt_status lwt_plan_create_tuned(lwt_context *ctx, const lwt_plan_desc *desc, co
                             d->shape[k]);
     if ((int)d->mode < 0 || (int)d->mode >= LWT_MODE_COUNT)
         return lwt_fail(ctx, LWT_ERR_UNKNOWN_MODE, "unknown mode %d", (int)d->mode);
-    if (d->dtype != LWT_F32 && d->dtype != LWT_F64)
-        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "dtype must be LWT_F32 or LWT_F64");
+    if (d->dtype != LWT_F32 && d->dtype != LWT_F64 && d->dtype != LWT_F16 && d->dtype != LWT_BF16)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "dtype must be LWT_F32, LWT_F64, LWT_F16 or LWT_BF16 (got %d)",
+                        (int)d->dtype);
+    if (d->dtype == LWT_F16 || d->dtype == LWT_BF16) /* the float32 plan between two conversions */
+        return lwt_half_plan_create(ctx, d, &tune, out);
     if (d->batch < 1)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "batch must be >= 1");
     if (d->levels < 0 && d->levels != LWT_LEVELS_MAX)
@@ -354,6 +357,7 @@ void lwt_plan_destroy(lwt_plan *p)
 {
     if (!p)
         return;
+    lwt_plan_destroy(p->f32);
     if (p->ops && p->ops->plan_free)
         p->ops->plan_free(p);
     lwt_steps_free(&p->steps);
@@ -394,14 +398,15 @@ lwt_status lwt_plan_get_tuning(const lwt_plan *p, lwt_plan_tuning *out)
 {
     if (!p || !out)
         return LWT_ERR_INVALID_ARGUMENT;
-    *out = p->tune;
+    *out = lwt_plan_compute(p)->tune;
     return LWT_OK;
 }
 
-lwt_status lwt_plan_get_info(const lwt_plan *p, lwt_plan_info *out)
+lwt_status lwt_plan_get_info(const lwt_plan *p16, lwt_plan_info *out)
 {
-    if (!p || !out)
+    if (!p16 || !out)
         return LWT_ERR_INVALID_ARGUMENT;
+    const lwt_plan *p = lwt_plan_compute(p16);
     memset(out, 0, sizeof *out);
     out->ndim = p->ndim;
     for (int k = 0; k < LWT_MAX_NDIM; k++) {
@@ -414,13 +419,16 @@ lwt_status lwt_plan_get_info(const lwt_plan *p, lwt_plan_info *out)
     out->coeff_count = p->coeff_count;
     out->backend = p->backend;
     out->path = p->direct ? LWT_PATH_CONVOLUTION : LWT_PATH_LIFTING;
-    out->workspace_bytes = p->ops->workspace_size(p);
+    out->workspace_bytes = p16->f32 ? lwt_half_workspace_size(p16) : p->ops->workspace_size(p);
     return LWT_OK;
 }
 
-lwt_status lwt_plan_band(const lwt_plan *p, int level, unsigned mask, lwt_band *out)
+lwt_status lwt_plan_band(const lwt_plan *p16, int level, unsigned mask, lwt_band *out)
 {
-    if (!p || !out || level < 0 || level > p->levels || mask >= (1u << p->ndim) || (level == 0) != (mask == 0))
+    if (!p16)
+        return LWT_ERR_INVALID_ARGUMENT;
+    const lwt_plan *p = lwt_plan_compute(p16);
+    if ( !out || level < 0 || level > p->levels || mask >= (1u << p->ndim) || (level == 0) != (mask == 0))
         return LWT_ERR_INVALID_ARGUMENT;
     memset(out, 0, sizeof *out);
     int j = p->levels - level + 1; /* decomposition level of list entry `level` */

@@ -2,6 +2,8 @@
 #ifndef LWT_CORE_PLAN_H
 #define LWT_CORE_PLAN_H
 
+#include <stdint.h>
+
 #include "core/backend.h"
 #include "core/boxes.h"
 #include "core/steps.h"
@@ -43,12 +45,31 @@ struct lwt_plan {
     lwt_steps steps;                /* what runs, level by level (core/steps.h) */
     lwt_ws_cache ws;                /* the host workspace of calls that pass none (the one
                                        mutable part of a plan, behind its lock: ws_cache.h) */
+    struct lwt_plan *f32;           /* a float16/bfloat16 plan: the float32 plan it runs between
+                                       its two conversions, and then only ctx, desc (its 16-bit
+                                       dtype), ws and this are set (core/half_plan.c); else NULL */
 };
 
 static inline size_t lwt_plan_elem_size(const lwt_plan *p)
 {
-    return p->desc.dtype == LWT_F32 ? sizeof(float) : sizeof(double);
+    return p->desc.dtype == LWT_F64 ? sizeof(double) : p->desc.dtype == LWT_F32 ? sizeof(float) : sizeof(uint16_t);
 }
+
+/* the plan that computes: a 16-bit plan's float32 plan, else the plan itself */
+static inline const lwt_plan *lwt_plan_compute(const lwt_plan *p)
+{
+    return p->f32 ? p->f32 : p;
+}
+
+/* core/half_plan.c: a float16/bfloat16 plan (desc->dtype), made of the float32 plan of the same
+   description; its host workspace; lwt_forward/lwt_inverse on host pointers */
+lwt_status lwt_half_plan_create(lwt_context *ctx, const lwt_plan_desc *desc, const lwt_plan_tuning *tuning,
+                                lwt_plan **out);
+size_t lwt_half_workspace_size(const lwt_plan *p);
+lwt_status lwt_half_execute(const lwt_plan *p, const void *in, void *out, void *workspace, int inverse);
+/* the part of a 16-bit plan's workspace (host or device) before the float32 plan's: the float32
+   input and output of a call, each of lwt_half_buf_bytes */
+size_t lwt_half_buf_bytes(const lwt_plan *p);
 
 /* a trailing unit axis (value 1 for shapes, 0 for offsets) moved to the front: a 2-D
    array as 1 x n0 x n1, so that the backends copy and zero runs of the last axis */

@@ -120,8 +120,10 @@ lwt_path lwt_wavelet_auto_path(const lwt_wavelet *w, lwt_mode mode, lwt_dtype dt
 
 lwt_status lwt_wavelet_path(const lwt_wavelet *w, lwt_mode mode, lwt_dtype dtype, lwt_path *out)
 {
-    if (!w || !out || (unsigned)mode >= LWT_MODE_COUNT || (dtype != LWT_F32 && dtype != LWT_F64))
+    if (!w || !out || (unsigned)mode >= LWT_MODE_COUNT || (unsigned)dtype > LWT_BF16)
         return LWT_ERR_INVALID_ARGUMENT;
+    if (dtype == LWT_F16 || dtype == LWT_BF16) /* computed by the float32 plan (core/half_plan.c) */
+        dtype = LWT_F32;
     *out = lwt_wavelet_auto_path(w, mode, dtype, NULL);
     return LWT_OK;
 }

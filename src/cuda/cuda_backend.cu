@@ -19,6 +19,7 @@ extern "C" {
 #include "core/plan.h"
 }
 #include "cuda/cuda_chunk.cuh"
+#include "cuda/cuda_half.cuh"
 #include "cuda/cuda_kernels.cuh"
 #include "core/fail.h"
 #include "cuda/cuda_plan_levels.cuh"
@@ -545,6 +546,8 @@ static size_t device_workspace(const lwt_plan *p)
 
 extern "C" lwt_status lwt_plan_device_workspace_size(const lwt_plan *p, size_t *bytes)
 {
+    if (p && bytes && p->f32) /* float16/bfloat16: cuda_half.cu */
+        return lwt_cuda_half_workspace(p, bytes);
     if (!p || !bytes || p->backend != LWT_BACKEND_CUDA)
         return LWT_ERR_INVALID_ARGUMENT;
     *bytes = device_workspace(p);
@@ -554,7 +557,9 @@ extern "C" lwt_status lwt_plan_device_workspace_size(const lwt_plan *p, size_t *
 static lwt_status run_device(const lwt_plan *p, const void *d_in, void *d_out, void *d_ws, cudaStream_t stream,
                              int inverse)
 {
-    const lwt_context *ctx = p->ctx;
+    if (p && p->f32) /* float16/bfloat16: cuda_half.cu */
+        return lwt_cuda_half_run(p, d_in, d_out, d_ws, stream, inverse);
+    const lwt_context *ctx = p ? p->ctx : NULL;
     if (!p || p->backend != LWT_BACKEND_CUDA || !d_in || !d_out || !d_ws)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "device execution needs a CUDA plan and device buffers");
     int cur = 0;

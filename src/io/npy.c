@@ -98,7 +98,13 @@ static void byteswap(void *data, size_t count, size_t elsize)
 {
     unsigned char *p = data;
     size_t i;
-    if (elsize == 4) {
+    if (elsize == 2) {
+        for (i = 0; i < count; i++, p += 2) {
+            const unsigned char t = p[0];
+            p[0] = p[1];
+            p[1] = t;
+        }
+    } else if (elsize == 4) {
         for (i = 0; i < count; i++, p += 4) {
             uint32_t v;
             memcpy(&v, p, 4);
@@ -199,13 +205,16 @@ static int squeeze(int ndim, const size_t *shape, size_t *sq)
         }                                                                           \
     }
 
+NPY_DEFINE_F2C(f2c_u16, uint16_t)
 NPY_DEFINE_F2C(f2c_u32, uint32_t)
 NPY_DEFINE_F2C(f2c_u64, uint64_t)
 
 static void f2c(const void *src, void *dst, size_t elsize, int nd, const size_t *shape,
                 size_t first_slab, size_t slabs)
 {
-    if (elsize == 4)
+    if (elsize == 2)
+        f2c_u16(src, dst, nd, shape, first_slab, slabs);
+    else if (elsize == 4)
         f2c_u32(src, dst, nd, shape, first_slab, slabs);
     else
         f2c_u64(src, dst, nd, shape, first_slab, slabs);
@@ -327,7 +336,7 @@ static int eval_descr(span v, header_info *hi, char *msg, size_t msglen)
     span d;
     if (v.n < 2 || (v.s[0] != '\'' && v.s[0] != '"')) {
         printable(shown, v.s, v.n);
-        snprintf(msg, msglen, "unsupported dtype %s (lwt reads float32 and float64)", shown);
+        snprintf(msg, msglen, "unsupported dtype %s (lwt reads float16, float32 and float64)", shown);
         return -1;
     }
     d.s = v.s + 1;
@@ -338,16 +347,20 @@ static int eval_descr(span v, header_info *hi, char *msg, size_t msglen)
         d.s++;
         d.n--;
     }
-    if (span_is(d, "f4") || span_is(d, "f"))
+    if (span_is(d, "f2") || span_is(d, "e"))
+        hi->dtype = LWT_F16;
+    else if (span_is(d, "f4") || span_is(d, "f"))
         hi->dtype = LWT_F32;
     else if (span_is(d, "f8") || span_is(d, "d"))
         hi->dtype = LWT_F64;
+    else if (order == 0 && d.s == v.s + 1 && span_is(d, "float16"))
+        hi->dtype = LWT_F16;
     else if (order == 0 && d.s == v.s + 1 && span_is(d, "float32"))
         hi->dtype = LWT_F32;
     else if (order == 0 && d.s == v.s + 1 && span_is(d, "float64"))
         hi->dtype = LWT_F64;
     else {
-        snprintf(msg, msglen, "unsupported dtype '%s' (lwt reads float32 and float64)", shown);
+        snprintf(msg, msglen, "unsupported dtype '%s' (lwt reads float16, float32 and float64)", shown);
         return -1;
     }
     hi->swap = order == 0 ? 0 : (order == 1) != host_is_little_endian();
@@ -756,12 +769,12 @@ int npy_read_max(const char *path, size_t max_bytes, npy_array *out, char *err, 
     }
 
     /* size: checked against the file before anything is allocated */
-    elsize = hi.dtype == LWT_F32 ? 4 : 8;
+    elsize = npy_elem_size(hi.dtype);
     if (lwt__npy_shape_count(hi.ndim, hi.shape, &count) || count > SIZE_MAX / elsize) {
         char shown[NPY_MAX_DIMS * 22 + 4];
         lwt__npy_format_shape(shown, sizeof shown, hi.ndim, hi.shape);
         lwt__npy_fail(err, errlen, path, "array size overflows: shape %s of %s is more than %zu bytes",
-             shown, elsize == 4 ? "float32" : "float64", SIZE_MAX);
+             shown, elsize == 2 ? "float16" : elsize == 4 ? "float32" : "float64", SIZE_MAX);
         goto done;
     }
     nbytes = count * elsize;
@@ -936,7 +949,7 @@ size_t lwt__npy_build_header(unsigned char *buf, size_t bufsize, lwt_dtype dtype
     size_t n, prelen, total, hlen;
     lwt__npy_format_shape(tuple, sizeof tuple, ndim, shape);
     n = (size_t)snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
-                         dtype == LWT_F32 ? "<f4" : "<f8", tuple);
+                         dtype == LWT_F16 ? "<f2" : dtype == LWT_F32 ? "<f4" : "<f8", tuple);
     if (n >= sizeof dict) /* cannot happen with NPY_MAX_DIMS dims; keeps the bounds visible */
         return 0;
 
@@ -983,13 +996,13 @@ int npy_write_sync(const char *path, lwt_dtype dtype, int ndim, const size_t *sh
         err[0] = '\0';
     if (!path || !*path)
         return lwt__npy_fail(err, errlen, path, "npy_write: empty path");
-    if (dtype != LWT_F32 && dtype != LWT_F64)
+    if (dtype != LWT_F32 && dtype != LWT_F64 && dtype != LWT_F16) /* bfloat16 has no numpy dtype */
         return lwt__npy_fail(err, errlen, path, "npy_write: invalid dtype %d", (int)dtype);
     if (ndim < 0 || ndim > NPY_MAX_DIMS)
         return lwt__npy_fail(err, errlen, path, "npy_write: invalid ndim %d (0..%d)", ndim, NPY_MAX_DIMS);
     if (ndim > 0 && !shape)
         return lwt__npy_fail(err, errlen, path, "npy_write: shape is NULL");
-    elsize = dtype == LWT_F32 ? 4 : 8;
+    elsize = npy_elem_size(dtype);
     if (lwt__npy_shape_count(ndim, shape, &count) || count > SIZE_MAX / elsize)
         return lwt__npy_fail(err, errlen, path, "npy_write: array size overflows");
     nbytes = count * elsize;

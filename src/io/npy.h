@@ -1,12 +1,12 @@
 /*
  * npy.h - NumPy .npy reader and writer used by the lwt CLI.
  *
- * Reading: format versions 1.0, 2.0 and 3.0; dtypes float32 and float64 in any
- * byte order ('<f4', '>f8', '=f4', '|f8', 'f4', 'd', 'float64', ...), which are
+ * Reading: format versions 1.0, 2.0 and 3.0; dtypes float16, float32 and float64 in any
+ * byte order ('<f2', '<f4', '>f8', '=f4', '|f8', 'f4', 'd', 'float64', ...), which are
  * converted to native byte order; fortran_order True is transposed into C order.
  * Every other dtype is refused with a message naming it.
  *
- * Writing: C order, little-endian '<f4' / '<f8', header padded so the data
+ * Writing: C order, little-endian '<f2' / '<f4' / '<f8', header padded so the data
  * starts at a multiple of 64 bytes, format 1.0 (2.0 only if the header would not
  * fit in 65535 bytes). The file appears atomically (temporary file in the same
  * directory, fsync, rename) or not at all.
@@ -29,13 +29,19 @@ extern "C" {
 #define NPY_MAX_DIMS 32
 
 typedef struct npy_array {
-    lwt_dtype dtype;              /* LWT_F32 or LWT_F64 */
+    lwt_dtype dtype;              /* LWT_F16 ('<f2', IEEE binary16), LWT_F32 or LWT_F64 */
     int ndim;                     /* 0..NPY_MAX_DIMS as read; the CLI checks its own limits */
     size_t shape[NPY_MAX_DIMS];   /* entries past ndim are 0 */
     size_t count;                 /* product of shape (1 for ndim 0; 0 if any dim is 0) */
     void *data;                   /* native-endian, C order, malloc'ed; never NULL after a
                                      successful read, even when count is 0 */
 } npy_array;
+
+/* bytes of one value of an npy dtype */
+static inline size_t npy_elem_size(lwt_dtype dt)
+{
+    return dt == LWT_F16 ? 2 : dt == LWT_F32 ? 4 : 8;
+}
 
 /* Reads path into *out. On failure *out is left zeroed (nothing to free), the
    return value is non-zero and err holds e.g.

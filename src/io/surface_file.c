@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "core/half.h"
 #include "io/surface_file.h"
 #include "io/npy.h"
 #include "io/npy_header.h"
@@ -432,7 +433,7 @@ lwt_status lwt_surface_read_npy(lwt_context *ctx, const char *path, lwt_surface 
         return lwt__file_fail(ctx, LWT_ERR_FORMAT, path, "empty array (%s)", shp);
     }
     size_t ny = a.shape[0], nx = a.shape[1], n = a.count;
-    lwt_status st = lwt__surface_alloc_file(ctx, path, out, nx, ny, (uint64_t)n * (a.dtype == LWT_F64 ? 8 : 4));
+    lwt_status st = lwt__surface_alloc_file(ctx, path, out, nx, ny, (uint64_t)n * npy_elem_size(a.dtype));
     if (st != LWT_OK) {
         npy_free(&a);
         return st;
@@ -441,6 +442,12 @@ lwt_status lwt_surface_read_npy(lwt_context *ctx, const char *path, lwt_surface 
         const double *d = (const double *)a.data;
         for (size_t i = 0; i < n; i++)
             out->z[i] = isfinite(d[i]) ? d[i] : NAN;
+    } else if (a.dtype == LWT_F16) { /* widened exactly (core/half.h) */
+        const uint16_t *h = (const uint16_t *)a.data;
+        for (size_t i = 0; i < n; i++) {
+            const float f = lwt_f16_to_f32(h[i]);
+            out->z[i] = isfinite(f) ? (double)f : NAN;
+        }
     } else {
         const float *f = (const float *)a.data;
         for (size_t i = 0; i < n; i++)

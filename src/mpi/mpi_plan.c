@@ -435,6 +435,9 @@ static lwt_status make_plan(lwt_mpi_plan *mp, const lwt_plan_desc *desc, const l
 {
     if (!desc || desc->batch != 1)
         return lwt_fail(mp->ctx, LWT_ERR_UNSUPPORTED, "lwt_mpi: this version runs batch-1 plans");
+    if (desc->dtype == LWT_F16 || desc->dtype == LWT_BF16) /* MPI streams: core/half_plan.c */
+        return lwt_fail(mp->ctx, LWT_ERR_UNSUPPORTED,
+                        "lwt_mpi: float16 and bfloat16 plans are not streamed yet (in-memory plans take them)");
     if (!(weight > 0 || weight == LWT_MPI_WEIGHT_SLAB || weight == LWT_MPI_WEIGHT_MEASURE))
         return lwt_fail(mp->ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_mpi: weight %g is not positive, "
                         "LWT_MPI_WEIGHT_MEASURE or LWT_MPI_WEIGHT_SLAB", weight);

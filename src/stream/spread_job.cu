@@ -130,6 +130,8 @@ extern "C" lwt_status lwt_spread_create(const lwt_plan *p, int ndev, const int *
         return p ? lwt_fail(p->ctx, LWT_ERR_INVALID_ARGUMENT, "spread: 1 to %d devices", SPREAD_MAX_DEV)
                  : LWT_ERR_INVALID_ARGUMENT;
     const lwt_context *ctx = p->ctx;
+    if (p->f32)
+        return lwt_fail(ctx, LWT_ERR_UNSUPPORTED, "spread: float16 and bfloat16 plans are not spread yet");
     if (p->backend != LWT_BACKEND_CUDA || !p->bstate)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "spread: the plan must use the CUDA backend");
     int plan_k = -1;

@@ -87,8 +87,8 @@ static void wavelets(lwt_context *ctx)
     CHECK(lwt_wavelet_path(NULL, LWT_MODE_ZERO, LWT_F64, &path) == LWT_ERR_INVALID_ARGUMENT,
           "lwt_wavelet_path(NULL wavelet)");
     CHECK(lwt_wavelet_path(w, LWT_MODE_ZERO, LWT_F64, NULL) == LWT_ERR_INVALID_ARGUMENT, "lwt_wavelet_path(NULL out)");
-    CHECK(lwt_wavelet_path(w, LWT_MODE_ZERO, (lwt_dtype)2, &path) == LWT_ERR_INVALID_ARGUMENT,
-          "lwt_wavelet_path(dtype 2)");
+    CHECK(lwt_wavelet_path(w, LWT_MODE_ZERO, (lwt_dtype)4, &path) == LWT_ERR_INVALID_ARGUMENT,
+          "lwt_wavelet_path(dtype 4)"); /* 2 and 3 are float16 and bfloat16 */
     lwt_wavelet_destroy(w);
     CHECK(lwt_wavelet_from_puk(ctx, NULL, &w) == LWT_ERR_INVALID_ARGUMENT, "lwt_wavelet_from_puk(NULL scheme)");
 }
@@ -146,8 +146,11 @@ static void plan_descs(lwt_context *ctx)
     d.mode = (lwt_mode)LWT_MODE_COUNT;
     refused(ctx, d, LWT_ERR_UNKNOWN_MODE, "mode 9");
     d = good_desc(w);
-    d.dtype = (lwt_dtype)2;
-    refused(ctx, d, LWT_OK, "dtype 2");
+    d.dtype = (lwt_dtype)4; /* 2 and 3 are float16 and bfloat16 */
+    refused(ctx, d, LWT_OK, "dtype 4");
+    d = good_desc(w);
+    d.dtype = (lwt_dtype)-1;
+    refused(ctx, d, LWT_OK, "dtype -1");
     d = good_desc(w);
     d.backend = (lwt_backend)3;
     refused(ctx, d, LWT_OK, "backend 3");

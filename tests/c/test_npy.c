@@ -444,17 +444,48 @@ static void test_dtypes(void)
         CHECK(a.count == 1 && a.dtype == LWT_F32 && ((float *)a.data)[0] == 3.14159274f);
         npy_free(&a);
     }
+    {
+        npy_array a;
+        char err[256];
+        /* float16, both byte orders and the long name: 0x3c00 = 1, 0xc000 = -2, 0x7bff = 65504 */
+        static const unsigned char be2[] = {0x3c, 0x00, 0xc0, 0x00, 0x7b, 0xff};
+        static const unsigned char le2[] = {0x00, 0x3c, 0x00, 0xc0, 0xff, 0x7b};
+        static const char *descr[] = {"'>f2'", "'<f2'", "'float16'", "'e'"};
+        for (int c = 0; c < 4; c++) {
+            char dict[128];
+            snprintf(dict, sizeof dict, "{'descr': %s, 'fortran_order': False, 'shape': (3,), }", descr[c]);
+            put_npy("f2_lit.npy", 1, 0, dict, 1, c == 0 ? be2 : le2, 6);
+            CHECKF(npy_read("f2_lit.npy", &a, err, sizeof err) == 0, "%s", err);
+            const uint16_t *h = a.data;
+            CHECK(a.count == 3 && a.dtype == LWT_F16 && h[0] == 0x3c00 && h[1] == 0xc000 && h[2] == 0x7bff);
+            npy_free(&a);
+        }
+        /* written as '<f2' and read back, Fortran order transposed */
+        const uint16_t v[6] = {1, 2, 3, 4, 5, 6};
+        const size_t sh2[2] = {2, 3};
+        CHECKF(npy_write("f2_w.npy", LWT_F16, 2, sh2, v, err, sizeof err) == 0, "%s", err);
+        CHECKF(npy_read("f2_w.npy", &a, err, sizeof err) == 0, "%s", err);
+        CHECK(a.dtype == LWT_F16 && a.count == 6 && memcmp(a.data, v, sizeof v) == 0);
+        npy_free(&a);
+        put_npy("f2_f.npy", 1, 0, "{'descr': '<f2', 'fortran_order': True, 'shape': (2, 3), }", 1,
+                (const unsigned char *)v, sizeof v);
+        CHECKF(npy_read("f2_f.npy", &a, err, sizeof err) == 0, "%s", err);
+        const uint16_t t[6] = {1, 3, 5, 2, 4, 6}; /* column-major (2, 3) in C order */
+        CHECK(a.dtype == LWT_F16 && a.count == 6 && memcmp(a.data, t, sizeof t) == 0);
+        npy_free(&a);
+        CHECK(npy_write("bf.npy", LWT_BF16, 2, sh2, v, err, sizeof err) != 0);
+    }
     /* refused dtypes, each named in the message */
     static const struct {
         const char *descr, *phrase;
     } bad[] = {
-        {"'<i4'", "unsupported dtype '<i4' (lwt reads float32 and float64)"},
+        {"'<i4'", "unsupported dtype '<i4' (lwt reads float16, float32 and float64)"},
         {"'<i8'", "unsupported dtype '<i8'"},
         {"'|u1'", "unsupported dtype '|u1'"},
         {"'|b1'", "unsupported dtype '|b1'"},
         {"'<c8'", "unsupported dtype '<c8'"},
         {"'<c16'", "unsupported dtype '<c16'"},
-        {"'<f2'", "unsupported dtype '<f2'"},
+        {"'<f1'", "unsupported dtype '<f1'"},
         {"'<f16'", "unsupported dtype '<f16'"},
         {"'|O'", "unsupported dtype '|O'"},
         {"'<U3'", "unsupported dtype '<U3'"},
@@ -1019,7 +1050,7 @@ static void test_numpy(void)
         expect_values("npw_empty.npy", LWT_F64, 2, s30);
         expect_values("npw_v2.npy", LWT_F64, 2, s33);
         expect_values("npw_v3.npy", LWT_F64, 2, s33);
-        expect_fail("npw_i4.npy", "unsupported dtype '<i4' (lwt reads float32 and float64)");
+        expect_fail("npw_i4.npy", "unsupported dtype '<i4' (lwt reads float16, float32 and float64)");
         expect_fail("npw_c8.npy", "unsupported dtype '<c8'");
     }
 }

@@ -599,6 +599,16 @@ static void test_npy(void)
         CHECK(WX3P(q, &s, err) == 0, "x3p from npy: %s", err);
     }
     lwt_surface_free(&s);
+    /* float16 heights widened exactly: 0x3c00 = 1, 0x0001 = 2^-24 (subnormal), 0x7e00 NaN, 0xfc00 -inf */
+    const uint16_t h[6] = {0x3c00, 0x0001, 0x7e00, 0xc000, 0xfc00, 0x7bff};
+    tpath(p, sizeof p, "surface16.npy");
+    CHECK(npy_write(p, LWT_F16, 2, shape2, h, err, sizeof err) == 0, "npy_write float16: %s", err);
+    CHECK(RD(p, &s, err) == 0, "read float16 npy: %s", err);
+    if (s.z)
+        CHECK(s.nx == 3 && s.ny == 2 && s.z[0] == 1.0 && s.z[1] == ldexp(1.0, -24) && isnan(s.z[2]) &&
+                  s.z[3] == -2.0 && isnan(s.z[4]) && s.z[5] == 65504.0,
+              "float16 npy values %g %g %g %g", s.z[0], s.z[1], s.z[3], s.z[5]);
+    lwt_surface_free(&s);
     tpath(p, sizeof p, "profile.npy");
     CHECK(npy_write(p, LWT_F32, 1, shape1, f, err, sizeof err) == 0, "npy_write: %s", err);
     expect_error(p, LWT_ERR_NOT_AREAL, "not an areal surface", "1-D npy");

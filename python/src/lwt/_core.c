@@ -245,7 +245,7 @@ static void plan_capsule_free(PyObject *cap)
     PyMem_Free(h);
 }
 
-/* plan(wavelet capsule, shape tuple, levels, mode name, dtype (0 f32, 1 f64), batch, backend,
+/* plan(wavelet capsule, shape tuple, levels, mode name, dtype (lwt_dtype: 0 f32, 1 f64, 2 f16, 3 bf16), batch, backend,
  * algorithm) -> (capsule, info dict) */
 static PyObject *py_plan(PyObject *self, PyObject *args)
 {
@@ -279,7 +279,9 @@ static PyObject *py_plan(PyObject *self, PyObject *args)
         d.shape[i] = (size_t)n;
     }
     d.levels = levels;
-    d.dtype = dtype ? LWT_F64 : LWT_F32;
+    if (dtype < LWT_F32 || dtype > LWT_BF16)
+        return PyErr_Format(PyExc_ValueError, "dtype code %d is not an lwt_dtype", dtype);
+    d.dtype = (lwt_dtype)dtype;
     d.batch = (size_t)batch;
     d.backend = (lwt_backend)backend;
     d.device = device;
@@ -296,7 +298,7 @@ static PyObject *py_plan(PyObject *self, PyObject *args)
         return lwt_py_raise(s, "lwt_plan_create");
     }
     lwt_plan_get_info(h->plan, &h->info);
-    h->itemsize = dtype ? sizeof(double) : sizeof(float);
+    h->itemsize = dtype == LWT_F64 ? sizeof(double) : dtype == LWT_F32 ? sizeof(float) : 2;
     h->batch = (size_t)batch;
     h->wavelet_capsule = wcap;
     Py_INCREF(wcap);

@@ -12,6 +12,9 @@ from . import _core
 __all__ = ["set_backend", "get_backend", "set_threads", "plan_cache_clear"]
 
 _BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2}
+# lwt_dtype by NumPy dtype (include/lwt.h); LWT_BF16 = 3 has no NumPy dtype: _core.plan takes
+# the code with uint16 arrays holding the bits (tools/half_accuracy.py)
+DTYPE_CODES = {np.dtype(np.float32): 0, np.dtype(np.float64): 1, np.dtype(np.float16): 2}
 # Plans hold their workspace and, on the GPU, device buffers: a bounded cache keeps a loop
 # over many shapes from holding all of them. LRU of 64: a level-by-level inverse makes one
 # plan per level (and per axis where it goes one axis at a time, e.g. 3 x 10 = 30), which
@@ -50,7 +53,7 @@ class Plan:
     __slots__ = ("handle", "shape", "levels", "packed_shape", "batch", "dtype", "path", "_bands", "_args")
 
     def __init__(self, wavelet, shape, levels, mode, dtype, batch, backend, device, algorithm):
-        self.handle, info = _core.plan(wavelet._handle, tuple(shape), levels, mode, int(dtype == np.float64),
+        self.handle, info = _core.plan(wavelet._handle, tuple(shape), levels, mode, DTYPE_CODES[np.dtype(dtype)],
                                        batch, _BACKENDS[backend], algorithm, device)
         self.path = info["path"]
         self.shape, self.levels = info["shape"], info["levels"]

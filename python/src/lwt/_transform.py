@@ -9,7 +9,7 @@ from itertools import product
 import numpy as np
 from numpy.exceptions import AxisError
 
-from ._dtypes import KEPT_DTYPES, common_pair_dtype
+from ._dtypes import common_pair_dtype, kept
 from ._plans import forward_last, get_plan, inverse_last
 
 MAX_PLAN_AXES = 3     # LWT_MAX_NDIM: more transformed axes go one axis at a time
@@ -174,7 +174,7 @@ def waverecn_planned(a, ds, wavelet, mode, axes):
     if not 1 <= len(ds) <= MAX_PLAN_LEVELS or any(set(d) != {key for key, _ in keys} for d in ds):
         return None
     dt = a.dtype
-    if dt not in KEPT_DTYPES or any(d[key].dtype != dt for d in ds for key, _ in keys):
+    if not kept(dt) or any(d[key].dtype != dt for d in ds for key, _ in keys):
         return None
     if dt.kind == "c":
         re = waverecn_planned(a.real, [{key: v.real for key, v in d.items()} for d in ds], wavelet, mode, axes)

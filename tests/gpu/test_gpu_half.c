@@ -1,0 +1,152 @@
+/*
+ * float16 and bfloat16 plans on device pointers (lwt_forward_device / lwt_inverse_device,
+ * src/cuda/cuda_half.cu; label gpu, run on the device machine): bit for bit the float32 CUDA
+ * plan of the same description on the widened input, each result rounded, both done here with
+ * the tests' own conversions (tests/c/half_ref.h), over wavelets, modes, 1-3-D, odd and even
+ * sizes, levels and batches; the device workspace it asks for; a CPU plan refused. The
+ * host-pointer path of the same plans: test_half --cuda. Exits 77 without a CUDA device.
+ *
+ * Usage: test_gpu_half
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lwt.h"
+#ifdef LWT_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "check.h"
+#include "half_ref.h"
+#include "lwt_cuda.h"
+#endif
+
+#ifdef LWT_HAVE_CUDA
+static int cases;
+static lwt_context *ctx;
+
+static lwt_plan *plan(const lwt_wavelet *w, int nd, const size_t *shape, int levels, lwt_mode mode, lwt_dtype dt,
+                      size_t batch, lwt_backend backend)
+{
+    return half_test_plan(ctx, w, nd, shape, levels, mode, dt, batch, backend, LWT_ALGO_AUTO);
+}
+
+/* plan p on device copies of the n_in host values `in` (es bytes each) into n_out values */
+static int on_device(const lwt_plan *p, int inverse, const void *in, size_t n_in, void *out, size_t n_out, size_t es)
+{
+    size_t wsb = 0;
+    void *din = NULL, *dout = NULL, *dws = NULL;
+    int ok = lwt_plan_device_workspace_size(p, &wsb) == LWT_OK && cudaMalloc(&din, n_in * es) == cudaSuccess &&
+             cudaMalloc(&dout, n_out * es) == cudaSuccess && cudaMalloc(&dws, wsb ? wsb : 1) == cudaSuccess &&
+             cudaMemcpy(din, in, n_in * es, cudaMemcpyHostToDevice) == cudaSuccess;
+    ok = ok && (inverse ? lwt_inverse_device(p, din, dout, dws, 0) : lwt_forward_device(p, din, dout, dws, 0)) == LWT_OK;
+    ok = ok && cudaMemcpy(out, dout, n_out * es, cudaMemcpyDeviceToHost) == cudaSuccess;
+    cudaFree(din);
+    cudaFree(dout);
+    cudaFree(dws);
+    return ok;
+}
+
+/* one direction: the 16-bit plan on the device against the reference, bits compared */
+static void direction(const fmt *f, const lwt_plan *p, const lwt_plan *q, int inverse, const uint16_t *in, size_t nin,
+                      uint16_t *out, size_t nout, const char *what)
+{
+    uint16_t *want = malloc(nout * 2);
+    float *x = malloc(nin * 4), *y = malloc(nout * 4);
+    ref_widen(f, in, x, nin);
+    const int ok = on_device(p, inverse, in, nin, out, nout, 2) && on_device(q, inverse, x, nin, y, nout, 4);
+    CHECK(ok, "%s: a device run failed", what);
+    ref_narrow(f, y, want, nout);
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; ok && i < nout; i++)
+        if (!same_bits(f, out[i], want[i]) && !bad++)
+            first = i;
+    CHECK(bad == 0, "%s %s: %zu of %zu values differ (first %zu: 0x%04x, want 0x%04x)", what,
+          inverse ? "inverse" : "forward", bad, nout, first, out[first], want[first]);
+    free(want);
+    free(x);
+    free(y);
+}
+
+static void check_case(const fmt *f, const lwt_wavelet *w, const char *wn, int nd, const size_t *shape, int levels,
+                       lwt_mode mode, size_t batch, unsigned long long seed)
+{
+    char what[160];
+    snprintf(what, sizeof what, "%s %s %d-D %zux%zux%zu L%d mode %d batch %zu", f->name, wn, nd, shape[0], shape[1],
+             shape[2], levels, (int)mode, batch);
+    lwt_plan *p = plan(w, nd, shape, levels, mode, f->dt, batch, LWT_BACKEND_CUDA);
+    lwt_plan *q = plan(w, nd, shape, levels, mode, LWT_F32, batch, LWT_BACKEND_CUDA);
+    CHECK(p && q, "%s: no plan", what);
+    if (p && q) {
+        lwt_plan_info info;
+        lwt_plan_get_info(p, &info);
+        size_t w16 = 0, w32 = 0;
+        CHECK(lwt_plan_device_workspace_size(p, &w16) == LWT_OK && lwt_plan_device_workspace_size(q, &w32) == LWT_OK &&
+                  w16 >= w32 + 2 * 4 * batch * info.coeff_count,
+              "%s: device workspace %zu (float32 plan's %zu)", what, w16, w32);
+        const size_t nin = info.input_count * batch, nc = info.coeff_count * batch;
+        uint16_t *x = malloc(nin * 2), *c = malloc(nc * 2), *y = malloc(nin * 2);
+        ref_random(f, x, nin, seed);
+        direction(f, p, q, 0, x, nin, c, nc, what);
+        direction(f, p, q, 1, c, nc, y, nin, what);
+        cases++;
+        free(x);
+        free(c);
+        free(y);
+    }
+    lwt_plan_destroy(p);
+    lwt_plan_destroy(q);
+}
+
+static void cpu_plan_refused(void)
+{
+    lwt_wavelet *w = NULL;
+    lwt_wavelet_create(ctx, "haar", &w);
+    const size_t s[3] = {16, 1, 1};
+    lwt_plan *p = plan(w, 1, s, 1, LWT_MODE_ZERO, LWT_F16, 1, LWT_BACKEND_CPU);
+    size_t bytes = 0;
+    void *d = NULL;
+    cudaMalloc(&d, 4096);
+    CHECK(p && lwt_plan_device_workspace_size(p, &bytes) != LWT_OK, "a CPU float16 plan has no device workspace");
+    CHECK(p && lwt_forward_device(p, d, d, d, 0) != LWT_OK, "a CPU float16 plan refused on device pointers");
+    cudaFree(d);
+    lwt_plan_destroy(p);
+    lwt_wavelet_destroy(w);
+}
+#endif
+
+int main(void)
+{
+#ifndef LWT_HAVE_CUDA
+    printf("test_gpu_half: built without CUDA, skipped\n");
+    return 77;
+#else
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        printf("test_gpu_half: no CUDA device, skipped\n");
+        return 77;
+    }
+    if (lwt_context_create(&ctx) != LWT_OK)
+        return 1;
+    static const char *names[] = {"haar", "db4", "cdf97", "sym8", "coif3", "db20", "rbio3.5", "dmey"};
+    static const size_t sizes[][3] = {{37, 1, 1}, {256, 1, 1}, {19, 24, 1}, {64, 33, 1}, {9, 12, 11}, {8, 7, 6}};
+    const fmt *fmts[2] = {&F16, &BF16};
+    int k = 0;
+    for (size_t wi = 0; wi < sizeof names / sizeof names[0]; wi++) {
+        lwt_wavelet *w = NULL;
+        if (lwt_wavelet_create(ctx, names[wi], &w) != LWT_OK)
+            continue;
+        for (int mode = 0; mode < LWT_MODE_COUNT; mode++, k++) {
+            const size_t *s = sizes[k % 6];
+            const int nd = s[2] > 1 ? 3 : s[1] > 1 ? 2 : 1;
+            check_case(fmts[k % 2], w, names[wi], nd, s, nd == 3 ? 1 + k % 2 : 1 + k % 3, (lwt_mode)mode,
+                       k % 5 == 4 && nd < 3 ? 3 : 1, 7u + (unsigned long long)k);
+        }
+        lwt_wavelet_destroy(w);
+    }
+    cpu_plan_refused();
+    printf("test_gpu_half: %d cases\n", cases);
+    lwt_context_destroy(ctx);
+    return finish("test_gpu_half");
+#endif
+}
