@@ -354,8 +354,7 @@ static lwt_status material(job *j, lwt_context *ctx, const filter_opts *o, const
 {
     const lwt_surface *s = &j->s;
     lwt_material_curve *c = NULL;
-    lwt_status st =
-        LIB_CALL(j, lwt_material_curve_create_on(ctx, z, s->nx, s->ny, o->spec.threads, o->spec.backend, &c));
+    lwt_status st = LIB_CALL(j, lwt_material_curve_create(ctx, z, s->nx, s->ny, o->spec.threads, &c));
     if (st == LWT_OK)
         st = LIB_CALL(j, lwt_mr_params_compute(ctx, c, NULL, &j->mrp[k]));
     if (st == LWT_OK && !(j->curve[k] = malloc(CURVE_POINTS * sizeof *j->curve[k])))

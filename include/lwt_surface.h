@@ -652,17 +652,6 @@ LWT_API char lwt_feature_param_unit(int k);
 LWT_API lwt_status lwt_feature_params_compute(lwt_context *ctx, const double *z, size_t nx, size_t ny, double dx,
                                               double dy, double pruning, int threads, lwt_feature_params *out);
 
-/* ------------------------------------------------ material ratio curve on a backend */
-
-/** lwt_material_curve_create with its sort on a backend: LWT_BACKEND_CPU (what
- *  lwt_material_curve_create does), LWT_BACKEND_CUDA (the heights go up, the finite ones are
- *  sorted with a radix sort on the GPU, the sorted ones come down; LWT_ERR_BACKEND_UNAVAILABLE
- *  without a device), LWT_BACKEND_AUTO (the GPU when there is one and z has at least 2^22 points).
- *  The curve is the same, bit for bit, on every backend (the sort orders the doubles' bits, a
- *  total order). lwt filter uses its --backend here. */
-LWT_API lwt_status lwt_material_curve_create_on(lwt_context *ctx, const double *z, size_t nx, size_t ny, int threads,
-                                                lwt_backend backend, lwt_material_curve **out);
-
 #ifdef __cplusplus
 }
 #endif

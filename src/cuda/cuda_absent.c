@@ -7,7 +7,6 @@
 
 #include "core/backend.h"
 #include "surface/gauss.h"
-#include "surface/mr_curve.h"
 
 const lwt_backend_ops *lwt_cuda_backend(void)
 {
@@ -48,11 +47,4 @@ lwt_status lwt__cuda_gauss_cascade_host(const lwt__gauss_kernel k[3][2], int noi
 {
     (void)k, (void)noise, (void)nx, (void)ny, (void)masked, (void)lev, (void)band;
     return LWT_ERR_UNSUPPORTED;
-}
-
-int lwt__cuda_sorted_keys(const double *z, size_t n, uint64_t *keys, size_t *n_valid)
-{
-    (void)z, (void)n, (void)keys;
-    *n_valid = 0;
-    return -1;
 }

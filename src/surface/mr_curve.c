@@ -4,7 +4,6 @@
 #define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE (Linux) */
 
 #include "surface/mr_curve.h"
-#include "core/backend.h"
 #include "core/fail.h"
 #include "surface/threads.h"
 
@@ -251,11 +250,12 @@ static double pairwise_sum(const double *v, size_t n)
     return pairwise_sum(v, n / 2) + pairwise_sum(v + n / 2, n - n / 2);
 }
 
-/* The sorted order keys of the finite points of z on the CPU: k (freed by the caller) and their
-   count; LWT_ERR_NO_DATA or LWT_ERR_OUT_OF_MEMORY (logged). */
-static lwt_status keys_cpu(lwt_context *ctx, const double *z, size_t nx, size_t ny, int threads, uint64_t **keys,
-                           size_t *count)
+lwt_status lwt_material_curve_create(lwt_context *ctx, const double *z, size_t nx, size_t ny, int threads,
+                                     lwt_material_curve **out)
 {
+    if (!z || !out)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_material_curve_create: NULL argument");
+    *out = NULL;
     /* the valid points of fixed blocks of rows, counted, then copied as keys block after block
        (their order does not matter: the sorted keys are unique) */
     const int nt = lwt__surf_threads(threads);
@@ -283,9 +283,10 @@ static lwt_status keys_cpu(lwt_context *ctx, const double *z, size_t nx, size_t 
     const size_t n = cnt[nb];
     if (n == 0)
         return lwt_fail(ctx, LWT_ERR_NO_DATA, "material ratio curve: no valid point");
+    lwt_material_curve *c = calloc(1, sizeof *c);
     uint64_t *k = alloc_keys(n), *tmp = alloc_keys(n);
-    if (!k || !tmp) {
-        free(k), free(tmp);
+    if (!c || !k || !tmp) {
+        free(c), free(k), free(tmp);
         return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the material ratio curve of %zu points", n);
     }
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -297,7 +298,7 @@ static lwt_status keys_cpu(lwt_context *ctx, const double *z, size_t nx, size_t 
     }
     uint64_t *s = sort_keys(k, tmp, n, lo, hi, nt);
     if (!s) {
-        free(k), free(tmp);
+        free(c), free(k), free(tmp);
         return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the material ratio curve of %zu points", n);
     }
     if (s == tmp) { /* k: the sorted keys, tmp: the other buffer */
@@ -305,57 +306,6 @@ static lwt_status keys_cpu(lwt_context *ctx, const double *z, size_t nx, size_t 
         k = s;
     }
     free(tmp);
-    *keys = k;
-    *count = n;
-    return LWT_OK;
-}
-
-/* The same on the GPU (src/cuda/cuda_sort.cu): the same keys in the same order. */
-static lwt_status keys_cuda(lwt_context *ctx, const double *z, size_t nx, size_t ny, uint64_t **keys, size_t *count)
-{
-    const size_t all = nx * ny;
-    uint64_t *k = alloc_keys(all);
-    if (!k)
-        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the material ratio curve of %zu points", all);
-    const int r = lwt__cuda_sorted_keys(z, all, k, count);
-    if (r) {
-        free(k);
-        return lwt_fail(ctx, r == -2 ? LWT_ERR_OUT_OF_MEMORY : LWT_ERR_DEVICE,
-                        "the material ratio curve's sort of %zu points on the GPU failed%s", all,
-                        r == -2 ? ": out of device memory" : "");
-    }
-    if (*count == 0) {
-        free(k);
-        return lwt_fail(ctx, LWT_ERR_NO_DATA, "material ratio curve: no valid point");
-    }
-    *keys = k;
-    return LWT_OK;
-}
-
-/* Where AUTO sorts: the GPU when there is one and the surface is large (the transfers cost more
-   than the CPU's sort below that; measured in docs/PERFORMANCE.md, "lwt filter end to end on a
-   GPU"). */
-#define MR_GPU_MIN_POINTS ((size_t)1 << 22)
-
-lwt_status lwt_material_curve_create_on(lwt_context *ctx, const double *z, size_t nx, size_t ny, int threads,
-                                        lwt_backend backend, lwt_material_curve **out)
-{
-    if (!z || !out)
-        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_material_curve_create: NULL argument");
-    *out = NULL;
-    if (backend == LWT_BACKEND_CUDA && lwt_cuda_device_count() == 0)
-        return lwt_fail(ctx, LWT_ERR_BACKEND_UNAVAILABLE, "material ratio curve on cuda: no CUDA device");
-    const int gpu = backend == LWT_BACKEND_CUDA ||
-                    (backend == LWT_BACKEND_AUTO && lwt_cuda_device_count() > 0 && nx * ny >= MR_GPU_MIN_POINTS);
-    uint64_t *k = NULL;
-    size_t n = 0;
-    LWT_FORWARD(gpu ? keys_cuda(ctx, z, nx, ny, &k, &n) : keys_cpu(ctx, z, nx, ny, threads, &k, &n));
-    const int nt = lwt__surf_threads(threads);
-    lwt_material_curve *c = calloc(1, sizeof *c);
-    if (!c) {
-        free(k);
-        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "out of memory for the material ratio curve");
-    }
     /* back to doubles in place (a key and a double have the same size), then about the mean:
        subtracting one number keeps the order (rounding is monotonic) */
 #pragma omp parallel for num_threads(nt) schedule(static)
@@ -373,12 +323,6 @@ lwt_status lwt_material_curve_create_on(lwt_context *ctx, const double *z, size_
     c->n = n;
     *out = c;
     return LWT_OK;
-}
-
-lwt_status lwt_material_curve_create(lwt_context *ctx, const double *z, size_t nx, size_t ny, int threads,
-                                     lwt_material_curve **out)
-{
-    return lwt_material_curve_create_on(ctx, z, nx, ny, threads, LWT_BACKEND_CPU, out);
 }
 
 void lwt_material_curve_destroy(lwt_material_curve *c)
@@ -432,21 +376,42 @@ double lwt_material_curve_smr(const lwt_material_curve *c, double h)
 
 /* Each segment between neighbouring points spans 1 / (n - 1) of material ratio; the part of it
  * beyond h (above it for the peak material, below it for the void) is a trapezoid, a triangle
- * where the segment crosses h, or nothing. Summed from the far end inwards (a fixed order); the
- * void is the peak material of the negated curve (negation is exact). */
+ * where the segment crosses h, or nothing. Summed from the far end inwards in fixed blocks
+ * (MR_BLOCKS); the void is the peak material of the negated curve (negation is exact). */
 static double beyond(const lwt_material_curve *c, double h, int up)
 {
     const double *a = c->a, sg = up ? 1.0 : -1.0, t = sg * h;
     const size_t n = c->n;
-    double s = 0;
-    for (size_t i = 0; i + 1 < n; i++) {
-        size_t k = up ? n - 1 - i : i;
-        double far = sg * a[k], near = sg * a[up ? k - 1 : k + 1];
-        if (far <= t)
-            break;
-        s += near >= t ? 0.5 * (far + near) - t : 0.5 * (far - t) * (far - t) / (far - near);
+    if (n < 2)
+        return 0.0;
+    /* the segments whose far point is beyond h: the points above h (up) or below it, found by
+       bisection of the sorted heights (lo: the first point above h, or at or above it) */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (up ? a[mid] > h : a[mid] >= h)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
-    return n > 1 ? s / (double)(n - 1) : 0.0;
+    size_t cnt = up ? n - lo : lo;
+    if (cnt > n - 1)
+        cnt = n - 1;
+    double part[MR_BLOCKS];
+#pragma omp parallel for num_threads(lwt__surf_threads(0)) schedule(static)
+    for (int b = 0; b < MR_BLOCKS; b++) {
+        double s = 0;
+        for (size_t i = MR_BLOCK_LO(cnt, b); i < MR_BLOCK_LO(cnt, b + 1); i++) {
+            const size_t k = up ? n - 1 - i : i;
+            const double far = sg * a[k], near = sg * a[up ? k - 1 : k + 1];
+            s += near >= t ? 0.5 * (far + near) - t : 0.5 * (far - t) * (far - t) / (far - near);
+        }
+        part[b] = s;
+    }
+    double s = 0;
+    for (int b = 0; b < MR_BLOCKS; b++)
+        s += part[b];
+    return s / (double)(n - 1);
 }
 
 double lwt__mr_above(const lwt_material_curve *c, double h)

@@ -5,7 +5,6 @@
 #define LWT_SURFACE_MR_CURVE_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #include "lwt_surface.h"
 
@@ -15,6 +14,13 @@ struct lwt_material_curve {
     size_t n;
     double mean; /* metres, the reference the heights are taken about */
 };
+
+/* The long loops over a curve (its parameters' searches and integrals) run in MR_BLOCKS fixed
+ * blocks of the index range, each block in index order on one thread, the blocks' results then
+ * combined in block order: the same bits for any thread count. A 12288^2 surface's family took
+ * 2.0 s on one core of the 16-core GPU host (docs/PERFORMANCE.md, "lwt filter end to end"). */
+#define MR_BLOCKS 256
+#define MR_BLOCK_LO(n, b) ((size_t)(((unsigned __int128)(n) * (unsigned)(b)) / MR_BLOCKS))
 
 /* Height of the curve at ascending position x in [0, n - 1] (linear between points). */
 static inline double lwt__mr_at(const lwt_material_curve *c, double x)
@@ -32,10 +38,5 @@ static inline double lwt__mr_at(const lwt_material_curve *c, double x)
  * the part below it: the peak material above h and the void below h. */
 double lwt__mr_above(const lwt_material_curve *c, double h);
 double lwt__mr_below(const lwt_material_curve *c, double h);
-
-/* src/cuda/cuda_sort.cu: the order keys (mr_curve.c's key_of) of the finite values of z[0..n),
-   sorted ascending into keys (room for n), their count in *n_valid; 0, -2 out of device memory,
-   -1 another CUDA failure (always -1 in a build without CUDA). */
-int lwt__cuda_sorted_keys(const double *z, size_t n, uint64_t *keys, size_t *n_valid);
 
 #endif

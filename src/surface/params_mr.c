@@ -2,7 +2,9 @@
  * (lwt_surface.h; the curve is mr_curve.c's). Apart from params.c because it needs every height
  * sorted: it cannot be summed from rows as the height and hybrid parameters are. */
 #include "surface/mr_curve.h"
+#include "core/context.h"
 #include "core/fail.h"
+#include "surface/threads.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -54,40 +56,68 @@ static double h_at(const lwt_material_curve *c, double t)
  * <= 0. As a function of t0 it is linear between the positions where t0 or t0 + span is a point
  * of the curve, so its largest value (least slope in magnitude) is at one of those. Returns the
  * first (smallest t0) of the largest. */
-static double central_region(const lwt_material_curve *c, double span)
+static double central_region(const lwt_material_curve *c, double span, int nt)
 {
     const double m = (double)(c->n - 1);
-    double best = -INFINITY, best_t0 = 0;
-    for (size_t k = 0; k < c->n; k++) {
-        const double cand[2] = {(double)k - span, (double)k}; /* window ending, starting at point k */
-        for (int i = 0; i < 2; i++) {
-            double t0 = cand[i];
-            if (t0 < 0 || t0 + span > m)
-                continue;
-            double f = h_at(c, t0 + span) - h_at(c, t0);
-            if (f > best || (f == best && t0 < best_t0)) {
-                best = f;
-                best_t0 = t0;
+    double best[MR_BLOCKS], best_t0[MR_BLOCKS];
+    /* the points in fixed blocks over the threads, each block's best, then the blocks' in order:
+       the largest fall and its smallest t0 are the same whatever the blocks (max is exact) */
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int b = 0; b < MR_BLOCKS; b++) {
+        double bb = -INFINITY, bt = 0;
+        for (size_t k = MR_BLOCK_LO(c->n, b); k < MR_BLOCK_LO(c->n, b + 1); k++) {
+            const double cand[2] = {(double)k - span, (double)k}; /* window ending, starting at point k */
+            for (int i = 0; i < 2; i++) {
+                double t0 = cand[i];
+                if (t0 < 0 || t0 + span > m)
+                    continue;
+                double f = h_at(c, t0 + span) - h_at(c, t0);
+                if (f > bb || (f == bb && t0 < bt)) {
+                    bb = f;
+                    bt = t0;
+                }
             }
         }
+        best[b] = bb;
+        best_t0[b] = bt;
     }
-    return best_t0;
+    double bb = -INFINITY, bt = 0;
+    for (int b = 0; b < MR_BLOCKS; b++)
+        if (best[b] > bb || (best[b] == bb && best_t0[b] < bt)) {
+            bb = best[b];
+            bt = best_t0[b];
+        }
+    return bt;
 }
 
 /* The equivalent straight line of ISO 13565-2 on the curve h(t): the least-squares line over the
  * central region [t0, t0 + span] of the piecewise linear curve itself (integrals over each
  * segment, about the region's centre tc: b0 = mean height, b1 = int (t - tc) h / (span^3 / 12)).
  * Sets *top and *bottom to the line at material ratio 0 % and 100 %. */
-static void equivalent_line(const lwt_material_curve *c, double span, double *top, double *bottom)
+static void equivalent_line(const lwt_material_curve *c, double span, int nt, double *top, double *bottom)
 {
-    const double m = (double)(c->n - 1), t0 = central_region(c, span), t1 = t0 + span, tc = 0.5 * (t0 + t1);
-    double ih = 0, ith = 0, p = t0, hp = h_at(c, t0);
-    for (double k = floor(t0) + 1; p < t1; k++) {
-        double q = k < t1 ? k : t1, hq = h_at(c, q), tp = p - tc, tq = q - tc;
-        ih += 0.5 * (q - p) * (hp + hq);
-        ith += (q - p) / 6.0 * (tp * (2 * hp + hq) + tq * (hp + 2 * hq));
-        p = q;
-        hp = hq;
+    const double m = (double)(c->n - 1), t0 = central_region(c, span, nt), t1 = t0 + span, tc = 0.5 * (t0 + t1);
+    /* segment j runs from p_j = t0 (j = 0) or floor(t0) + j to q_j = min(floor(t0) + j + 1, t1),
+       for the segments that start before t1 */
+    const double f0 = floor(t0);
+    const size_t nseg = (size_t)fmax(1.0, ceil(t1 - f0));
+    double sh[MR_BLOCKS], sth[MR_BLOCKS];
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int b = 0; b < MR_BLOCKS; b++) {
+        double ih = 0, ith = 0;
+        for (size_t j = MR_BLOCK_LO(nseg, b); j < MR_BLOCK_LO(nseg, b + 1); j++) {
+            const double k = f0 + 1 + (double)j, p = j ? k - 1 : t0, q = k < t1 ? k : t1;
+            const double hp = h_at(c, p), hq = h_at(c, q), tp = p - tc, tq = q - tc;
+            ih += 0.5 * (q - p) * (hp + hq);
+            ith += (q - p) / 6.0 * (tp * (2 * hp + hq) + tq * (hp + 2 * hq));
+        }
+        sh[b] = ih;
+        sth[b] = ith;
+    }
+    double ih = 0, ith = 0;
+    for (int b = 0; b < MR_BLOCKS; b++) {
+        ih += sh[b];
+        ith += sth[b];
     }
     const double b0 = ih / span, b1 = ith / (span * span * span / 12.0);
     *top = b0 - b1 * tc;
@@ -121,7 +151,8 @@ lwt_status lwt_mr_params_compute(lwt_context *ctx, const lwt_material_curve *c, 
     out->Sk = out->Spk = out->Svk = out->Smr1 = out->Smr2 = NAN;
     if (c->n >= 3 && c->a[c->n - 1] > c->a[0]) { /* a flat curve has no central region's line */
         double top, bottom;
-        equivalent_line(c, s.sk_width / 100.0 * (double)(c->n - 1), &top, &bottom);
+        equivalent_line(c, s.sk_width / 100.0 * (double)(c->n - 1), lwt__surf_threads(ctx ? ctx->threads : 0),
+                        &top, &bottom);
         out->Sk = top - bottom;
         out->Smr1 = lwt_material_curve_smr(c, top);
         out->Smr2 = lwt_material_curve_smr(c, bottom);

@@ -14,6 +14,9 @@
  *    values, -0.0 and +0.0; a range beyond the doubles; one far outlier, so that one value
  *    bucket holds nearly every point and takes the large-bucket path).
  */
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "check.h"
 #include "lwt_surface.h"
 #include "surface/mr_curve.h"
@@ -168,6 +171,9 @@ static void test_threads(void)
     for (int t = 0; t < 3; t++) {
         lwt_material_curve *c = NULL;
         CHECK(lwt_material_curve_create(NULL, z, nx, ny, t + 1, &c) == LWT_OK, "threads %d", t + 1);
+#ifdef _OPENMP
+        omp_set_num_threads(t + 1); /* the parameters' searches and integrals run on the default threads */
+#endif
         p[t] = params(c);
         for (int k = 0; k <= 40; k++)
             h[t][k] = lwt_material_curve_smc(c, 2.5 * k);
