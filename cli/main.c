@@ -27,7 +27,7 @@ static void usage(FILE *f)
             "      the plan's steps: for each level and axis the kernel or pass that runs, where bands go\n"
             "  demo [--size N] [-w WAVELET] [-l LEVELS] [-m MODE] [--dtype f32|f64]\n"
             "      forward/inverse round trip on a generated 2-D array\n"
-            "  filter INPUT... -o OUTDIR [--filter wavelet|gaussian] [-w WAVELET] [-l LEVELS]\n"
+            "  filter INPUT... -o OUTDIR [--filter wavelet|gaussian|robust-gaussian] [-w WAVELET] [-l LEVELS]\n"
             "         [--roughness-levels A-B] [--waviness-levels C-D] [--lambda-s UM] [--lambda-c UM]\n"
             "         [--form none|plane|poly:N|sphere|cylinder-x|cylinder-y] [--plane = --form poly:1]\n"
             "         [--spacing DX[,DY]] [--z-unit m|mm|um|nm] [--backend auto|cpu|cuda]\n"
