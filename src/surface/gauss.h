@@ -108,9 +108,9 @@ typedef struct lwt__rgauss_info {
 } lwt__rgauss_info;
 /* out = the mean surface of in (nx x ny, NaN = invalid; NaN at invalid points); info may be NULL.
    max_iter: reweightings at most, < 0: LWT_RGAUSS_MAX_ITER (0: the linear second-order regression
-   filter). LWT_OK, LWT_ERR_INVALID_ARGUMENT (no valid point), LWT_ERR_OUT_OF_MEMORY. */
+   filter); tol: the stopping rule's, < 0: LWT_RGAUSS_TOL. LWT_OK, LWT_ERR_INVALID_ARGUMENT (no valid point), LWT_ERR_OUT_OF_MEMORY. */
 lwt_status lwt__rgauss_smooth(const double *in, size_t nx, size_t ny, double dx, double dy, double lambda,
-                              int threads, int max_iter, lwt__rgauss_info *info, double *out);
+                              int threads, int max_iter, double tol, lwt__rgauss_info *info, double *out);
 
 /* The Gaussian band split (lwt_filter_run with spec->filter = LWT_FILTER_GAUSSIAN): spec read and
    checked by the caller; out zeroed. */

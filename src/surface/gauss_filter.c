@@ -72,7 +72,7 @@ static lwt_status lowpass(lwt_context *ctx, const lwt_filter_spec *spec, const c
     if (spec->filter != LWT_FILTER_ROBUST_GAUSSIAN || !strcmp(which, "S"))
         return lwt__gauss_smooth(in, nx, ny, dx, dy, lambda, masked, spec->threads, LWT_GAUSS_AUTO, out);
     lwt__rgauss_info info;
-    const lwt_status st = lwt__rgauss_smooth(in, nx, ny, dx, dy, lambda, spec->threads, -1, &info, out);
+    const lwt_status st = lwt__rgauss_smooth(in, nx, ny, dx, dy, lambda, spec->threads, -1, -1, &info, out);
     if (st == LWT_OK) {
         char msg[200];
         snprintf(msg, sizeof msg,

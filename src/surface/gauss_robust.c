@@ -179,7 +179,7 @@ static int regress(rfit *f, const double *z, const double *p, const double *prev
 }
 
 lwt_status lwt__rgauss_smooth(const double *in, size_t nx, size_t ny, double dx, double dy, double lambda,
-                              int threads, int max_iter, lwt__rgauss_info *info, double *out)
+                              int threads, int max_iter, double tol, lwt__rgauss_info *info, double *out)
 {
     const size_t n = nx * ny;
     rfit f;
@@ -190,6 +190,8 @@ lwt_status lwt__rgauss_smooth(const double *in, size_t nx, size_t ny, double dx,
     lwt__rgauss_info dummy;
     if (max_iter < 0)
         max_iter = LWT_RGAUSS_MAX_ITER;
+    if (tol < 0)
+        tol = LWT_RGAUSS_TOL;
     if (!info)
         info = &dummy;
     memset(info, 0, sizeof *info);
@@ -242,7 +244,7 @@ lwt_status lwt__rgauss_smooth(const double *in, size_t nx, size_t ny, double dx,
                 ch = fabs(out[i] - prev[i]);
         info->iterations = it;
         info->change = ch / med;
-        if (info->change <= LWT_RGAUSS_TOL) {
+        if (info->change <= tol) {
             info->converged = 1;
             break;
         }

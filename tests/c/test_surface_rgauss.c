@@ -90,7 +90,7 @@ static void test_regression(lwt_context *ctx)
         for (size_t ix = 40; ix < 47; ix++)
             z[iy * nx + ix] = NAN;
     z[5] = INFINITY;
-    CHECK(lwt__rgauss_smooth(z, nx, ny, dx, dy, lc, 2, 0, NULL, o) == LWT_OK, "second-order regression runs");
+    CHECK(lwt__rgauss_smooth(z, nx, ny, dx, dy, lc, 2, 0, -1, NULL, o) == LWT_OK, "second-order regression runs");
     const size_t pts[][2] = {{45, 35}, {0, 0}, {89, 69}, {3, 40}, {39, 33}, {47, 36}, {60, 10}, {6, 0}, {88, 2}};
     double e = 0;
     for (size_t p = 0; p < sizeof pts / sizeof pts[0]; p++) {
@@ -127,7 +127,7 @@ static void test_quadratic(lwt_context *ctx)
             for (size_t ix = 0; ix < 5; ix++)
                 z[iy * nx + ix] = NAN;
         lwt__rgauss_info info;
-        CHECK(lwt__rgauss_smooth(z, nx, ny, d, d, lc, 0, -1, &info, o) == LWT_OK, "robust filter runs");
+        CHECK(lwt__rgauss_smooth(z, nx, ny, d, d, lc, 0, -1, -1, &info, o) == LWT_OK, "robust filter runs");
         CHECK(lwt_gauss_lowpass(ctx, z, nx, ny, d, d, lc, 0, g) == LWT_OK, "linear Gaussian runs");
         double er = 0, eg = 0;
         for (size_t i = 0; i < nx * ny; i++)
@@ -170,7 +170,7 @@ static void test_plateau(lwt_context *ctx)
     double *z = malloc(nx * ny * sizeof *z), *o = malloc(nx * ny * sizeof *o), *g = malloc(nx * ny * sizeof *g);
     plateau(z, nx, ny);
     lwt__rgauss_info info;
-    CHECK(lwt__rgauss_smooth(z, nx, ny, d, d, lc, 0, -1, &info, o) == LWT_OK, "robust filter runs");
+    CHECK(lwt__rgauss_smooth(z, nx, ny, d, d, lc, 0, -1, -1, &info, o) == LWT_OK, "robust filter runs");
     CHECK(lwt_gauss_lowpass(ctx, z, nx, ny, d, d, lc, 0, g) == LWT_OK, "linear Gaussian runs");
     double ro = 0, go = 0, gmean = 0;
     for (size_t i = 0; i < nx * ny; i++) {
@@ -188,7 +188,7 @@ static void test_plateau(lwt_context *ctx)
 
     /* the same with 1, 2 and 3 threads: the same bits */
     for (int t = 1; t <= 3; t++) {
-        CHECK(lwt__rgauss_smooth(z, nx, ny, d, d, lc, t, -1, NULL, g) == LWT_OK, "threads %d", t);
+        CHECK(lwt__rgauss_smooth(z, nx, ny, d, d, lc, t, -1, -1, NULL, g) == LWT_OK, "threads %d", t);
         CHECK(!memcmp(g, o, nx * ny * sizeof *o), "%d threads give the default's bits", t);
     }
     /* invalid points: a band of 6 rows missing and a hole in a valley; still on the plateau */
@@ -197,7 +197,7 @@ static void test_plateau(lwt_context *ctx)
             z[iy * nx + ix] = NAN;
     for (size_t i = 0; i < 200; i++)
         z[(size_t)(uniform() * nx * ny)] = NAN;
-    CHECK(lwt__rgauss_smooth(z, nx, ny, d, d, lc, 0, -1, &info, o) == LWT_OK, "with holes");
+    CHECK(lwt__rgauss_smooth(z, nx, ny, d, d, lc, 0, -1, -1, &info, o) == LWT_OK, "with holes");
     double rh = 0;
     int nan_ok = 1;
     for (size_t i = 0; i < nx * ny; i++) {
@@ -228,8 +228,8 @@ static void test_no_outliers(lwt_context *ctx)
         for (size_t ix = 0; ix < nx; ix++)
             z[iy * nx + ix] = 2e-6 * sin(2 * PI * ix / 150.0) * cos(2 * PI * iy / 120.0) + amp * (2 * uniform() - 1);
     lwt__rgauss_info info;
-    CHECK(lwt__rgauss_smooth(z, nx, ny, d, d, lc, 0, -1, &info, o) == LWT_OK, "robust");
-    CHECK(lwt__rgauss_smooth(z, nx, ny, d, d, lc, 0, 0, NULL, g) == LWT_OK, "plain regression");
+    CHECK(lwt__rgauss_smooth(z, nx, ny, d, d, lc, 0, -1, -1, &info, o) == LWT_OK, "robust");
+    CHECK(lwt__rgauss_smooth(z, nx, ny, d, d, lc, 0, 0, -1, NULL, g) == LWT_OK, "plain regression");
     double e = 0, q = 0;
     for (size_t i = 0; i < nx * ny; i++) {
         e = fmax(e, fabs(o[i] - g[i]));
