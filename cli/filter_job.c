@@ -495,9 +495,12 @@ int filter_job_compute(filter_job *j, lwt_context *ctx, filter_log *log, const f
     spec.progress = on_progress;
     spec.progress_user = j->pg;
     spec.form_out = &j->form;
+    j->log->warning[0] = 0;
     st = LIB_CALL(j, lwt_filter_run(ctx, &spec, s->z, s->nx, s->ny, s->dx, s->dy, &j->res));
     if (st != LWT_OK)
         return lib_fail(j, st, input, err, errlen);
+    if (j->log->warning[0] && spec.filter == LWT_FILTER_ROBUST_GAUSSIAN) /* its stopping rule not met */
+        warn_note(j, "%s", j->log->warning);
     double t1 = now_ms();
     progress_update(j->pg, 0.72, "parameters");
     if (j->form.kind == LWT_FORM_POLY && j->form.degree == 1) /* the library's plane, the same bits */

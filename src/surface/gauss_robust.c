@@ -28,16 +28,12 @@ enum { NX_SRC = 8, NMOM = 21 };
 static const int src_a[NX_SRC] = {0, 1, 2, 3, 4, 0, 1, 2};   /* x exponent of each x pass */
 static const int src_nb[NX_SRC] = {5, 4, 3, 2, 1, 3, 2, 1}; /* y exponents b = 0..nb-1 after it */
 
-/* the index in the y pass's results of M[a][b] (of_z = 0) or R[a][b] (of_z = 1) */
-static int mom(int of_z, int a, int b)
+/* the index in the y pass's results of M[a][b] (of_z = 0) or R[a][b] (of_z = 1): the x passes
+   in src_a's order, each followed by its y exponents b = 0..src_nb - 1 */
+static inline int mom(int of_z, int a, int b)
 {
-    int i = 0;
-    for (int s = 0; s < NX_SRC; s++) {
-        if ((s >= 5) == of_z && src_a[s] == a)
-            return i + b;
-        i += src_nb[s];
-    }
-    return -1;
+    static const int base[2][5] = {{0, 5, 9, 12, 14}, {15, 18, 20, -1, -1}};
+    return base[of_z][a] + b;
 }
 
 /* One axis: the kernels g_a[k] = exp(-pi (k d / (gamma lambda))^2) (k d / lambda)^a, k = 0..h. */
