@@ -107,6 +107,34 @@ static void test_regression(lwt_context *ctx)
     free(o);
 }
 
+/* Where the quadratic is not determined, the plane, then the mean: lc of 1 spacing (1 point each
+   side) leaves 4 points at a corner, enough for a plane only, and a plane comes out exact there;
+   a field whose only valid row is one line determines no plane either, and each output is the
+   weighted mean of its row neighbours (exact for a linear row inside it, pulled in at its ends). */
+static void test_fallback(lwt_context *ctx)
+{
+    (void)ctx;
+    const size_t nx = 12, ny = 9;
+    const double d = 1e-6;
+    double z[12 * 9], o[12 * 9];
+    for (size_t i = 0; i < nx * ny; i++)
+        z[i] = 1e-6 + 0.01 * (double)(i % nx) * d - 0.02 * (double)(i / nx) * d;
+    CHECK(lwt__rgauss_smooth(z, nx, ny, d, d, 1e-6, 1, 0, -1, NULL, o) == LWT_OK, "lc of one spacing");
+    double e = 0;
+    for (size_t i = 0; i < nx * ny; i++)
+        e = fmax(e, fabs(o[i] - z[i]));
+    CHECK(e < 1e-20, "plane fallback: a plane through lc = 1 spacing within %.3g m", e);
+    for (size_t i = 0; i < nx * ny; i++)
+        z[i] = i / nx == 4 ? 1e-6 * (double)(i % nx) : NAN;
+    CHECK(lwt__rgauss_smooth(z, nx, ny, d, d, 3e-6, 1, 0, -1, NULL, o) == LWT_OK, "one valid row");
+    double ei = 0;
+    for (size_t ix = 4; ix + 4 < nx; ix++)
+        ei = fmax(ei, fabs(o[4 * nx + ix] - z[4 * nx + ix]));
+    CHECK(ei < 1e-20 && o[4 * nx] > 0.1e-6 && o[4 * nx + nx - 1] < (nx - 1.1) * 1e-6 && isnan(o[0]),
+          "mean fallback on one row: interior within %.3g m, ends %.3g and %.3g um", ei, o[4 * nx] * 1e6,
+          o[4 * nx + nx - 1] * 1e6);
+}
+
 /* The second-order regression's transmission of a cosine of wavelength w along x and along y
    (dy = 1.5 dx, lc = 40 spacings along x), in the interior: the continuous definition's values,
    computed with NumPy by a dense quadrature of the weighted quadratic fit (gamma = 0.7309134,
@@ -327,6 +355,7 @@ int main(void)
     lwt_context *ctx = test_log_context(&tlog);
     test_regression(ctx);
     test_transmission(ctx);
+    test_fallback(ctx);
     test_quadratic(ctx);
     test_plateau(ctx);
     test_no_outliers(ctx);
