@@ -105,18 +105,33 @@ static int pass_x(rfit *f, const double *z, const double *p)
     return bad;
 }
 
+/* The bases tried at a point, in order, as indices into {1, u, v, u^2, uv, v^2}: the quadratic,
+   then the plane, for an areal field; a field of one row (hy = 0: no v moment) or one column
+   fits the profile's quadratic (1, u, u^2), then its line. Then the weighted mean. */
+typedef struct basis {
+    int n, k[6];
+} basis;
+static const basis bases[3][2] = {
+    {{6, {0, 1, 2, 3, 4, 5}}, {3, {0, 1, 2}}}, /* areal */
+    {{3, {0, 1, 3}}, {2, {0, 1}}},             /* one row */
+    {{3, {0, 2, 5}}, {2, {0, 2}}},             /* one column */
+};
+
 /* The local second-order fit at one point from its moments m[NMOM]: the fitted value at the
-   point. When the 6 x 6 normal equations are singular to rounding (spd_solve.h: too few weighted
-   points, or all on a line), the first-order fit, then the weighted mean. */
-static double solve_point(const double *m)
+   point. When the normal equations are singular to rounding (spd_solve.h: too few weighted
+   points, or all on a line), the next basis of bases[shape], then the weighted mean. */
+static double solve_point(const double *m, int shape)
 {
     static const int ea[6] = {0, 1, 0, 2, 1, 0}, eb[6] = {0, 0, 1, 0, 1, 2}; /* 1 u v u^2 uv v^2 */
     double G[36], b[6], c[6];
-    for (int n = 6; n >= 3; n -= 3) {
+    for (int t = 0; t < 2; t++) {
+        const basis *B = &bases[shape][t];
+        const int n = B->n;
         for (int i = 0; i < n; i++) {
-            b[i] = m[mom(1, ea[i], eb[i])];
+            const int ki = B->k[i];
+            b[i] = m[mom(1, ea[ki], eb[ki])];
             for (int j = 0; j < n; j++)
-                G[i * n + j] = m[mom(0, ea[i] + ea[j], eb[i] + eb[j])];
+                G[i * n + j] = m[mom(0, ea[ki] + ea[B->k[j]], eb[ki] + eb[B->k[j]])];
         }
         if (lwt__spd_solve(G, b, n, c) == 0)
             return c[0];
@@ -129,6 +144,7 @@ static double solve_point(const double *m)
 static int pass_y_solve(rfit *f, const double *z, const double *prev, double *out)
 {
     const size_t nx = f->nx, ny = f->ny, hy = (size_t)f->y.h;
+    const int shape = f->y.h == 0 && f->x.h > 0 ? 1 : f->x.h == 0 && f->y.h > 0 ? 2 : 0;
     const long long strips = (long long)((nx + STRIP - 1) / STRIP);
     int bad = 0;
 #pragma omp parallel num_threads(lwt__surf_threads(f->threads)) reduction(| : bad)
@@ -159,7 +175,7 @@ static int pass_y_solve(rfit *f, const double *z, const double *prev, double *ou
                     }
                     for (int k = 0; k < NMOM; k++)
                         m[k] = res[(size_t)k * ny * STRIP + iy * STRIP + l];
-                    out[i] = m[mom(0, 0, 0)] > 0 ? solve_point(m) : prev ? prev[i] : NAN;
+                    out[i] = m[mom(0, 0, 0)] > 0 ? solve_point(m, shape) : prev ? prev[i] : NAN;
                 }
         }
         free(col);

@@ -110,7 +110,8 @@ static void test_regression(lwt_context *ctx)
 /* Where the quadratic is not determined, the plane, then the mean: lc of 1 spacing (1 point each
    side) leaves 4 points at a corner, enough for a plane only, and a plane comes out exact there;
    a field whose only valid row is one line determines no plane either, and each output is the
-   weighted mean of its row neighbours (exact for a linear row inside it, pulled in at its ends). */
+   weighted mean of its row neighbours (exact for a linear row inside it, pulled in at its ends).
+   A field of one row or one column is a profile: its quadratic (1, u, u^2) is fitted. */
 static void test_fallback(lwt_context *ctx)
 {
     (void)ctx;
@@ -133,6 +134,19 @@ static void test_fallback(lwt_context *ctx)
     CHECK(ei < 1e-20 && o[4 * nx] > 0.1e-6 && o[4 * nx + nx - 1] < (nx - 1.1) * 1e-6 && isnan(o[0]),
           "mean fallback on one row: interior within %.3g m, ends %.3g and %.3g um", ei, o[4 * nx] * 1e6,
           o[4 * nx + nx - 1] * 1e6);
+    /* a profile (one row) and one column: the profile's quadratic, reproduced to its ends */
+    double q[40], oq[40];
+    for (int axis = 0; axis < 2; axis++) {
+        for (int k = 0; k < 40; k++)
+            q[k] = 1e-6 + 0.01 * k * d - 300 * (k * d) * (k * d);
+        CHECK(lwt__rgauss_smooth(q, axis ? 1 : 40, axis ? 40 : 1, d, d, 8e-6, 1, -1, -1, NULL, oq) == LWT_OK,
+              "profile");
+        double eq = 0;
+        for (int k = 0; k < 40; k++)
+            eq = fmax(eq, fabs(oq[k] - q[k]));
+        CHECK(eq < 1e-12 * 1e-6, "a quadratic %s reproduced within %.3g m", axis ? "column" : "profile", eq);
+    }
+
 }
 
 /* The second-order regression's transmission of a cosine of wavelength w along x and along y
