@@ -348,7 +348,8 @@ static void body(json_writer *w, const lwt_report *r)
     json_int(w, (long long)(r->nx * r->ny - r->n_valid));
     const int gauss = r->gauss != NULL;
     json_key(w, "fill");
-    json_string(w, gauss ? "none: invalid points weighted out by the normalized Gaussian; NaN in every output"
+    json_string(w, r->robust ? "none: invalid points weighted out (weight 0 in the regressions); NaN in every output"
+                   : gauss ? "none: invalid points weighted out by the normalized Gaussian; NaN in every output"
                          : "harmonic (Laplace) inpainting, coarse to fine; invalid again (NaN) in every output");
     json_key(w, "filter");
     json_string(w, !gauss ? "wavelet" : r->robust ? "robust-gaussian" : "gaussian");
