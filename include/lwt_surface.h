@@ -252,7 +252,9 @@ LWT_API void lwt_form_subtract(double *z, size_t nx, size_t ny, double dx, doubl
  * invalid points are NaN again in every band. The transform is linear and perfectly
  * reconstructing: form + waviness + roughness (+ noise) equals the (levelled) input to rounding.
  * spec.filter = LWT_FILTER_GAUSSIAN: the same bands by the ISO 16610-61 Gaussian (see
- * lwt_filter_kind; spec.split is not used, no fill), on the CPU.
+ * lwt_filter_kind; spec.split is not used, no fill), on the CPU or a GPU;
+ * LWT_FILTER_ROBUST_GAUSSIAN: with ISO 16610-71's robust regression as L- and form filter, on the
+ * CPU (LWT_ERR_UNSUPPORTED with backend cuda).
  */
 enum { LWT_BAND_FORM = 0, LWT_BAND_WAVINESS = 1, LWT_BAND_ROUGHNESS = 2, LWT_BAND_NOISE = 3, LWT_BAND_COUNT = 4 };
 
