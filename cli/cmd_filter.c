@@ -162,9 +162,11 @@ static int parse_filter_option(int argc, char **argv, int *i, filter_opts *o)
             return bad_value("--lambda-c needs a positive wavelength in micrometres, or with a unit: 800um, 0.8mm "
                              "(got '%s')", v);
     } else if (!strcmp(a, "--filter")) {
-        if (strcmp(v, "wavelet") && strcmp(v, "gaussian"))
-            return bad_value("--filter needs wavelet or gaussian (got '%s')", v);
-        o->spec.filter = !strcmp(v, "gaussian") ? LWT_FILTER_GAUSSIAN : LWT_FILTER_WAVELET;
+        if (strcmp(v, "wavelet") && strcmp(v, "gaussian") && strcmp(v, "robust-gaussian"))
+            return bad_value("--filter needs wavelet, gaussian or robust-gaussian (got '%s')", v);
+        o->spec.filter = !strcmp(v, "gaussian")          ? LWT_FILTER_GAUSSIAN
+                         : !strcmp(v, "robust-gaussian") ? LWT_FILTER_ROBUST_GAUSSIAN
+                                                         : LWT_FILTER_WAVELET;
     } else if (!strcmp(a, "--spacing")) {
         if (parse_spacing(v, o->spacing))
             return bad_value("--spacing needs DX[,DY] in micrometres, positive (got '%s')", v);

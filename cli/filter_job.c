@@ -178,9 +178,9 @@ static lwt_status write_task(job *j, const out_task *t)
     const lwt_gauss_nesting *g = j->rep.gauss;
     if (g)
         snprintf(v.comment, sizeof v.comment,
-                 "lwt filter: %s of %s, ISO 16610-61 Gaussian, nesting indices lambda-s %g um, lambda-c %g um, "
+                 "lwt filter: %s of %s, ISO 16610-%s Gaussian, nesting indices lambda-s %g um, lambda-c %g um, "
                  "lambda-f %g um",
-                 t->what, j->rep.input, g->lambda_s * 1e6, g->lambda_c * 1e6, g->lambda_f * 1e6);
+                 t->what, j->rep.input, j->rep.robust ? "71 robust" : "61", g->lambda_s * 1e6, g->lambda_c * 1e6, g->lambda_f * 1e6);
     else
         snprintf(v.comment, sizeof v.comment, "lwt filter: %s of %s, %s %d levels, mode %s", t->what, j->rep.input,
                  j->res.wavelet, j->rep.split->levels, j->rep.mode);
@@ -476,12 +476,13 @@ int filter_job_compute(filter_job *j, lwt_context *ctx, filter_log *log, const f
     }
     lwt_filter_spec spec = o->spec;
     lwt_status st;
-    if (spec.filter == LWT_FILTER_GAUSSIAN) { /* no levels: the split keeps only the spacing */
+    if (spec.filter == LWT_FILTER_GAUSSIAN || spec.filter == LWT_FILTER_ROBUST_GAUSSIAN) { /* no levels: the split keeps only the spacing */
         memset(&j->split, 0, sizeof j->split);
         j->split.spacing = fmin(s->dx, s->dy);
         st = LIB_CALL(j, lwt_gauss_nesting_resolve(ctx, &req, s->dx, s->dy, &spec.gauss));
         j->gauss = spec.gauss;
         r->gauss = &j->gauss;
+        r->robust = spec.filter == LWT_FILTER_ROBUST_GAUSSIAN;
     } else {
         /* levels per axis: each axis cut at the octaves of its own spacing (docs/SURFACE.md) */
         st = LIB_CALL(j, lwt_bands_resolve_axes(ctx, &req, s->nx, s->ny, s->dx, s->dy, &j->split, &j->axes));
@@ -494,9 +495,12 @@ int filter_job_compute(filter_job *j, lwt_context *ctx, filter_log *log, const f
     spec.progress = on_progress;
     spec.progress_user = j->pg;
     spec.form_out = &j->form;
+    j->log->warning[0] = 0;
     st = LIB_CALL(j, lwt_filter_run(ctx, &spec, s->z, s->nx, s->ny, s->dx, s->dy, &j->res));
     if (st != LWT_OK)
         return lib_fail(j, st, input, err, errlen);
+    if (j->log->warning[0] && spec.filter == LWT_FILTER_ROBUST_GAUSSIAN) /* its stopping rule not met */
+        warn_note(j, "%s", j->log->warning);
     double t1 = now_ms();
     progress_update(j->pg, 0.72, "parameters");
     if (j->form.kind == LWT_FORM_POLY && j->form.degree == 1) /* the library's plane, the same bits */

@@ -124,8 +124,9 @@ static void block(FILE *f, const lwt_report *r, int ncols, const char *const hea
 static void gauss_head(FILE *f, const lwt_report *r)
 {
     const lwt_gauss_nesting *g = r->gauss;
-    fprintf(f, "  %zu x %zu points, spacing %.6g x %.6g um, %zu invalid; ISO 16610-61 Gaussian, float64, cpu\n", r->nx,
-            r->ny, r->dx * 1e6, r->dy * 1e6, r->nx * r->ny - r->n_valid);
+    fprintf(f, "  %zu x %zu points, spacing %.6g x %.6g um, %zu invalid; %s, float64, cpu\n", r->nx, r->ny,
+            r->dx * 1e6, r->dy * 1e6, r->nx * r->ny - r->n_valid,
+            r->robust ? "ISO 16610-71 robust Gaussian regression (S-filter ISO 16610-61)" : "ISO 16610-61 Gaussian");
     fputs("  nesting indices:", f);
     if (g->lambda_s > 0)
         fprintf(f, "  noise < %.4g um", g->lambda_s * 1e6);

@@ -252,7 +252,9 @@ LWT_API void lwt_form_subtract(double *z, size_t nx, size_t ny, double dx, doubl
  * invalid points are NaN again in every band. The transform is linear and perfectly
  * reconstructing: form + waviness + roughness (+ noise) equals the (levelled) input to rounding.
  * spec.filter = LWT_FILTER_GAUSSIAN: the same bands by the ISO 16610-61 Gaussian (see
- * lwt_filter_kind; spec.split is not used, no fill), on the CPU.
+ * lwt_filter_kind; spec.split is not used, no fill), on the CPU or a GPU;
+ * LWT_FILTER_ROBUST_GAUSSIAN: with ISO 16610-71's robust regression as L- and form filter, on the
+ * CPU (LWT_ERR_UNSUPPORTED with backend cuda).
  */
 enum { LWT_BAND_FORM = 0, LWT_BAND_WAVINESS = 1, LWT_BAND_ROUGHNESS = 2, LWT_BAND_NOISE = 3, LWT_BAND_COUNT = 4 };
 
@@ -278,7 +280,19 @@ typedef void (*lwt_filter_progress_fn)(void *user, int step, int steps, const ch
  *   form = s3; so the bands add up to the (levelled) input to rounding, as the wavelet's do.
  * Invalid points are weighted out (no fill) and are NaN in every band.
  */
-typedef enum lwt_filter_kind { LWT_FILTER_WAVELET = 0, LWT_FILTER_GAUSSIAN = 1 } lwt_filter_kind;
+/*
+ * LWT_FILTER_ROBUST_GAUSSIAN: the same cascade with the L-filter (s2) and the form's filter (s3)
+ * replaced by the robust Gaussian regression filter of ISO 16610-71 (areal, second order:
+ * locally weighted quadratic fits, iteratively reweighted with Tukey's biweight), so that deep
+ * valleys and scratches do not pull the mean surface down and a quadratic form passes
+ * unchanged up to the border; the S-filter stays the linear Gaussian. CPU only.
+ * docs/SURFACE.md, "Robust Gaussian regression filter".
+ */
+typedef enum lwt_filter_kind {
+    LWT_FILTER_WAVELET = 0,
+    LWT_FILTER_GAUSSIAN = 1,
+    LWT_FILTER_ROBUST_GAUSSIAN = 2
+} lwt_filter_kind;
 
 /** Nesting indices (cut-off wavelengths, 50 % transmission) of the Gaussian split, metres. */
 typedef struct lwt_gauss_nesting {
@@ -303,7 +317,7 @@ typedef struct lwt_filter_spec {
     lwt_filter_progress_fn progress;
     void *progress_user;
     /* added in 0.x (the Gaussian filter); older binaries get the defaults */
-    lwt_filter_kind filter;   /* LWT_FILTER_WAVELET (default) or LWT_FILTER_GAUSSIAN */
+    lwt_filter_kind filter;   /* LWT_FILTER_WAVELET (default), LWT_FILTER_GAUSSIAN or _ROBUST_GAUSSIAN */
     lwt_gauss_nesting gauss;  /* the Gaussian's nesting indices (lwt_gauss_nesting_resolve) */
     /* added in 0.x (form models); older binaries get the defaults */
     lwt_form_kind form;       /* form removed before the split: LWT_FORM_NONE (default; plane = 1

@@ -5,6 +5,7 @@
 #include "io/atomic_file.h"
 #include "io/font.h"
 #include "io/surface_file.h"
+#include "surface/select.h"
 
 #include <math.h>
 #include <png.h>
@@ -88,38 +89,6 @@ static void resample(const double *z, size_t nx, size_t ny, int w, int h, double
     }
 }
 
-/* the k-th smallest of v[0..n) (partially reorders v): quickselect, median-of-three pivot */
-static double select_kth(double *v, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n - 1;
-    while (hi > lo) {
-        size_t mid = lo + (hi - lo) / 2;
-        double a = v[lo], b = v[mid], c = v[hi];
-        double p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] < p) i++;
-            while (v[j] > p) j--;
-            if (i <= j) {
-                double t = v[i];
-                v[i] = v[j];
-                v[j] = t;
-                i++;
-                if (j == 0)
-                    break;
-                j--;
-            }
-        }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return v[k];
-    }
-    return v[k];
-}
-
 /* 0.5 % and 99.5 % quantiles of the finite values; 0 when there are none */
 static int value_range(const double *v, size_t n, double *lo, double *hi)
 {
@@ -134,8 +103,8 @@ static int value_range(const double *v, size_t n, double *lo, double *hi)
         *lo = -1;
         *hi = 1;
     } else {
-        *lo = select_kth(s, m, (size_t)(0.005 * (double)(m - 1)));
-        *hi = select_kth(s, m, (size_t)ceil(0.995 * (double)(m - 1)));
+        *lo = lwt__select_kth(s, m, (size_t)(0.005 * (double)(m - 1)));
+        *hi = lwt__select_kth(s, m, (size_t)ceil(0.995 * (double)(m - 1)));
     }
     free(s);
     if (!(*hi > *lo)) {

@@ -157,16 +157,22 @@ static void gauss_bands(json_writer *w, const lwt_report *r)
     const lwt_gauss_nesting *g = r->gauss;
     const double nyq[2] = {2 * r->dx, 2 * r->dy}, ls[2] = {g->lambda_s, g->lambda_s},
                  lc[2] = {g->lambda_c, g->lambda_c}, lf[2] = {g->lambda_f, g->lambda_f};
-    char by[4][160];
-    snprintf(by[0], sizeof by[0], "ISO 16610-61 Gaussian: input minus S-filter (lambda-s %g um)", g->lambda_s * UM);
-    if (g->lambda_s > 0)
-        snprintf(by[1], sizeof by[1], "ISO 16610-61 Gaussian: S-filter (lambda-s %g um) minus L-filter (lambda-c %g um)",
+    char by[4][200];
+    /* the S-filter is always the linear Gaussian; the L- and form filters the robust regression
+       with --filter robust-gaussian */
+    const char *lin = "ISO 16610-61 Gaussian", *lf_by = r->robust ? "ISO 16610-71 robust Gaussian regression" : lin;
+    snprintf(by[0], sizeof by[0], "%s: input minus S-filter (lambda-s %g um)", lin, g->lambda_s * UM);
+    if (g->lambda_s > 0 && r->robust)
+        snprintf(by[1], sizeof by[1], "%s S-filter (lambda-s %g um) minus %s L-filter (lambda-c %g um)", lin,
+                 g->lambda_s * UM, lf_by, g->lambda_c * UM);
+    else if (g->lambda_s > 0)
+        snprintf(by[1], sizeof by[1], "%s: S-filter (lambda-s %g um) minus L-filter (lambda-c %g um)", lin,
                  g->lambda_s * UM, g->lambda_c * UM);
     else
-        snprintf(by[1], sizeof by[1], "ISO 16610-61 Gaussian: input minus L-filter (lambda-c %g um)", g->lambda_c * UM);
-    snprintf(by[2], sizeof by[2], "ISO 16610-61 Gaussian: L-filter (lambda-c %g um) minus form filter (lambda-f %g um)",
+        snprintf(by[1], sizeof by[1], "%s: input minus L-filter (lambda-c %g um)", lf_by, g->lambda_c * UM);
+    snprintf(by[2], sizeof by[2], "%s: L-filter (lambda-c %g um) minus form filter (lambda-f %g um)", lf_by,
              g->lambda_c * UM, g->lambda_f * UM);
-    snprintf(by[3], sizeof by[3], "ISO 16610-61 Gaussian: low-pass at lambda-f %g um", g->lambda_f * UM);
+    snprintf(by[3], sizeof by[3], "%s: low-pass at lambda-f %g um", lf_by, g->lambda_f * UM);
     if (g->lambda_s > 0)
         band(w, "noise", by[0], -1, 0, nyq, ls);
     band(w, "roughness", by[1], -1, 0, g->lambda_s > 0 ? ls : nyq, lc);
@@ -342,10 +348,11 @@ static void body(json_writer *w, const lwt_report *r)
     json_int(w, (long long)(r->nx * r->ny - r->n_valid));
     const int gauss = r->gauss != NULL;
     json_key(w, "fill");
-    json_string(w, gauss ? "none: invalid points weighted out by the normalized Gaussian; NaN in every output"
+    json_string(w, r->robust ? "none: invalid points weighted out (weight 0 in the regressions); NaN in every output"
+                   : gauss ? "none: invalid points weighted out by the normalized Gaussian; NaN in every output"
                          : "harmonic (Laplace) inpainting, coarse to fine; invalid again (NaN) in every output");
     json_key(w, "filter");
-    json_string(w, gauss ? "gaussian" : "wavelet");
+    json_string(w, !gauss ? "wavelet" : r->robust ? "robust-gaussian" : "gaussian");
     const char *const wavelet_only[] = {"wavelet", "wavelet_pywt", "mode", "levels", "max_level_pywt"};
     for (int k = 0; gauss && k < 5; k++) {
         json_key(w, wavelet_only[k]);
@@ -368,7 +375,10 @@ static void body(json_writer *w, const lwt_report *r)
     json_key(w, "backend");
     json_string(w, f->backend == LWT_BACKEND_CUDA ? "cuda" : "cpu");
     json_key(w, "algorithm");
-    json_string(w, gauss ? "separable direct convolution, kernel truncated at +-1 nesting index"
+    json_string(w, r->robust ? "L- and form filter: local second-order regression (moments by separable direct "
+                               "convolution, kernel truncated at +-1.5 nesting index), reweighted by Tukey's biweight; "
+                               "S-filter: separable convolution truncated at +-1 nesting index"
+                   : gauss ? "separable direct convolution, kernel truncated at +-1 nesting index"
                    : f->path == LWT_PATH_LIFTING ? "lifting" : "convolution");
     json_key(w, "plane_removed");
     json_bool(w, r->plane_removed);

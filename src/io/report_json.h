@@ -51,6 +51,7 @@ typedef struct lwt_report {
     const char *algorithm;          /* "auto", "lifting", "convolution" */
     const lwt_band_split *split;
     const lwt_gauss_nesting *gauss; /* the Gaussian's nesting indices; NULL: the wavelet split made the bands */
+    int robust;                     /* with gauss: L- and F-filter by the robust regression (ISO 16610-71) */
     double lambda_s_req, lambda_c_req; /* metres, 0 = not given */
     const lwt_filter_result *result;   /* wavelet_pywt, backend, plane, n_filled, timings */
     int plane_removed;

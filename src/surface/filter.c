@@ -133,7 +133,7 @@ lwt_status lwt_filter_run(lwt_context *ctx, const lwt_filter_spec *spec_in, cons
         memset(spec->form_out, 0, sizeof *spec->form_out);
     LWT_RETURN_IF(spec->form < LWT_FORM_NONE || spec->form > LWT_FORM_CYLINDER_Y, ctx, LWT_ERR_INVALID_ARGUMENT,
                   "unknown form model %d", (int)spec->form);
-    if (spec->filter == LWT_FILTER_GAUSSIAN)
+    if (spec->filter == LWT_FILTER_GAUSSIAN || spec->filter == LWT_FILTER_ROBUST_GAUSSIAN)
         return lwt__gauss_filter_run(ctx, spec, z, nx, ny, dx, dy, out);
     LWT_RETURN_IF(spec->filter != LWT_FILTER_WAVELET, ctx, LWT_ERR_INVALID_ARGUMENT, "unknown filter kind %d",
                   (int)spec->filter);

@@ -40,16 +40,18 @@ static double *weights(double lambda, double d, int h)
     return w;
 }
 
-/* out[j] = w[0] a[j] + sum_{k=1..h} w[k] (a[j - k s] + a[j + k s]) for j in [0, n), k ascending;
-   a has h * s readable values (the zero padding) before a[0] and after a[n - 1]. Cloned per
+/* out[j] = w[0] a[j] + sum_{k=1..h} w[k] (a[j - k s] + a[j + k s]) for j in [0, n), k ascending
+   (odd: w[k] (a[j + k s] - a[j - k s]), the taps of an odd kernel w[-k] = -w[k], w[0] = 0: the
+   moments of the regression filter, gauss_robust.c); a has h * s readable values (the zero
+   padding) before a[0] and after a[n - 1]. Cloned per
    instruction set; the file is compiled with -ffp-contract=off, so no clone fuses a multiply
    and an add and every clone rounds each output the same way, vector lanes or scalar tail
    (tests/c/test_surface_gauss.c compares thread counts, whose buffers differ in alignment). */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
-static void conv_sym(const double *restrict a, double *restrict out, size_t n, size_t s, const double *restrict w,
-                     int h)
+static void conv_taps(const double *restrict a, double *restrict out, size_t n, size_t s, const double *restrict w,
+                      int h, int odd)
 {
     for (size_t j0 = 0; j0 < n; j0 += BLOCK) {
         const size_t m = n - j0 < BLOCK ? n - j0 : BLOCK;
@@ -60,10 +62,19 @@ static void conv_sym(const double *restrict a, double *restrict out, size_t n, s
         for (int k = 1; k <= h; k++) {
             const double wk = w[k];
             const double *restrict lo = c - (size_t)k * s, *restrict hi = c + (size_t)k * s;
-            for (size_t j = 0; j < m; j++)
-                o[j] += wk * (lo[j] + hi[j]);
+            if (odd)
+                for (size_t j = 0; j < m; j++)
+                    o[j] += wk * (hi[j] - lo[j]);
+            else
+                for (size_t j = 0; j < m; j++)
+                    o[j] += wk * (lo[j] + hi[j]);
         }
     }
+}
+
+void lwt__gauss_conv_line(const double *a, double *out, size_t n, size_t s, const double *w, int h, int odd)
+{
+    conv_taps(a, out, n, s, w, h, odd);
 }
 
 /* sum of the weights of taps -h..h that fall on points 0..n-1, seen from point i */
@@ -131,7 +142,7 @@ static int pass_x(const pass *p, const double *in, int ones, double *tmp)
             if (p->x.fft)
                 lwt__gauss_fft_line(p->x.fft, b, 1, tmp + (size_t)y * nx, 1, scr);
             else
-                conv_sym(b, tmp + (size_t)y * nx, nx, 1, p->x.w, p->x.h);
+                conv_taps(b, tmp + (size_t)y * nx, nx, 1, p->x.w, p->x.h, 0);
         }
         free(row);
         lwt__gauss_fft_work_free(scr);
@@ -145,7 +156,7 @@ static void strip_y(const axis *a, const double *col, size_t ny, size_t hy, size
                     lwt__gauss_fft_work *scr)
 {
     if (!a->fft) {
-        conv_sym(col + hy * STRIP, res, ny * STRIP, STRIP, a->w, a->h);
+        conv_taps(col + hy * STRIP, res, ny * STRIP, STRIP, a->w, a->h, 0);
         return;
     }
     for (size_t l = 0; l < lanes; l++)

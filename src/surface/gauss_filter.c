@@ -64,6 +64,27 @@ static void progress(const lwt_filter_spec *s, int step, int steps, const char *
         s->progress(s->progress_user, step, steps, what);
 }
 
+/* One low-pass of the cascade: the linear Gaussian, or for the L- and F-filters of
+   LWT_FILTER_ROBUST_GAUSSIAN the robust regression filter (whose iterations go to the log). */
+static lwt_status lowpass(lwt_context *ctx, const lwt_filter_spec *spec, const char *which, const double *in,
+                          int masked, size_t nx, size_t ny, double dx, double dy, double lambda, double *out)
+{
+    if (spec->filter != LWT_FILTER_ROBUST_GAUSSIAN || !strcmp(which, "S"))
+        return lwt__gauss_smooth(in, nx, ny, dx, dy, lambda, masked, spec->threads, LWT_GAUSS_AUTO, out);
+    lwt__rgauss_info info;
+    const lwt_status st = lwt__rgauss_smooth(in, nx, ny, dx, dy, lambda, spec->threads, -1, -1, &info, out);
+    if (st == LWT_OK) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "robust Gaussian %s-filter (lambda %g um): %d reweightings, %s (last change %.3g median |r|, "
+                 "median |r| %.4g um)",
+                 which, lambda * 1e6, info.iterations, info.converged ? "converged" : "NOT converged", info.change,
+                 info.scale * 1e6);
+        lwt_context_log(ctx, info.converged ? LWT_LOG_INFO : LWT_LOG_WARNING, msg);
+    }
+    return st;
+}
+
 /* The cascade on the levelled heights `lev` (NaN = invalid), into out's bands (allocated here):
    lev itself becomes the noise band (with lambda_s) or is freed. */
 static lwt_status cascade(lwt_context *ctx, const lwt_filter_spec *spec, double *lev, int masked, size_t nx,
@@ -76,13 +97,13 @@ static lwt_status cascade(lwt_context *ctx, const lwt_filter_spec *spec, double 
     lwt_status st = r && w && f ? LWT_OK : LWT_ERR_OUT_OF_MEMORY;
     if (st == LWT_OK && noise) { /* r = s1 = S(lev); noise = lev - s1 in lev's place */
         progress(spec, 1, steps, "S-filter (lambda-s)");
-        if ((st = lwt__gauss_smooth(lev, nx, ny, dx, dy, g->lambda_s, masked, t, LWT_GAUSS_AUTO, r)) == LWT_OK)
+        if ((st = lowpass(ctx, spec, "S", lev, masked, nx, ny, dx, dy, g->lambda_s, r)) == LWT_OK)
             subtract(lev, r, n, t);
     }
     if (st == LWT_OK) { /* w = s2 = L(s1); roughness = s1 - s2 */
         progress(spec, 1 + noise, steps, "L-filter (lambda-c)");
         const double *s1 = noise ? r : lev;
-        if ((st = lwt__gauss_smooth(s1, nx, ny, dx, dy, g->lambda_c, masked, t, LWT_GAUSS_AUTO, w)) == LWT_OK) {
+        if ((st = lowpass(ctx, spec, "L", s1, masked, nx, ny, dx, dy, g->lambda_c, w)) == LWT_OK) {
             if (!noise)
                 memcpy(r, lev, n * sizeof *r);
             subtract(r, w, n, t);
@@ -90,7 +111,7 @@ static lwt_status cascade(lwt_context *ctx, const lwt_filter_spec *spec, double 
     }
     if (st == LWT_OK) { /* f = s3 = F(s2); waviness = s2 - s3 */
         progress(spec, 2 + noise, steps, "form filter (lambda-f)");
-        if ((st = lwt__gauss_smooth(w, nx, ny, dx, dy, g->lambda_f, masked, t, LWT_GAUSS_AUTO, f)) == LWT_OK)
+        if ((st = lowpass(ctx, spec, "F", w, masked, nx, ny, dx, dy, g->lambda_f, f)) == LWT_OK)
             subtract(w, f, n, t);
     }
     if (st != LWT_OK) {
@@ -155,7 +176,10 @@ static lwt_status pick_backend(lwt_context *ctx, const lwt_filter_spec *spec, si
 {
     const lwt_gauss_nesting *g = &spec->gauss;
     *out = LWT_BACKEND_CPU;
-    if (spec->backend == LWT_BACKEND_CPU || (spec->backend == LWT_BACKEND_AUTO && lwt_cuda_device_count() == 0))
+    LWT_RETURN_IF(spec->filter == LWT_FILTER_ROBUST_GAUSSIAN && spec->backend == LWT_BACKEND_CUDA, ctx,
+                  LWT_ERR_UNSUPPORTED, "the robust Gaussian filter runs on the CPU only (use --backend cpu)");
+    if (spec->backend == LWT_BACKEND_CPU || spec->filter == LWT_FILTER_ROBUST_GAUSSIAN ||
+        (spec->backend == LWT_BACKEND_AUTO && lwt_cuda_device_count() == 0))
         return LWT_OK;
     LWT_RETURN_IF(lwt_cuda_device_count() == 0, ctx, LWT_ERR_BACKEND_UNAVAILABLE,
                   "--backend cuda: no CUDA device (or a build without CUDA)");
@@ -210,7 +234,7 @@ lwt_status lwt__gauss_filter_run(lwt_context *ctx, const lwt_filter_spec *spec, 
     out->nx = nx;
     out->ny = ny;
     out->backend = backend;
-    snprintf(out->wavelet, sizeof out->wavelet, "gaussian");
+    snprintf(out->wavelet, sizeof out->wavelet, spec->filter == LWT_FILTER_ROBUST_GAUSSIAN ? "robust-gaussian" : "gaussian");
     out->ms_total = lwt_filter_now_ms() - t0;
     return LWT_OK;
 }

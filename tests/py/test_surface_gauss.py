@@ -224,7 +224,7 @@ def small_field(c, binary, tmp):
 
 def usage(c, binary, tmp):
     src = os.path.join(tmp, "part.x3p")
-    for args, words in ((["--filter", "fourier"], "wavelet or gaussian"),
+    for args, words in ((["--filter", "fourier"], "wavelet, gaussian or robust-gaussian"),
                         (["--filter", "gaussian", "--lambda-c", "0.8km"], "--lambda-c")):
         od = os.path.join(tmp, "bad")
         rc, out, err = lwt(binary, "filter", src, "-o", od, *args)

@@ -526,6 +526,12 @@ static PyObject *py_form_fit(PyObject *self, PyObject *args)
     return Py_BuildValue("NN", form_dict(&f), block);
 }
 
+/* the Python name of a filter kind, as `lwt filter --filter` spells it */
+static const char *filter_name(lwt_filter_kind k)
+{
+    return k == LWT_FILTER_GAUSSIAN ? "gaussian" : k == LWT_FILTER_ROBUST_GAUSSIAN ? "robust-gaussian" : "wavelet";
+}
+
 /* filter_spec_default() -> dict of lwt_filter_spec_default()'s fields (enums as ints; wavelet
  * None: the library's default) */
 static PyObject *py_filter_spec_default(PyObject *self, PyObject *noargs)
@@ -534,12 +540,12 @@ static PyObject *py_filter_spec_default(PyObject *self, PyObject *noargs)
     return Py_BuildValue("{s:z,s:s,s:i,s:i,s:i,s:O,s:i,s:n,s:s}", "wavelet", d.wavelet, "mode",
                          lwt_mode_name(d.mode), "f64", d.dtype == LWT_F64, "backend", (int)d.backend, "algorithm",
                          (int)d.algorithm, "plane", d.plane ? Py_True : Py_False, "threads", d.threads, "chunk_rows",
-                         (Py_ssize_t)d.chunk_rows, "filter", d.filter == LWT_FILTER_GAUSSIAN ? "gaussian" : "wavelet");
+                         (Py_ssize_t)d.chunk_rows, "filter", filter_name(d.filter));
 }
 
 /* filter(z, nx, ny, dx, dy, (wavelet|None, mode, f64, backend, algorithm, plane, threads,
- * chunk_rows, gaussian, form kind, form degree), (levels, rough_lo, rough_hi, wavy_lo, wavy_hi, lambda_s, lambda_c)) ->
- * dict: lwt_bands_resolve_axes (with gaussian lwt_gauss_nesting_resolve instead: the split is then
+ * chunk_rows, filter kind (lwt_filter_kind), form kind, form degree), (levels, rough_lo, rough_hi, wavy_lo, wavy_hi, lambda_s, lambda_c)) ->
+ * dict: lwt_bands_resolve_axes (with a Gaussian lwt_gauss_nesting_resolve instead: the split is then
  * zero but for its spacing), then lwt_filter_run, as `lwt filter` calls them (cli/filter_job.c).
  * The bands are the library's own blocks (no copy); absent bands are None. */
 static PyObject *py_filter(PyObject *self, PyObject *args)
@@ -548,10 +554,10 @@ static PyObject *py_filter(PyObject *self, PyObject *args)
     Py_ssize_t nx, ny, chunk_rows;
     double dx, dy;
     const char *wavelet, *mode_name;
-    int f64, backend, algorithm, plane, threads, gaussian, form_kind, form_degree;
+    int f64, backend, algorithm, plane, threads, kind, form_kind, form_degree;
     lwt_band_request req = {0};
-    if (!PyArg_ParseTuple(args, "Onndd(zsiiiiinpii)(iiiiidd)", &zobj, &nx, &ny, &dx, &dy, &wavelet, &mode_name,
-                          &f64, &backend, &algorithm, &plane, &threads, &chunk_rows, &gaussian, &form_kind,
+    if (!PyArg_ParseTuple(args, "Onndd(zsiiiiiniii)(iiiiidd)", &zobj, &nx, &ny, &dx, &dy, &wavelet, &mode_name,
+                          &f64, &backend, &algorithm, &plane, &threads, &chunk_rows, &kind, &form_kind,
                           &form_degree, &req.levels, &req.rough_lo,
                           &req.rough_hi, &req.wavy_lo, &req.wavy_hi, &req.lambda_s, &req.lambda_c))
         return NULL;
@@ -568,7 +574,8 @@ static PyObject *py_filter(PyObject *self, PyObject *args)
     spec.plane = plane;
     spec.threads = threads;
     spec.chunk_rows = (size_t)chunk_rows;
-    spec.filter = gaussian ? LWT_FILTER_GAUSSIAN : LWT_FILTER_WAVELET;
+    spec.filter = (lwt_filter_kind)kind;
+    const int gaussian = kind != LWT_FILTER_WAVELET;
     spec.form = (lwt_form_kind)form_kind;
     spec.form_degree = form_degree;
     lwt_form form;
@@ -620,7 +627,7 @@ static PyObject *py_filter(PyObject *self, PyObject *args)
         "bands", bands, "form", form_dict(&form), "plane", r.plane.z0, r.plane.sx, r.plane.sy, "n_filled", (Py_ssize_t)r.n_filled, "backend",
         (int)r.backend, "path", r.path == LWT_PATH_LIFTING ? "lifting" : "convolution", "max_level", r.max_level,
         "wavelet", r.wavelet, "ms_fill", r.ms_fill, "ms_transform", r.ms_transform, "ms_total", r.ms_total, "filter",
-        gaussian ? "gaussian" : "wavelet", "nesting", spec.gauss.lambda_s, spec.gauss.lambda_c, spec.gauss.lambda_f,
+        filter_name(spec.filter), "nesting", spec.gauss.lambda_s, spec.gauss.lambda_c, spec.gauss.lambda_f,
         "split",
         "levels", sp->levels, "noise_hi", sp->noise_hi, "rough_lo", sp->rough_lo, "rough_hi", sp->rough_hi,
         "wavy_lo", sp->wavy_lo, "wavy_hi", sp->wavy_hi, "spacing", sp->spacing, "lambda_s", pair_tuple(sp->lambda_s),

@@ -108,7 +108,7 @@ class FilterResult:
     plane: the removed Plane (zeros without plane=True). n_filled: invalid points filled before
     the transform. wavelet: canonical name (cdf97 -> bior4.4); backend, path, max_level
     (PyWavelets' dwtn_max_level) and times_ms (fill, transform, total) as lwt_filter_result.
-    filter: "wavelet" or "gaussian", the filter that made the bands; nesting: the Gaussian's
+    filter: "wavelet", "gaussian" or "robust-gaussian", the filter that made the bands; nesting: the Gaussian's
     nesting indices (lambda_s, lambda_c, lambda_f) in metres as used (lambda_s 0: no S-filter),
     zeros for the wavelet; with the Gaussian the split is zeros but for its spacing.
     form: the form model removed first (form_fit's dict), None without one.
@@ -122,9 +122,10 @@ class FilterResult:
 
     def __repr__(self):
         sp = self.split
-        if self.filter == "gaussian":
-            return ("<FilterResult %s: ISO 16610-61 Gaussian, nesting indices %s um>"
-                    % (", ".join(self.bands), ", ".join("%g" % (v * 1e6) for v in self.nesting if v)))
+        if self.filter != "wavelet":
+            return ("<FilterResult %s: %s, nesting indices %s um>"
+                    % (", ".join(self.bands), "ISO 16610-61 Gaussian" if self.filter == "gaussian"
+                       else "ISO 16610-71 robust Gaussian regression (S-filter ISO 16610-61)", ", ".join("%g" % (v * 1e6) for v in self.nesting if v)))
         return ("<FilterResult %s: %s, %d levels, roughness %d-%d, waviness %s, on %s>"
                 % (", ".join(self.bands), self.wavelet, sp["levels"], sp["rough_lo"], sp["rough_hi"],
                    "%d-%d" % (sp["wavy_lo"], sp["wavy_hi"]) if sp["wavy_lo"] <= sp["wavy_hi"] else "empty",
@@ -269,11 +270,15 @@ def filter(surface_or_z, dx=None, dy=None, *, levels=None, roughness_levels=None
     wavelet transform, one inverse per band; NaN again at invalid points in every band.
     form + waviness + roughness (+ noise) equals the (levelled) input to rounding.
 
-    filter: "wavelet" (default) or "gaussian", as `lwt filter --filter`: the ISO 16610-61
+    filter: "wavelet" (default), "gaussian" or "robust-gaussian", as `lwt filter --filter`: the ISO 16610-61
     Gaussian with lambda_s and lambda_c as given (not moved to level boundaries), the cutoffs not
     given and the form's lambda_f = 2^(J+1) spacings from the split the levels describe (with
     no size rule); invalid points weighted out instead of filled; float64 on the CPU (wavelet,
     mode, dtype, algorithm and chunk_rows do not apply). docs/SURFACE.md, "Gaussian filter".
+    "robust-gaussian": the same with the L- and form filters by the robust Gaussian regression
+    filter of ISO 16610-71 (second order, Tukey's biweight; the S-filter stays the linear
+    Gaussian), for surfaces with deep valleys or scratches; CPU only, docs/SURFACE.md, "Robust
+    Gaussian regression filter".
 
     surface_or_z: a Surface, or a (ny, nx) array of heights in metres with dx, dy (metres).
     The split (lwt_band_request; None = not given, the library's rules decide):
@@ -313,7 +318,7 @@ def filter(surface_or_z, dx=None, dy=None, *, levels=None, roughness_levels=None
             int(d["plane"] if plane is None else bool(plane)),
             d["threads"] if threads is None else int(threads),
             d["chunk_rows"] if chunk_rows is None else int(chunk_rows),
-            _choice("filter", d["filter"] if filter is None else filter, {"wavelet": False, "gaussian": True}))
+            _choice("filter", d["filter"] if filter is None else filter, {"wavelet": 0, "gaussian": 1, "robust-gaussian": 2}))
     spec += _form_model("none" if form is None else form)
     if levels is not None and (isinstance(levels, bool) or int(levels) != levels or levels < 1):
         raise ValueError("levels must be a positive integer, got %r" % (levels,))
