@@ -173,8 +173,9 @@ lwt_status lwt_plan_explain(const lwt_plan *p16, char *buf, size_t len, size_t *
     const int rows = p->steps.n[0] && p->steps.v[0][0].op == LWT_LEVEL_ROWS;
     if (p->desc.batch > 1)
         put(&t, ", batch of %zu%s", p->desc.batch,
-            rows || p->steps.batch_levels ? " (each level runs on the whole batch in one call)"
-                                          : " (the steps run for each array in turn)");
+            rows                   ? ""
+            : p->steps.batch_levels ? " (each level runs on the whole batch in one call)"
+                                    : " (the steps run for each array in turn)");
     explain_path(p, &t);
     put(&t, "\n");
     if (p->levels == 0)
