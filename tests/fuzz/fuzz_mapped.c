@@ -5,6 +5,7 @@
  */
 #include "fuzz_common.h"
 #include "io/mapped_array.h"
+#include "io/npy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -13,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     lwt_mapped m;
     char err[512];
     if (lwt_map_npy_read(path, &m, err, sizeof err) == 0) {
-        fuzz_touch(m.data, m.count * (m.dtype == LWT_F32 ? 4 : 8));
+        fuzz_touch(m.data, m.count * npy_elem_size(m.dtype));
         lwt_map_close(&m);
     }
     return 0;

@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     npy_array a;
     char err[512];
     if (npy_read_max(path, FUZZ_MEMORY_LIMIT, &a, err, sizeof err) == 0) {
-        fuzz_touch(a.data, a.count * (a.dtype == LWT_F32 ? 4 : 8));
+        fuzz_touch(a.data, a.count * npy_elem_size(a.dtype));
         npy_free(&a);
     }
     return 0;
