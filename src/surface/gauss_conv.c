@@ -111,6 +111,7 @@ void lwt__gauss_kernel_free(lwt__gauss_kernel *k)
 typedef struct axis {
     const double *w;
     int h;
+    const double *ws;    /* the in-field weight sums (lwt__gauss_kernel_make, as the GPU takes them) */
     lwt__gauss_fft *fft; /* NULL: direct */
 } axis;
 
@@ -225,18 +226,24 @@ static int use_fft(lwt_gauss_algo algo, int h, size_t n)
 
 static int axis_make(axis *a, double lambda, double d, size_t n, lwt_gauss_algo algo)
 {
-    a->h = lwt__gauss_half_width(lambda, d, n);
+    lwt__gauss_kernel k;
     a->fft = NULL;
-    double *w = weights(lambda, d, a->h);
-    a->w = w;
-    if (w && use_fft(algo, a->h, n) && !(a->fft = lwt__gauss_fft_make(w, a->h, n)))
+    if (lwt__gauss_kernel_make(&k, lambda, d, n)) {
+        a->w = a->ws = NULL;
         return -1;
-    return w ? 0 : -1;
+    }
+    a->w = k.w;
+    a->h = k.h;
+    a->ws = k.ws;
+    if (use_fft(algo, a->h, n) && !(a->fft = lwt__gauss_fft_make(a->w, a->h, n)))
+        return -1;
+    return 0;
 }
 
 static void axis_free(axis *a)
 {
     free((double *)a->w);
+    free((double *)a->ws);
     lwt__gauss_fft_free(a->fft);
 }
 
@@ -249,24 +256,17 @@ lwt_status lwt__gauss_smooth(const double *in, size_t nx, size_t ny, double dx, 
     p.ny = ny;
     p.threads = threads;
     int bad = axis_make(&p.x, lambda, dx, nx, algo) | axis_make(&p.y, lambda, dy, ny, algo);
-    double *wsx = malloc(nx * sizeof *wsx), *wsy = malloc(ny * sizeof *wsy);
     double *tmp = malloc(nx * ny * sizeof *tmp), *den = masked ? malloc(nx * ny * sizeof *den) : NULL;
-    bad = bad || !wsx || !wsy || !tmp || (masked && !den);
+    bad = bad || !tmp || (masked && !den);
     if (!bad) {
-        for (size_t i = 0; i < nx; i++)
-            wsx[i] = edge_sum(p.x.w, p.x.h, nx, i);
-        for (size_t i = 0; i < ny; i++)
-            wsy[i] = edge_sum(p.y.w, p.y.h, ny, i);
         /* the weight sum of the valid points under each kernel position: the same two passes
            over the valid-point indicator (x pass into tmp, y pass into den) */
         if (masked)
             bad = pass_x(&p, in, 1, tmp) || pass_y(&p, tmp, NULL, NULL, NULL, NULL, den);
-        bad = bad || pass_x(&p, in, 0, tmp) || pass_y(&p, tmp, den, wsx, wsy, in, out);
+        bad = bad || pass_x(&p, in, 0, tmp) || pass_y(&p, tmp, den, p.x.ws, p.y.ws, in, out);
     }
     axis_free(&p.x);
     axis_free(&p.y);
-    free(wsx);
-    free(wsy);
     free(tmp);
     free(den);
     return bad ? LWT_ERR_OUT_OF_MEMORY : LWT_OK;
