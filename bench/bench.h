@@ -18,7 +18,7 @@ typedef struct bench_opts {
     int batch_items; /* 1: a batch's arrays one after the other, not level by level (--batch-items) */
     lwt_algorithm algorithm;
     size_t filter_n;   /* --filter N: the surface filter and the splitter (bench_filter.c) */
-    int stream;        /* 1: --stream (bench_stream.c), 2: --resident (bench_spread.c) */
+    int stream;        /* 1: --stream (bench_stream.c), 2: --resident, 3: --resident-levels (bench_spread.c) */
     int zero_copy;     /* --zero-copy (bench_zerocopy.c) */
     size_t stream_n;
     int stream_reps;
@@ -29,10 +29,11 @@ typedef struct bench_opts {
 int bench_transform(lwt_context *ctx, const bench_opts *o);
 /* The surface filter and the band splitter on a synthetic N x N surface (bench_filter.c). */
 int bench_filter(lwt_context *ctx, size_t n, int f64);
-/* The streamed engine on host-resident data (bench_stream.c); resident_only: bench_spread only. */
+/* The streamed engine on host-resident data (bench_stream.c); resident_only: bench_spread only
+   (2: with the level breakdown). */
 int bench_stream(lwt_context *ctx, int reps, double big_gib, double slow, size_t n16, int resident_only);
 /* Device-resident data spread over the GPUs (bench_spread.c). */
-int bench_spread(lwt_context *ctx, int reps, size_t n16);
+int bench_spread(lwt_context *ctx, int reps, size_t n16, int levels_breakdown);
 /* Seed 003's zero-copy memory against copy-in / copy-out on page-locked host arrays (bench_zerocopy.c). */
 int bench_zerocopy(lwt_context *ctx, const bench_opts *o);
 

@@ -24,7 +24,7 @@ static void usage(FILE *f)
                "                 [--batch B [--batch-items 0|1]]\n"
                "       lwt-bench --filter N [--f64]\n"
                "       lwt-bench --stream [--stream-reps N] [--stream-size N] [--big GIB] [--slow F]\n"
-               "       lwt-bench --resident [--stream-reps N] [--stream-size N]\n"
+               "       lwt-bench --resident|--resident-levels [--stream-reps N] [--stream-size N]\n"
                "       lwt-bench --zero-copy [-w W1,W2] [--sizes N1,N2] [-l LEVELS] [--reps N]\n"
                "       lwt-bench --seed-experiments | --experiments FILE\n"
                "\n"
@@ -33,7 +33,8 @@ static void usage(FILE *f)
                "ratio to a copy of the same array measured in the same run (device to device, or memcpy).\n"
                "--filter N: the GPU surface filter and band splitter on a synthetic N x N surface.\n"
                "--stream: the streamed engine on host-resident data (seed 000's Table 1 and experiment 5);\n"
-               "--resident: device-resident data spread over the GPUs.\n"
+               "--resident: device-resident data spread over the GPUs; --resident-levels: the same, then the\n"
+               "  2N^2 array with 1, 2 and 3 levels (where the time of several GPUs goes, level by level).\n"
                "--seed-experiments runs %s/seed000.txt; --experiments FILE runs FILE:\n"
                "one lwt-bench run per line (its options), lines starting with == printed, # comments.\n",
             LWT_BENCH_EXPERIMENTS);
@@ -93,6 +94,7 @@ static int parse(int argc, char **argv, bench_opts *o, run_what *what, const cha
         else if (!strcmp(a, "--f64")) o->f64 = 1, took = 0;
         else if (!strcmp(a, "--stream")) o->stream = 1, took = 0;
         else if (!strcmp(a, "--resident")) o->stream = 2, took = 0;
+        else if (!strcmp(a, "--resident-levels")) o->stream = 3, took = 0;
         else if (!strcmp(a, "--zero-copy")) o->zero_copy = 1, took = 0;
         else if (!strcmp(a, "--seed-experiments")) *what = RUN_FILE, *file = NULL, took = 0;
         else if (!v) bad = 1;
@@ -165,7 +167,7 @@ static int run(const bench_opts *o)
 #ifdef LWT_HAVE_CUDA
     else if (o->stream)
         rc = bench_stream(ctx, o->stream_reps < 1 ? 1 : o->stream_reps, o->big_gib, o->slow, o->stream_n,
-                          o->stream == 2);
+                          o->stream >= 2 ? o->stream - 1 : 0);
     else if (o->filter_n)
         rc = bench_filter(ctx, o->filter_n, o->f64);
     else if (o->zero_copy)

@@ -111,7 +111,9 @@ static int spread_rows(bench_bufs *b, const int *devs, int ndev, const char *lab
     return tf > 0 && ti > 0 && fsame == 1 && isame == 1 ? 0 : -1;
 }
 
-static int spread_size(lwt_context *ctx, int ndev, size_t n, int reps)
+/* levels: 4 prints the full table (1, 2, 4 ... GPUs and four parts on GPU 0); fewer levels
+   print one line a device count, for the per-level breakdown (bench_spread) */
+static int spread_size(lwt_context *ctx, int ndev, size_t n, int reps, int levels)
 {
     lwt_wavelet *w = NULL;
     bench_bufs b;
@@ -123,7 +125,7 @@ static int spread_size(lwt_context *ctx, int ndev, size_t n, int reps)
     d.wavelet = w;
     d.ndim = 2;
     d.shape[0] = d.shape[1] = n;
-    d.levels = 4;
+    d.levels = levels;
     d.mode = LWT_MODE_PERIODIZATION;
     d.dtype = LWT_F32;
     d.backend = LWT_BACKEND_CUDA;
@@ -153,9 +155,9 @@ static int spread_size(lwt_context *ctx, int ndev, size_t n, int reps)
         if (e)
             goto out;
     }
-    printf("\n== device-resident %zu^2 CDF 9/7, 4 levels, float32, periodization: spread over GPUs "
+    printf("\n== device-resident %zu^2 CDF 9/7, %d level%s, float32, periodization: spread over GPUs "
            "(lwt_spread_*), median of %d\n",
-           n, reps);
+           n, levels, levels > 1 ? "s" : "", reps);
     const double tc = time_runs(&b, RUN_COPY, reps);
     const double tf1 = time_runs(&b, RUN_FWD_ONE, reps);
     const double ti1 = time_runs(&b, RUN_INV_ONE, reps); /* leaves back = the one-GPU inverse */
@@ -181,7 +183,7 @@ static int spread_size(lwt_context *ctx, int ndev, size_t n, int reps)
     /* the split's own cost: four parts on one GPU */
     for (int k = 0; k < 4; k++)
         devs[k] = 0;
-    if (spread_rows(&b, devs, 4, "4 parts on GPU 0", reps, tf1, ti1))
+    if (levels == 4 && spread_rows(&b, devs, 4, "4 parts on GPU 0", reps, tf1, ti1))
         goto out;
     rc = 0;
 out:
@@ -199,11 +201,16 @@ out:
     return rc;
 }
 
-int bench_spread(lwt_context *ctx, int reps, size_t n16)
+int bench_spread(lwt_context *ctx, int reps, size_t n16, int levels_breakdown)
 {
     const int ndev = lwt_context_device_count(ctx);
-    if (spread_size(ctx, ndev, n16, reps) || spread_size(ctx, ndev, 2 * n16, reps))
+    if (spread_size(ctx, ndev, n16, reps, 4) || spread_size(ctx, ndev, 2 * n16, reps, 4))
         return BENCH_EXIT_RUNTIME;
+    /* where the time of several GPUs goes, level by level (issue 28 item 4): the same
+       2n16^2 array with 1, 2 and 3 levels; a level's cost is the difference of two tables */
+    for (int levels = 1; levels_breakdown && ndev > 1 && levels < 4; levels++)
+        if (spread_size(ctx, ndev, 2 * n16, reps, levels))
+            return BENCH_EXIT_RUNTIME;
     return BENCH_EXIT_OK;
 }
 #endif

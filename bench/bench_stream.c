@@ -451,11 +451,11 @@ int bench_stream(lwt_context *ctx, int reps, double big_gib, double slow, size_t
     bench_device_name(dev, sizeof dev);
     printf("lwt bench --stream on %d x %s; median of %d runs on one streamer, wall clock\n", ndev, dev, reps);
     if (resident_only)
-        return bench_spread(ctx, reps, n16);
+        return bench_spread(ctx, reps, n16, resident_only == 2);
     if (table1(ctx, reps) || floor16k(ctx, reps, n16))
         return BENCH_EXIT_RUNTIME;
     if (ndev > 1 && multi(ctx, ndev, reps, big_gib, slow))
         return BENCH_EXIT_RUNTIME;
-    return ndev > 1 ? bench_spread(ctx, reps, n16) : BENCH_EXIT_OK;
+    return ndev > 1 ? bench_spread(ctx, reps, n16, 0) : BENCH_EXIT_OK;
 }
 #endif

@@ -35,7 +35,9 @@ LWT_API lwt_status lwt_inverse_device(const lwt_plan *plan, const void *d_in, vo
  * A spread holds a CUDA plan's work for a set of devices. Its arrays
  * (lwt_spread_alloc) are one pointer each, valid on every device of the set,
  * whose rows live on the device that computes them (CUDA virtual memory:
- * 2 MiB granules placed by rows, mapped for every device). Each 2-D level
+ * 2 MiB granules placed by rows, mapped for every device; a packed coefficient
+ * row, which holds bands of several levels, on the device of its coarsest
+ * band). Each 2-D level
  * runs as one register-kernel launch per device over that device's share of
  * the level's tiles: a device writes its own rows, reads the halo rows of its
  * neighbours over NVLink, and waits for the others between levels.

@@ -176,8 +176,13 @@ static void check_placement(int ndev_real)
         lwt_spread_device_of(s, a, 0, &d0);
         lwt_spread_device_of(s, a, bytes - 1, &d1);
         lwt_spread_device_of(s, c, 0, &c0);
-        lwt_spread_device_of(s, c, bytes / 2 - 1, &c1);    /* last row of the top half: level-1 row 1023 */
+        lwt_spread_device_of(s, c, bytes / 2 - 1, &c1);    /* last row of the top half: level-2 row 511 */
         lwt_spread_device_of(s, c, bytes / 2 + 4096, &cm); /* first rows of the lower half: level-1 row 0 */
+        /* packed row 600 holds level-1 row 600 (the second device's) beside level-2 row 88 (the
+           first's): the coarser band decides (spread_layout.c) */
+        int cl = -1;
+        lwt_spread_device_of(s, c, (size_t)600 * 2048 * 4, &cl);
+        CHECK(cl == devs[0], "placement: packed row 600 on %d, expected %d (its level-2 band's device)", cl, devs[0]);
         CHECK(d0 == devs[0] && d1 == devs[1], "placement: samples on %d .. %d, expected %d .. %d", d0, d1, devs[0],
               devs[1]);
         CHECK(c0 == devs[0] && c1 == devs[1] && cm == devs[0],
@@ -289,6 +294,14 @@ int main(int argc, char **argv)
     /* big enough for several granules per part */
     check_case("cdf97", LWT_MODE_PERIODIZATION, 2048, 2048, 4, LWT_F32, lists[nl - 1], nlist[nl - 1], 1, 1);
     check_case("db4", LWT_MODE_SYMMETRIC, 2053, 1999, 3, LWT_F64, lists[nl - 1], nlist[nl - 1], 1, 1);
+    /* big: many granules per part, so the placement of every level's rows matters (packed rows
+       go to their coarsest band's device, spread_layout.c), at sizes where a level's share on a
+       device runs many waves of blocks; the outputs are poisoned first */
+    const int all = ndev > 1 ? 3 : 0; /* every GPU, or two parts of one */
+    check_case("cdf97", LWT_MODE_PERIODIZATION, 16384, 16384, 4, LWT_F32, lists[all], nlist[all], 1, 1);
+    check_case("cdf97", LWT_MODE_SYMMETRIC, 12289, 16383, 3, LWT_F32, lists[1], nlist[1], 1, 1);
+    if (!quick)
+        check_case("db2", LWT_MODE_PERIODIC, 9001, 12000, 4, LWT_F64, lists[all], nlist[all], 1, 1);
     check_placement(ndev);
     check_bad_arguments();
     printf("test_gpu_spread: %d cases (%d GPU%s), %d failures; spread results match one device bit for bit\n", cases,
