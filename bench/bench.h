@@ -12,6 +12,7 @@ typedef struct bench_opts {
     char wavelets[512], modes[256], sizes[256];
     char lbb_threads[128], lbb_cols[128], lifting[64]; /* experimental kernel knobs */
     int levels, reps, f64, ndim, fuse_levels;
+    int half; /* the transform table in 16-bit storage: 1 float16 (--f16), 2 bfloat16 (--bf16) */
     int cpu_simd; /* lwt_cpu_simd of the CPU passes (--cpu-simd) */
     int cpu_passes; /* 1: the CPU's separable passes, not the fused level (--cpu-passes) */
     int batch;       /* 2-D/3-D: arrays per batch, each of --sizes (--batch; 0 or 1: one) */

@@ -18,7 +18,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: lwt-bench [-w W1,W2] [-m M1,M2] [--sizes N1,N2] [-l LEVELS] [--reps N] [--f64] "
+    fprintf(f, "usage: lwt-bench [-w W1,W2] [-m M1,M2] [--sizes N1,N2] [-l LEVELS] [--reps N] [--f64|--f16|--bf16] "
                "[--ndim 1|2|3] [--algo auto|rc|lbb|rc-steps|convolution] [--lbb-threads T1,T2] [--lbb-cols C1,C2]\n"
                "                 [--lifting auto,classic,improved] [--fuse-levels 0|1] [--cpu-simd auto|portable|avx2|avx512] [--cpu-passes 0|1]\n"
                "                 [--batch B [--batch-items 0|1]]\n"
@@ -92,6 +92,8 @@ static int parse(int argc, char **argv, bench_opts *o, run_what *what, const cha
         int bad = 0, took = 1;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) *what = RUN_HELP, took = 0;
         else if (!strcmp(a, "--f64")) o->f64 = 1, took = 0;
+        else if (!strcmp(a, "--f16")) o->half = 1, took = 0;
+        else if (!strcmp(a, "--bf16")) o->half = 2, took = 0;
         else if (!strcmp(a, "--stream")) o->stream = 1, took = 0;
         else if (!strcmp(a, "--resident")) o->stream = 2, took = 0;
         else if (!strcmp(a, "--resident-levels")) o->stream = 3, took = 0;

@@ -91,14 +91,14 @@ static int one_case(lwt_context *ctx, const bench_opts *o, const char *wname, co
     d.batch = o->ndim == 1 ? n : o->batch > 0 ? (size_t)o->batch : 1;
     d.levels = o->levels;
     d.mode = mode;
-    d.dtype = o->f64 ? LWT_F64 : LWT_F32;
+    d.dtype = o->half == 1 ? LWT_F16 : o->half == 2 ? LWT_BF16 : o->f64 ? LWT_F64 : LWT_F32;
     d.backend = BENCH_BACKEND;
     d.algorithm = o->algorithm;
     int rc = BENCH_EXIT_RUNTIME;
     lwt_plan_info info;
     if (lwt_plan_create_tuned(ctx, &d, k, &p) || lwt_plan_get_info(p, &info))
         goto out;
-    const size_t es = o->f64 ? 8 : 4, items = d.batch; /* lwt_plan_info counts one batch item */
+    const size_t es = o->half ? 2 : o->f64 ? 8 : 4, items = d.batch; /* lwt_plan_info counts one batch item */
     const size_t in_bytes = items * info.input_count * es;
     t.plan = p;
     t.a = bench_alloc(in_bytes, 0x3c); /* non-zero data */
@@ -152,7 +152,7 @@ int bench_transform(lwt_context *ctx, const bench_opts *o)
     printf("lwt bench on %s, %s, %d-D%s, algorithm %s%s%s%s, median of %d runs (" BENCH_CLOCK "), ratio = time / "
            BENCH_FLOOR " time; thr/cols: LBB threads per block and ring width (0: the planner's); lift: lifting "
            "variant\n",
-           dev, o->f64 ? "float64" : "float32", o->ndim, o->ndim == 1 ? " (N rows of N)" : "",
+           dev, o->half == 1 ? "float16" : o->half == 2 ? "bfloat16" : o->f64 ? "float64" : "float32", o->ndim, o->ndim == 1 ? " (N rows of N)" : "",
            o->algorithm == LWT_ALGO_CONVOLUTION        ? "convolution (filter bank)"
            : o->algorithm == LWT_ALGO_LIFTING_RC       ? "rc"
            : o->algorithm == LWT_ALGO_LIFTING_LBB      ? "lbb"
