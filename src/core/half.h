@@ -48,11 +48,12 @@ LWT_HD float lwt_f16_to_f32(uint16_t h)
     return lwt_f32_from_bits((e ? o : lwt_f32_bits(sub)) | sign);
 }
 
-/* m >> s rounded to nearest, ties to even (1 <= s <= 31) */
+/* m >> s rounded to nearest, ties to even (1 <= s <= 31, m + 2^(s-1) < 2^32): just under half a
+   unit added, plus the kept lowest bit, so a tie carries only from an odd unit. Plain integer
+   arithmetic (no comparison turned into a bool) so that a loop over it vectorizes. */
 LWT_HD uint32_t lwt_shift_rne(uint32_t m, unsigned s)
 {
-    const uint32_t q = m >> s, rem = m & ((1u << s) - 1), half = 1u << (s - 1);
-    return q + (uint32_t)((rem > half) | ((rem == half) & (q & 1u)));
+    return (m + (1u << (s - 1)) - 1u + ((m >> s) & 1u)) >> s;
 }
 
 LWT_HD uint16_t lwt_f32_to_f16(float f)
@@ -70,8 +71,10 @@ LWT_HD uint16_t lwt_f32_to_f16(float f)
     const uint32_t subnormal = lwt_shift_rne((a & 0x7fffffu) | 0x800000u, s);
     uint32_t r = a >= 0x38800000u ? normal : subnormal;
     r = a >= 0x477ff000u ? 0x7c00u : r; /* >= 65520, halfway from 65504 (odd) to 2^16: inf */
-    /* NaN: the high payload bits kept, and quiet so that it cannot read as inf */
-    r = a > 0x7f800000u ? 0x7e00u | ((a >> 13) & 0x3ffu) : r;
+    /* NaN: the high payload bits kept, and quiet so that it cannot read as inf (as a mask: a
+       third select in a row kept gcc from vectorizing the loop) */
+    const uint32_t nan = 0u - (uint32_t)(a > 0x7f800000u);
+    r = (r & ~nan) | ((0x7e00u | ((a >> 13) & 0x3ffu)) & nan);
     return (uint16_t)(((x >> 16) & 0x8000u) | r);
 }
 

@@ -69,22 +69,65 @@ static int conversion_threads(const lwt_plan *p, size_t n)
     return 1;
 }
 
+/* The conversion loops, one per type so that each is a straight loop the compiler vectorizes
+ * (half.h's functions are branch-free; this file is compiled with -fno-trapping-math, which
+ * lets the float16 widening's select compute both sides: it changes no value, only what the
+ * compiler may assume about floating-point traps). Cloned per instruction set: the float16
+ * narrowing's subnormal shifts vary per value, which only AVX2 has in vector form. Each value
+ * is converted on its own, so every clone and thread count gives the same bits. Measured on
+ * the 2-core development VM (x86, AVX2), one thread, per value: float16 widening 2.3 -> 0.52
+ * ns (the loop vectorizes now), narrowing 1.74 -> 1.47 ns (AVX2 clone; half.h's rounding
+ * shift and NaN mask written so that it vectorizes); bfloat16 ~0.6 ns both ways, as before.
+ * The new narrowing gives the old one's bits for all 2^32 float32 values (checked once). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define LWT_HALF_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LWT_HALF_CLONES
+#endif
+
+/* one straight loop per conversion (in and out never overlap) */
+#define CONVERT_LOOP(name, from_t, to_t, convert)                                                      \
+    LWT_HALF_CLONES static void name(const void *in, void *out, long long n)                         \
+    {                                                                                                 \
+        const from_t *restrict x = in;                                                                \
+        to_t *restrict y = out;                                                                       \
+        for (long long i = 0; i < n; i++)                                                             \
+            y[i] = convert(x[i]);                                                                     \
+    }
+CONVERT_LOOP(widen_f16, uint16_t, float, lwt_f16_to_f32)
+CONVERT_LOOP(widen_bf16, uint16_t, float, lwt_bf16_to_f32)
+CONVERT_LOOP(narrow_f16, float, uint16_t, lwt_f32_to_f16)
+CONVERT_LOOP(narrow_bf16, float, uint16_t, lwt_f32_to_bf16)
+
+/* where thread k of t starts among n values: a multiple of 64 values, so the vector loops see
+   long aligned runs, and never past n */
+static long long part(size_t n, int t, int k)
+{
+    const long long at = ((long long)n * k / t + 63) & ~63LL;
+    return at < (long long)n ? at : (long long)n;
+}
+
+/* n values from in (in_es bytes each) to out (out_es bytes each) by loop, over the threads */
+static void convert(const lwt_plan *p, void (*loop)(const void *, void *, long long), const void *in, size_t in_es,
+                    void *out, size_t out_es, size_t n)
+{
+    const int t = conversion_threads(p, n);
+#pragma omp parallel for num_threads(t) schedule(static)
+    for (int k = 0; k < t; k++) {
+        const long long a = part(n, t, k), b = k + 1 < t ? part(n, t, k + 1) : (long long)n;
+        if (a < b)
+            loop((const char *)in + (size_t)a * in_es, (char *)out + (size_t)a * out_es, b - a);
+    }
+}
+
 static void widen(const lwt_plan *p, const uint16_t *in, float *out, size_t n)
 {
-    const int bf16 = p->desc.dtype == LWT_BF16;
-    const long long m = (long long)n;
-#pragma omp parallel for num_threads(conversion_threads(p, n)) schedule(static)
-    for (long long i = 0; i < m; i++)
-        out[i] = bf16 ? lwt_bf16_to_f32(in[i]) : lwt_f16_to_f32(in[i]);
+    convert(p, p->desc.dtype == LWT_BF16 ? widen_bf16 : widen_f16, in, 2, out, 4, n);
 }
 
 static void narrow(const lwt_plan *p, const float *in, uint16_t *out, size_t n)
 {
-    const int bf16 = p->desc.dtype == LWT_BF16;
-    const long long m = (long long)n;
-#pragma omp parallel for num_threads(conversion_threads(p, n)) schedule(static)
-    for (long long i = 0; i < m; i++)
-        out[i] = bf16 ? lwt_f32_to_bf16(in[i]) : lwt_f32_to_f16(in[i]);
+    convert(p, p->desc.dtype == LWT_BF16 ? narrow_bf16 : narrow_f16, in, 4, out, 2, n);
 }
 
 /* lwt_forward/lwt_inverse on host pointers, on either backend: the conversions run here
