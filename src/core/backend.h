@@ -133,6 +133,10 @@ typedef struct lwt_backend_ops {
      * j's detail bands; out2[b], b = 0..3: level j + 1's bands (row strides alongside). */
     lwt_status (*fused2d_pair)(void *bctx, int level, const void *in, size_t in_stride, void *const out1[4],
                                const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4]);
+    /* optional: whether a float16/bfloat16 plan made of float32 plan f32 runs its levels with
+     * 16-bit storage in the kernels themselves (1) rather than between two conversions (0);
+     * asked once, when the 16-bit plan is made (core/half_plan.c) */
+    int (*half_fused)(const lwt_plan *f32);
 } lwt_backend_ops;
 
 extern const lwt_backend_ops lwt_cpu_ops;

@@ -36,7 +36,7 @@ LWT_HD float lwt_f32_from_bits(uint32_t u)
 /* binary16: 1 sign, 5 exponent (bias 15), 10 mantissa bits. Both directions are written as
    selects, not branches, so that loops over them vectorize and no branch depends on the data
    (with branches: 8 ns a value narrowing random data, x86; 2.3 ns branch-free per case). */
-LWT_HD float lwt_f16_to_f32(uint16_t h)
+LWT_HD float lwt_f16_to_f32_soft(uint16_t h)
 {
     const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
     const uint32_t bits = (uint32_t)(h & 0x7fffu) << 13, e = bits & 0x0f800000u;
@@ -56,7 +56,7 @@ LWT_HD uint32_t lwt_shift_rne(uint32_t m, unsigned s)
     return (m + (1u << (s - 1)) - 1u + ((m >> s) & 1u)) >> s;
 }
 
-LWT_HD uint16_t lwt_f32_to_f16(float f)
+LWT_HD uint16_t lwt_f32_to_f16_soft(float f)
 {
     const uint32_t x = lwt_f32_bits(f), a = x & 0x7fffffffu, e = a >> 23;
     /* normal (>= 2^-14): rebiased, and rounded by adding just under half a unit plus the kept
@@ -76,6 +76,39 @@ LWT_HD uint16_t lwt_f32_to_f16(float f)
     const uint32_t nan = 0u - (uint32_t)(a > 0x7f800000u);
     r = (r & ~nan) | ((0x7e00u | ((a >> 13) & 0x3ffu)) & nan);
     return (uint16_t)(((x >> 16) & 0x8000u) | r);
+}
+
+/* The float16 conversions every caller uses. On the GPU, the hardware's (one instruction each:
+ * cvt.rn.f16.f32 rounds to nearest even, to inf past the range, keeps subnormals, as the soft
+ * ones do; cvt.f32.f16 is exact), except for NaN, where the hardware's canonical NaN would lose
+ * the payload: the soft result, written out. The same bits as the soft functions for all 2^32
+ * float32 and 2^16 float16 values (tests/gpu/half_cvt_check.cu, on the device). Why: the fused
+ * 16-bit kernels convert every value they load and store, and the soft narrowing's ~20 integer
+ * instructions a value cost the float16 CDF 9/7 forward 0.26 ms of 1.38 against bfloat16 (H100,
+ * 16384^2, 4 levels; docs/PERFORMANCE.md). Elsewhere (the host), the soft ones. */
+LWT_HD float lwt_f16_to_f32(uint16_t h)
+{
+#if defined(__CUDA_ARCH__)
+    float r;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(r) : "h"(h));
+    const uint32_t nan = ((uint32_t)(h & 0x8000u) << 16) | (((uint32_t)(h & 0x7fffu) << 13) + (224u << 23));
+    return (h & 0x7fffu) > 0x7c00u ? lwt_f32_from_bits(nan) : r;
+#else
+    return lwt_f16_to_f32_soft(h);
+#endif
+}
+
+LWT_HD uint16_t lwt_f32_to_f16(float f)
+{
+#if defined(__CUDA_ARCH__)
+    uint16_t h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    const uint32_t x = lwt_f32_bits(f);
+    const uint16_t nan = (uint16_t)(((x >> 16) & 0x8000u) | 0x7e00u | ((x >> 13) & 0x3ffu));
+    return (x & 0x7fffffffu) > 0x7f800000u ? nan : h;
+#else
+    return lwt_f32_to_f16_soft(f);
+#endif
 }
 
 /* bfloat16: the high half of a float32 (1 sign, 8 exponent, 7 mantissa bits) */

@@ -39,6 +39,7 @@ lwt_status lwt_half_plan_create(lwt_context *ctx, const lwt_plan_desc *d, const 
     p->desc = *d;
     p->desc.wavelet = &f32->wavelet;
     p->f32 = f32;
+    p->half_fused = f32->ops->half_fused ? f32->ops->half_fused(f32) : 0;
     *out = p;
     return LWT_OK;
 }

@@ -47,7 +47,10 @@ struct lwt_plan {
                                        mutable part of a plan, behind its lock: ws_cache.h) */
     struct lwt_plan *f32;           /* a float16/bfloat16 plan: the float32 plan it runs between
                                        its two conversions, and then only ctx, desc (its 16-bit
-                                       dtype), ws and this are set (core/half_plan.c); else NULL */
+                                       dtype), ws, this and half_fused are set (core/half_plan.c);
+                                       else NULL */
+    int half_fused;                 /* a 16-bit plan whose device runs have the kernels read and
+                                       write 16 bits (backend_ops.half_fused) */
 };
 
 static inline size_t lwt_plan_elem_size(const lwt_plan *p)

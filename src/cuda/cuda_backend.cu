@@ -346,6 +346,15 @@ extern "C" const lwt_slide_geom *lwt_cuda_plan_level(const lwt_plan *p, int j, i
     return st->slide[idx];
 }
 
+extern "C" const lwt_slide_pair *lwt_cuda_plan_pair(const lwt_plan *p, int j, int *shape)
+{
+    const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
+    if (!st || !st->pair || j < 1 || j >= p->levels || !st->pair[j - 1])
+        return NULL;
+    *shape = st->slide_regs[2 * (j - 1)];
+    return st->pair[j - 1];
+}
+
 static void cuda_plan_free(lwt_plan *p)
 {
     cuda_plan_state *st = (cuda_plan_state *)p->bstate;
@@ -733,6 +742,7 @@ static const lwt_backend_ops cuda_ops = {
     cuda_zero_blocks,
     cuda_fused2d,
     cuda_fused2d_pair,
+    lwt_cuda_half_fused,
 };
 
 extern "C" const lwt_backend_ops *lwt_cuda_backend(void)

@@ -6,6 +6,9 @@
 
 #include "lwt.h"
 
+/* whether the 16-bit plan of float32 CUDA plan q runs fused levels (lwt_backend_ops.half_fused):
+   a 2-D array, one, whose every level both ways runs on the register kernel, classic lifting */
+extern "C" int lwt_cuda_half_fused(const lwt_plan *q);
 /* device workspace of a 16-bit plan (p->f32 set) */
 lwt_status lwt_cuda_half_workspace(const lwt_plan *p, size_t *bytes);
 /* its forward (inverse) on device pointers, asynchronously on stream */

@@ -201,7 +201,9 @@ cudaError_t lwt_cuda_zero_blocks(size_t es, void *dst, const size_t *ds, const l
             continue;
         const unsigned threads = 256;
         const dim3 grid((unsigned)((most + threads - 1) / threads < 1024 ? (most + threads - 1) / threads : 1024), nb);
-        if (es == 4)
+        if (es == 2) /* float16/bfloat16 (cuda_half.cu) */
+            zero_boxes_kernel<unsigned short><<<grid, threads, 0, stream>>>((unsigned short *)dst, A);
+        else if (es == 4)
             zero_boxes_kernel<unsigned int><<<grid, threads, 0, stream>>>((unsigned int *)dst, A);
         else
             zero_boxes_kernel<unsigned long long><<<grid, threads, 0, stream>>>((unsigned long long *)dst, A);

@@ -7,6 +7,7 @@
 extern "C" {
 #include "core/plan.h"
 #include "core/slide.h"
+#include "core/slide_pair.h"
 }
 
 /* level j (1-based) in direction `inverse`: its geometry, the kernel's shape and
@@ -14,5 +15,8 @@ extern "C" {
    other way (generic sliding kernel, separable passes) */
 extern "C" const lwt_slide_geom *lwt_cuda_plan_level(const lwt_plan *p, int j, int inverse, int *shape,
                                                      int *improved);
+/* the forward pair of levels j and j + 1 the plan runs in one pass (its PAIR2D step) and the
+   kernel's shape; NULL where it has none */
+extern "C" const lwt_slide_pair *lwt_cuda_plan_pair(const lwt_plan *p, int j, int *shape);
 
 #endif

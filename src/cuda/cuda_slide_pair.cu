@@ -39,6 +39,7 @@ extern "C" {
 #include "cuda/cuda_regs_rows.cuh"
 #include "cuda/cuda_slide_pair.cuh"
 #include "cuda/cuda_slide_regs.cuh"
+#include "cuda/cuda_store16.cuh"
 
 namespace {
 
@@ -66,9 +67,9 @@ constexpr int RP_MIN_BLOCKS = 3;
 template <typename REAL> struct rp_args {
     REAL taps[LWT_RS_MAX_TAPS];
     REAL k[4]; /* {ka, kd, ka, kd} */
-    const REAL *in;
+    const void *in;  /* REAL, or 16 bits (cuda_store16.cuh) */
     size_t in_stride;
-    REAL *out1[4], *out2[4];
+    void *out1[4], *out2[4];
     size_t out1_stride[4], out2_stride[4];
     int ach;
     long sa, sd;
@@ -77,14 +78,19 @@ template <typename REAL> struct rp_args {
     int wb;       /* level-1 batches before level 2's first */
     long p_first; /* first level-1 row pushed, from the first level-1 approximation row level 2 reads */
     lwt_slide_runs runs; /* over level 2's tiles */
+    int bf16;            /* 16-bit storage: bfloat16, else float16 */
 };
 
-template <int ID, typename REAL>
+template <int ID, typename REAL, int ST>
 __global__ void __launch_bounds__(RS_THREADS, RP_MIN_BLOCKS)
     rp_forward(const __grid_constant__ lwt_slide_geom G1, const __grid_constant__ lwt_slide_geom G2,
                const __grid_constant__ rp_args<REAL> A)
 {
     constexpr rs_pipe P = make_pipe(kShapes[ID], false);
+    /* the lags as named constants, never P.D[runtime]: an index into P made the compiler keep P
+       in local memory, and in the 16-bit kernels the windows w and w2 with it (ptxas: 72 more
+       stack bytes; ncu: L2 86% busy with local traffic, the CDF 9/7 pair 1.06 -> 1.80 ms) */
+    constexpr int D0 = P.D[0], D1 = P.D[1];
     constexpr int R = rp_rows(ID, sizeof(REAL)), R2 = R / 2;
     constexpr int RW1 = rs_ring_np(NP1), RW2 = rs_ring_np(NP2);
     constexpr int PAD1 = rs_pad_np(NP1), PAD2 = rs_pad_np(NP2);
@@ -120,31 +126,33 @@ __global__ void __launch_bounds__(RS_THREADS, RP_MIN_BLOCKS)
     const long own_lo = 2 * sy2, own_hi = min(2 * (sy2 + (long)ay2.T * nt), ay1.nc); /* level-1 rows written */
 #pragma unroll
     for (int c = 0; c < 2; c++) { /* and every owned detail row finished */
-        const long last = own_hi - 1 + (c == a ? A.sa : A.sd) + P.D[c];
+        const long last = own_hi - 1 + (c == a ? A.sa : A.sd) + (c ? D1 : D0);
         NI = max(NI, lwt_floor_div(last - P0, R) + 1);
     }
 
     constexpr bool fold_scale = sizeof(REAL) == 4; /* as rs_forward */
     const REAL kv[2] = {A.k[a == 0 ? 0 : 1], A.k[a == 1 ? 0 : 1]};
     const REAL kll = (fold_scale ? A.k[0] : (REAL)1) * A.k[2]; /* the approximation's band scale */
-    const REAL *src = A.in;
+    using XT = rs_sig_t<REAL, ST>; /* the input's storage */
+    using DT = rs_det_t<REAL, ST>; /* the detail bands' */
+    const XT *src = (const XT *)A.in;
     const size_t stride = A.in_stride;
     auto load = [&](REAL(&v)[R][2], long m0) {
         const long y0 = 2 * m0 + ay1.delta;
         if (y0 >= 0 && y0 + 2 * R <= ay1.n) {
-            const REAL *p = src + (size_t)y0 * stride + xw;
+            const XT *p = src + (size_t)y0 * stride + xw;
 #pragma unroll
             for (int r = 0; r < R; r++)
 #pragma unroll
                 for (int c = 0; c < 2; c++)
-                    v[r][c] = p[(size_t)(2 * r + c) * stride];
+                    v[r][c] = rs_widen<REAL>(p[(size_t)(2 * r + c) * stride], A.bf16);
             return;
         }
 #pragma unroll
         for (int r = 0; r < R; r++)
 #pragma unroll
             for (int c = 0; c < 2; c++)
-                v[r][c] = src[(size_t)lwt_mod(y0 + 2 * r + c, ay1.n) * stride + xw];
+                v[r][c] = rs_widen<REAL>(src[(size_t)lwt_mod(y0 + 2 * r + c, ay1.n) * stride + xw], A.bf16);
     };
 
     REAL w[2][P.WM], w2[2][P.WM];
@@ -173,11 +181,11 @@ __global__ void __launch_bounds__(RS_THREADS, RP_MIN_BLOCKS)
                 const REAL v1 = (REAL)(kll * bb[(2 * (2 * r + 1) + a) * RW1 + pll]);
                 vpush<ID, false>(w2, v0, v1, A.taps);
                 if constexpr (fold_scale) {
-                    rr2[(2 * r) * RW2 + rc2] = w2[0][P.D[0]];
-                    rr2[(2 * r + 1) * RW2 + rc2] = w2[1][P.D[1]];
+                    rr2[(2 * r) * RW2 + rc2] = w2[0][D0];
+                    rr2[(2 * r + 1) * RW2 + rc2] = w2[1][D1];
                 } else {
-                    rr2[(2 * r) * RW2 + rc2] = kv[0] * w2[0][P.D[0]];
-                    rr2[(2 * r + 1) * RW2 + rc2] = kv[1] * w2[1][P.D[1]];
+                    rr2[(2 * r) * RW2 + rc2] = kv[0] * w2[0][D0];
+                    rr2[(2 * r + 1) * RW2 + rc2] = kv[1] * w2[1][D1];
                 }
             }
         }
@@ -189,11 +197,11 @@ __global__ void __launch_bounds__(RS_THREADS, RP_MIN_BLOCKS)
                 vpush<ID, false>(w, v[r][0], v[r][1], A.taps);
                 if (has_col) {
                     if constexpr (fold_scale) {
-                        bb[(2 * r) * RW1 + rc] = w[0][P.D[0]];
-                        bb[(2 * r + 1) * RW1 + rc] = w[1][P.D[1]];
+                        bb[(2 * r) * RW1 + rc] = w[0][D0];
+                        bb[(2 * r + 1) * RW1 + rc] = w[1][D1];
                     } else {
-                        bb[(2 * r) * RW1 + rc] = kv[0] * w[0][P.D[0]];
-                        bb[(2 * r + 1) * RW1 + rc] = kv[1] * w[1][P.D[1]];
+                        bb[(2 * r) * RW1 + rc] = kv[0] * w[0][D0];
+                        bb[(2 * r + 1) * RW1 + rc] = kv[1] * w[1][D1];
                     }
                 }
             }
@@ -206,14 +214,15 @@ __global__ void __launch_bounds__(RS_THREADS, RP_MIN_BLOCKS)
         if (t >= 1 && t - 1 < NI) {
             const long i = t - 1;
             const long sh = hc == a ? A.sa : A.sd;
-            REAL *const ob_a = vb ? A.out1[vb] + 2 * sx2 : nullptr, *const ob_d = A.out1[vb | 2] + 2 * sx2;
+            /* level 1's bands here are all details (its approximation stays in shared memory) */
+            DT *const ob_a = vb ? (DT *)A.out1[vb] + 2 * sx2 : nullptr, *const ob_d = (DT *)A.out1[vb | 2] + 2 * sx2;
             const size_t os_a = A.out1_stride[vb], os_d = A.out1_stride[vb | 2];
             const int pa = rs_pos_np(NP1, ax1, a, (int)(A.sa - ax1.lo[a] - A.c_lo) + lane);
             const int pd = rs_pos_np(NP1, ax1, 1 - a, (int)(A.sd - ax1.lo[1 - a] - A.c_lo) + lane);
             const long ncols = min(2L * ax2.T, ax1.nc - 2 * sx2);
             REAL *const bb = buf + (size_t)b1 * R * 2 * RW1;
             for (int r = warp >> 1; r < R; r += nwarp >> 1) {
-                const long kb = P0 + i * R + r - P.D[hc] - sh; /* band row */
+                const long kb = P0 + i * R + r - (hc ? D1 : D0) - sh; /* band row */
                 const bool own = kb >= own_lo && kb < own_hi;
                 if (!own && !(hc == a && i >= A.wb))
                     continue;
@@ -221,14 +230,14 @@ __global__ void __launch_bounds__(RS_THREADS, RP_MIN_BLOCKS)
                 hlift<ID, false, 1, NP1>(row + rs_phys_np(NP1, lane * NP1), A.taps, lane);
                 if (!own)
                     continue;
-                REAL *const oa = vb ? ob_a + (size_t)kb * os_a : nullptr, *const od = ob_d + (size_t)kb * os_d;
+                DT *const oa = vb ? ob_a + (size_t)kb * os_a : nullptr, *const od = ob_d + (size_t)kb * os_d;
 #pragma unroll
                 for (int q = 0; q < NP1; q++) {
                     const REAL va = row[pa + (32 + PAD1) * q], vd = row[pd + (32 + PAD1) * q];
                     if (lane + 32 * q < ncols) {
                         if (vb)
-                            oa[lane + 32 * q] = (REAL)(ka * va);
-                        od[lane + 32 * q] = (REAL)(kd * vd);
+                            oa[lane + 32 * q] = rs_narrow<DT>(ka * va, A.bf16);
+                        od[lane + 32 * q] = rs_narrow<DT>(kd * vd, A.bf16);
                     }
                 }
             }
@@ -237,27 +246,31 @@ __global__ void __launch_bounds__(RS_THREADS, RP_MIN_BLOCKS)
         if (t - 3 >= A.wb && t - 3 < NI) {
             const long i2 = t - 3 - A.wb;
             const long hsh = (hc == a ? A.sa : A.sd) - sy2;
-            REAL *const ob_a = A.out2[vb] + sx2, *const ob_d = A.out2[vb | 2] + sx2;
+            /* band vb | 2 holds details; band vb too unless it is the approximation (vb 0) */
+            using band = rs_band<REAL, DT>;
+            const band ob_a = band(A.out2[vb], vb != 0).at(sx2), ob_d = band(A.out2[vb | 2], true).at(sx2);
             const size_t os_a = A.out2_stride[vb], os_d = A.out2_stride[vb | 2];
             const int pa = rs_pos_np(NP2, ax2, a, (int)(A.sa - ax2.lo[a]) + lane);
             const int pd = rs_pos_np(NP2, ax2, 1 - a, (int)(A.sd - ax2.lo[1 - a]) + lane);
             const long ncols = min((long)ax2.T, ax2.nc - sx2);
             REAL *const rr2 = ring2 + (size_t)((t - 1) & 1) * R2 * 2 * RW2; /* written in interval t - 1 */
             for (int r = warp >> 1; r < R2; r += nwarp >> 1) {
-                const long rr = G2.m_start + i2 * R2 + r - P.D[hc];
+                const long rr = G2.m_start + i2 * R2 + r - (hc ? D1 : D0);
                 if (rr < G2.out_lo[hc] || rr >= G2.out_hi[hc] + ext2 || rr - hsh >= ay2.nc)
                     continue;
                 REAL *const row = rr2 + (2 * r + hc) * RW2;
                 hlift<ID, false, 1, NP2>(row + rs_phys_np(NP2, lane * NP2), A.taps, lane);
-                REAL *const oa = ob_a + (size_t)(rr - hsh) * os_a, *const od = ob_d + (size_t)(rr - hsh) * os_d;
+                const band od = ob_d.at((size_t)(rr - hsh) * os_d);
+                ob_a.at((size_t)(rr - hsh) * os_a).visit([&](auto *oa) {
 #pragma unroll
-                for (int q = 0; q < NP2; q++) {
-                    const REAL va = row[pa + (32 + PAD2) * q], vd = row[pd + (32 + PAD2) * q];
-                    if (lane + 32 * q < ncols) {
-                        oa[lane + 32 * q] = (REAL)(ka * va);
-                        od[lane + 32 * q] = (REAL)(kd * vd);
+                    for (int q = 0; q < NP2; q++) {
+                        const REAL va = row[pa + (32 + PAD2) * q], vd = row[pd + (32 + PAD2) * q];
+                        if (lane + 32 * q < ncols) {
+                            oa[lane + 32 * q] = rs_narrow<rs_elem_t<decltype(oa)>>(ka * va, A.bf16);
+                            od.put(lane + 32 * q, kd * vd, A.bf16);
+                        }
                     }
-                }
+                });
             }
         }
         __syncthreads();
@@ -277,7 +290,7 @@ constexpr size_t rp_smem(int R, size_t es)
            es;
 }
 
-template <typename REAL, int ID>
+template <typename REAL, int ST, int ID>
 cudaError_t launch_enabled(const lwt_slide_pair &pp, rp_args<REAL> A, cudaStream_t stream)
 {
     constexpr rs_pipe P = make_pipe(kShapes[ID], false);
@@ -290,7 +303,7 @@ cudaError_t launch_enabled(const lwt_slide_pair &pp, rp_args<REAL> A, cudaStream
     const long need = A.sa + P.D[A.ach] - g1.m_start + (lead > 0 ? lead : 0);
     A.wb = need > 0 ? (int)((need + R - 1) / R) : 0;
     A.p_first = A.sa + P.D[A.ach] - (long)A.wb * R;
-    const auto k = rp_forward<ID, REAL>;
+    const auto k = rp_forward<ID, REAL, ST>;
     const size_t smem = rp_smem(R, sizeof(REAL));
     cudaError_t e = cudaSuccess;
     if (smem > 48 * 1024 && (e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)))
@@ -307,26 +320,28 @@ cudaError_t launch_enabled(const lwt_slide_pair &pp, rp_args<REAL> A, cudaStream
     return cudaGetLastError();
 }
 
-template <typename REAL, int ID> cudaError_t launch_id(const lwt_slide_pair &pp, rp_args<REAL> A, cudaStream_t stream)
+template <typename REAL, int ST, int ID>
+cudaError_t launch_id(const lwt_slide_pair &pp, rp_args<REAL> A, cudaStream_t stream)
 {
     if constexpr (!rp_enabled(ID, sizeof(REAL)))
         return cudaErrorInvalidValue;
     else
-        return launch_enabled<REAL, ID>(pp, A, stream);
+        return launch_enabled<REAL, ST, ID>(pp, A, stream);
 }
 
-template <typename REAL, int... ID>
+template <typename REAL, int ST, int... ID>
 cudaError_t launch(int id, const lwt_slide_pair &pp, const rp_args<REAL> &A, cudaStream_t stream,
                    std::integer_sequence<int, ID...>)
 {
     using fn = cudaError_t (*)(const lwt_slide_pair &, rp_args<REAL>, cudaStream_t);
-    const fn tab[] = {launch_id<REAL, ID>...};
+    const fn tab[] = {launch_id<REAL, ST, ID>...};
     return tab[id](pp, A, stream);
 }
 
-template <typename REAL>
-cudaError_t launch_pair(int shape, const lwt_slide_pair *pp, const lwt_scheme *s, const void *in, size_t in_stride,
-                        void *const out1[4], const size_t out1_stride[4], void *const out2[4],
+/* storage ST (cuda_store16.cuh; bf16: its 16-bit type) */
+template <typename REAL, int ST>
+cudaError_t launch_pair(int shape, const lwt_slide_pair *pp, const lwt_scheme *s, int bf16, const void *in,
+                        size_t in_stride, void *const out1[4], const size_t out1_stride[4], void *const out2[4],
                         const size_t out2_stride[4], cudaStream_t stream)
 {
     rp_args<REAL> A;
@@ -334,19 +349,20 @@ cudaError_t launch_pair(int shape, const lwt_slide_pair *pp, const lwt_scheme *s
         A.taps[i] = i < s->ntaps_total ? (REAL)s->taps[i] : (REAL)0;
     for (int bnd = 0; bnd < 4; bnd++) {
         A.k[bnd] = (REAL)lwt_slide_scale(s->ka, s->kd, 0, bnd);
-        A.out1[bnd] = (REAL *)out1[bnd];
+        A.out1[bnd] = out1[bnd];
         A.out1_stride[bnd] = out1_stride[bnd];
-        A.out2[bnd] = (REAL *)out2[bnd];
+        A.out2[bnd] = out2[bnd];
         A.out2_stride[bnd] = out2_stride[bnd];
     }
-    A.in = (const REAL *)in;
+    A.in = in;
     A.in_stride = in_stride;
+    A.bf16 = bf16;
     A.ach = s->ach;
     A.sa = s->sa;
     A.sd = s->sd;
     A.c_lo = pp->c_lo;
     A.u0 = pp->u0;
-    return launch<REAL>(shape, *pp, A, stream, std::make_integer_sequence<int, kNumShapes>{});
+    return launch<REAL, ST>(shape, *pp, A, stream, std::make_integer_sequence<int, kNumShapes>{});
 }
 
 } // namespace
@@ -371,5 +387,18 @@ cudaError_t lwt_cuda_slide_pair(int shape, const lwt_slide_pair *pp, const lwt_s
         return cudaErrorInvalidValue;
     if (dtype != LWT_F32)
         return cudaErrorInvalidValue; /* rp_enabled: float32 only */
-    return launch_pair<float>(shape, pp, s, in, in_stride, out1, out1_stride, out2, out2_stride, stream);
+    return launch_pair<float, RS_PLAIN>(shape, pp, s, 0, in, in_stride, out1, out1_stride, out2, out2_stride, stream);
+}
+
+cudaError_t lwt_cuda_slide_pair_half(int shape, const lwt_slide_pair *pp, const lwt_scheme *s, int bf16, int signal16,
+                                     const void *in, size_t in_stride, void *const out1[4],
+                                     const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4],
+                                     cudaStream_t stream)
+{
+    if (shape < 0 || shape >= kNumShapes)
+        return cudaErrorInvalidValue;
+    return signal16 ? launch_pair<float, RS_XD16>(shape, pp, s, bf16, in, in_stride, out1, out1_stride, out2,
+                                                  out2_stride, stream)
+                    : launch_pair<float, RS_D16>(shape, pp, s, bf16, in, in_stride, out1, out1_stride, out2,
+                                                 out2_stride, stream);
 }

@@ -23,4 +23,12 @@ cudaError_t lwt_cuda_slide_pair(int shape, const lwt_slide_pair *pp, const lwt_s
                                 const void *in, size_t in_stride, void *const out1[4], const size_t out1_stride[4],
                                 void *const out2[4], const size_t out2_stride[4], cudaStream_t stream);
 
+/* The pair of a float16/bfloat16 plan (cuda_half.cu), float32 arithmetic: the detail bands
+   stored in 16 bits (bfloat16 when bf16, else float16), the input too when signal16, level 2's
+   approximation in float32 (cuda_store16.cuh). */
+cudaError_t lwt_cuda_slide_pair_half(int shape, const lwt_slide_pair *pp, const lwt_scheme *s, int bf16, int signal16,
+                                     const void *in, size_t in_stride, void *const out1[4],
+                                     const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4],
+                                     cudaStream_t stream);
+
 #endif

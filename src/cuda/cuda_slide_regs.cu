@@ -37,6 +37,7 @@ extern "C" {
 #include "cuda/cuda_regs_pipe.cuh"
 #include "cuda/cuda_regs_rows.cuh"
 #include "cuda/cuda_slide_regs.cuh"
+#include "cuda/cuda_store16.cuh"
 
 namespace {
 
@@ -69,7 +70,6 @@ constexpr int rs_batch_min_blocks(int id, int es)
     return es == 4 && (id == 1 || id == 2 || id == 4) ? 2 : rs_min_blocks(id, es, false);
 }
 
-
 /* The generic kernel's slide_load2d for the modes the forward runs (one term of
    weight +-1, or none, per axis), given the column's term (ci < 0: none): the
    same sum, so the same bits. Before, every load of a strip at the array's
@@ -79,14 +79,14 @@ constexpr int rs_batch_min_blocks(int id, int es)
    CDF 9/7 at 16384^2 from 1.25 to 0.93 ms. */
 template <typename REAL, typename WREAL, typename ROWS>
 __device__ __forceinline__ WREAL edge_load(const REAL *src, size_t stride, const lwt_slide_axis &ay, long yy, long ci,
-                                        WREAL cw, const ROWS &row_at)
+                                        WREAL cw, const ROWS &row_at, int bf16)
 {
     lwt_ext_terms ty;
     lwt_extend(ay.mode, ay.n, yy, &ty);
     const long yb = ty.n ? row_at(ty.idx[0]) : -1;
     if (yb < 0 || ci < 0)
         return 0;
-    return (WREAL)0 + (WREAL)ty.w[0] * ((WREAL)0 + cw * (WREAL)src[(size_t)yb * stride + (size_t)ci]);
+    return (WREAL)0 + (WREAL)ty.w[0] * ((WREAL)0 + cw * rs_widen<WREAL>(src[(size_t)yb * stride + (size_t)ci], bf16));
 }
 
 /* The buffer row of input row y: y itself, or (a streamed chunk, WIN) its
@@ -143,6 +143,8 @@ template <typename WREAL> struct rs_args {
     /* the blocks' runs of tiles over tile rows [t0, t0 + ntr) (a device's share of a
        level spread over several, stream/spread_job.cu; all of them otherwise) */
     lwt_slide_runs runs;
+    int bf16; /* 16-bit storage (RS_D16, RS_XD16): bfloat16, else float16 (last: the plain
+                 kernels' parameters keep their places) */
 };
 
 /* elements of shared memory: two buffers of R rows of each vertical channel, and
@@ -198,7 +200,7 @@ __device__ __forceinline__ bool rs_block_run(const lwt_slide_geom &G, const ARGS
     return true;
 }
 
-template <int ID, int GS, typename REAL, typename WREAL, bool WIN, bool BATCH>
+template <int ID, int GS, typename REAL, typename WREAL, bool WIN, bool BATCH, int ST = RS_PLAIN>
 __global__ void __launch_bounds__(RS_THREADS, BATCH ? rs_batch_min_blocks(ID, sizeof(WREAL))
                                                     : rs_min_blocks(ID, sizeof(WREAL), false))
     rs_forward(const __grid_constant__ lwt_slide_geom G, const __grid_constant__ rs_args<WREAL> A)
@@ -221,7 +223,8 @@ __global__ void __launch_bounds__(RS_THREADS, BATCH ? rs_batch_min_blocks(ID, si
     /* a batch's slice offsets only in the kernels for batches (BATCH): held through
        the kernel, they made the short float32 forwards spill (ptxas: 8 -> 88 bytes),
        and the 2-D inverses 2-8% slower (H200) */
-    const REAL *src = (const REAL *)A.in[0] + (BATCH ? blockIdx.y * A.in_bstride[0] : 0);
+    using XT = rs_sig_t<REAL, ST>; /* the input's storage */
+    const XT *src = (const XT *)A.in[0] + (BATCH ? blockIdx.y * A.in_bstride[0] : 0);
     const size_t stride = A.in_stride[0];
 
     /* this thread's sample column and its place in a ring row */
@@ -269,12 +272,12 @@ __global__ void __launch_bounds__(RS_THREADS, BATCH ? rs_batch_min_blocks(ID, si
         long yb;
         if (plain_rows(m0, &yb)) {
             if (x_inside) { /* and the strip's columns: no checks at all */
-                const REAL *p = src + (size_t)yb * stride + (size_t)xx;
+                const XT *p = src + (size_t)yb * stride + (size_t)xx;
 #pragma unroll
                 for (int r = 0; r < R; r++)
 #pragma unroll
                     for (int c = 0; c < 2; c++)
-                        v[r][c] = (WREAL)p[(size_t)(2 * r + c) * stride];
+                        v[r][c] = rs_widen<WREAL>(p[(size_t)(2 * r + c) * stride], A.bf16);
                 return;
             }
             /* A strip at the array's left or right edge: each thread loads its column
@@ -282,12 +285,12 @@ __global__ void __launch_bounds__(RS_THREADS, BATCH ? rs_batch_min_blocks(ID, si
                Through edge_load sample by sample, these strips ran several times slower
                than the others and ended the grid alone (version 14). */
             const bool x_in = xx >= 0 && xx < ax.n;
-            const REAL *p = src + (size_t)yb * stride + (size_t)(x_in ? xx : col_idx >= 0 ? col_idx : 0);
+            const XT *p = src + (size_t)yb * stride + (size_t)(x_in ? xx : col_idx >= 0 ? col_idx : 0);
 #pragma unroll
             for (int r = 0; r < R; r++)
 #pragma unroll
                 for (int c = 0; c < 2; c++) {
-                    const WREAL x = (WREAL)p[(size_t)(2 * r + c) * stride];
+                    const WREAL x = rs_widen<WREAL>(p[(size_t)(2 * r + c) * stride], A.bf16);
                     v[r][c] = !has_col ? (WREAL)0 : x_in ? x : col_idx < 0 ? (WREAL)0 : (WREAL)0 + col_w * x;
                 }
             return;
@@ -303,10 +306,10 @@ __global__ void __launch_bounds__(RS_THREADS, BATCH ? rs_batch_min_blocks(ID, si
                 const long yy = 2 * (m + sy) + c + ay.delta;
                 if (x_inside && yy >= 0 && yy < ay.n) {
                     const long yb = row_at(yy);
-                    v[r][c] = yb < 0 ? (WREAL)0 : (WREAL)src[(size_t)yb * stride + (size_t)xx];
+                    v[r][c] = yb < 0 ? (WREAL)0 : rs_widen<WREAL>(src[(size_t)yb * stride + (size_t)xx], A.bf16);
                     continue;
                 }
-                v[r][c] = edge_load(src, stride, ay, yy, col_idx, col_w, row_at);
+                v[r][c] = edge_load(src, stride, ay, yy, col_idx, col_w, row_at, A.bf16);
             }
     };
     /* 1. the batch's loads: issued ahead (before the previous batch's
@@ -356,8 +359,8 @@ __global__ void __launch_bounds__(RS_THREADS, BATCH ? rs_batch_min_blocks(ID, si
             long yb;
             if (x_inside && plain_rows(G.m_start + i0 + R, &yb)) {
                 const char *row = (const char *)(src + (size_t)(yb + j) * stride);
-                const uintptr_t a0 = (uintptr_t)(row + (size_t)(xlo + ax.delta) * sizeof(REAL)) & ~(uintptr_t)15;
-                const uintptr_t a1 = (uintptr_t)(row + (size_t)(xlo + NX + ax.delta) * sizeof(REAL)) & ~(uintptr_t)15;
+                const uintptr_t a0 = (uintptr_t)(row + (size_t)(xlo + ax.delta) * sizeof(XT)) & ~(uintptr_t)15;
+                const uintptr_t a1 = (uintptr_t)(row + (size_t)(xlo + NX + ax.delta) * sizeof(XT)) & ~(uintptr_t)15;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 /* a Hopper instruction; older GPUs go without */
                 if (a1 > a0)
                     asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a0), "r"((unsigned)(a1 - a0))
@@ -375,8 +378,10 @@ __global__ void __launch_bounds__(RS_THREADS, BATCH ? rs_batch_min_blocks(ID, si
            each band (those of a band are consecutive from A.sa or A.sd on) */
         const int hc = warp & 1, vb = hc == a ? 0 : 1;
         const long hsh = (hc == a ? A.sa : A.sd) - sy;
-        REAL *const ob_a = (REAL *)A.out[vb] + (BATCH ? blockIdx.y * A.out_bstride[vb] : 0) + sx,
-                   *const ob_d = (REAL *)A.out[vb | 2] + (BATCH ? blockIdx.y * A.out_bstride[vb | 2] : 0) + sx;
+        /* band vb | 2 holds details; band vb too unless it is the approximation (vb 0) */
+        using band = rs_band<REAL, rs_det_t<REAL, ST>>;
+        const band ob_a = band(A.out[vb], vb != 0).at((BATCH ? blockIdx.y * A.out_bstride[vb] : 0) + sx),
+                   ob_d = band(A.out[vb | 2], true).at((BATCH ? blockIdx.y * A.out_bstride[vb | 2] : 0) + sx);
         const size_t os_a = A.out_stride[vb], os_d = A.out_stride[vb | 2];
         const int hlane = rs_phys(false, lane * NP);
         const int pa = rs_pos(false, ax, a, (int)(A.sa - ax.lo[a]) + lane);
@@ -391,17 +396,19 @@ __global__ void __launch_bounds__(RS_THREADS, BATCH ? rs_batch_min_blocks(ID, si
             WREAL *row = bb + (2 * r + hc) * RW;
             hlift<ID, false, GS>(row + hlane, A.taps, lane);
             const size_t orow = (size_t)(rr - hsh - A.row0);
-            REAL *oa = ob_a + orow * os_a, *od = ob_d + orow * os_d;
+            const band od = ob_d.at(orow * os_d);
             /* loads outside the test, so only the stores are predicated (positions past
                the row stay inside the allocation: rs_smem's slack) */
+            ob_a.at(orow * os_a).visit([&](auto *oa) {
 #pragma unroll
-            for (int q = 0; q < NP; q++) {
-                const WREAL va = row[pa + (32 + rs_pad(false)) * q], vd = row[pd + (32 + rs_pad(false)) * q];
-                if (lane + 32 * q < ncols) {
-                    oa[lane + 32 * q] = (REAL)(ka * va);
-                    od[lane + 32 * q] = (REAL)(kd * vd);
+                for (int q = 0; q < NP; q++) {
+                    const WREAL va = row[pa + (32 + rs_pad(false)) * q], vd = row[pd + (32 + rs_pad(false)) * q];
+                    if (lane + 32 * q < ncols) {
+                        oa[lane + 32 * q] = rs_narrow<rs_elem_t<decltype(oa)>>(ka * va, A.bf16);
+                        od.put(lane + 32 * q, kd * vd, A.bf16);
+                    }
                 }
-            }
+            });
         }
     }
 }
@@ -410,9 +417,9 @@ __global__ void __launch_bounds__(RS_THREADS, BATCH ? rs_batch_min_blocks(ID, si
    columns k0 + mx for mx in [0, len), wrapped (periodic) or zero past the band,
    zero outside [0, len) and for rows that are not live. A call (rs_edge_call):
    inlined and unrolled it made float64 CDF 9/7 spill 104-120 bytes. */
-template <int NP, typename REAL, typename WREAL>
-__device__ __noinline__ void rs_edge_row(WREAL *out, const REAL *g, long k0, int off, int len, long nc, bool periodic,
-                                         bool live, int lane)
+template <int NP, typename BAND, typename WREAL>
+__device__ __noinline__ void rs_edge_row(WREAL *out, const BAND g, long k0, int off, int len, long nc, bool periodic,
+                                         bool live, int lane, int bf16)
 {
     const bool one_period = k0 >= -nc && k0 + len <= 2 * nc;
 #pragma unroll
@@ -421,13 +428,14 @@ __device__ __noinline__ void rs_edge_row(WREAL *out, const REAL *g, long k0, int
         long kx = k0 + mx;
         if (periodic && (kx < 0 || kx >= nc))
             kx = one_period ? kx + (kx < 0 ? nc : -nc) : lwt_mod(kx, nc);
-        out[lane + 32 * q] = !live || mx < 0 || mx >= len || kx < 0 || kx >= nc ? (WREAL)0 : (WREAL)g[kx];
+        out[lane + 32 * q] =
+            !live || mx < 0 || mx >= len || kx < 0 || kx >= nc ? (WREAL)0 : g.template get<WREAL>(kx, bf16);
     }
 }
 
 /* the bands a warp of the inverse reads, per horizontal channel (rs_inverse) */
-template <typename REAL, typename WREAL> struct rs_wbands {
-    const REAL *g[2];
+template <typename BAND, typename WREAL> struct rs_wbands {
+    BAND g[2];
     size_t s[2];
     WREAL k[2];
     long k0[2];
@@ -435,7 +443,7 @@ template <typename REAL, typename WREAL> struct rs_wbands {
     bool inside[2];
 };
 
-template <int ID, int GS, typename REAL, typename WREAL, bool BATCH>
+template <int ID, int GS, typename REAL, typename WREAL, bool BATCH, int ST = RS_PLAIN>
 __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), true))
     rs_inverse(const __grid_constant__ lwt_slide_geom G, const __grid_constant__ rs_args<WREAL> A)
 {
@@ -453,7 +461,9 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
     const long x0 = 2 * sx; /* first output column */
     const int ncols = (int)(ax.n - x0 < 2L * ax.T ? ax.n - x0 : 2L * ax.T);
     constexpr int RW = rs_ring(true), CW = rs_cw(true), NP = rs_slots(true);
-    REAL *const dst = (REAL *)A.out[0] + (BATCH ? blockIdx.y * A.out_bstride[0] : 0);
+    using XT = rs_sig_t<REAL, ST>; /* the output's storage */
+    using band = rs_band<REAL, rs_det_t<REAL, ST>>;
+    XT *const dst = (XT *)A.out[0] + (BATCH ? blockIdx.y * A.out_bstride[0] : 0);
     const size_t dstride = A.out_stride[0];
 
     /* output column x0 + j is y[x0 + j - delta]: its place in a ring row */
@@ -476,11 +486,11 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
     const int hc = warp & 1, vb = hc == a ? 0 : 1;
     const long hsh = (hc == a ? A.sa : A.sd) - sy;
     auto warp_bands = [&]() {
-        rs_wbands<REAL, WREAL> W;
+        rs_wbands<band, WREAL> W;
 #pragma unroll
         for (int cx = 0; cx < 2; cx++) {
             const int bnd = vb | (cx == a ? 0 : 2);
-            W.g[cx] = (const REAL *)A.in[bnd] + (BATCH ? blockIdx.y * A.in_bstride[bnd] : 0);
+            W.g[cx] = band(A.in[bnd], bnd != 0).at(BATCH ? blockIdx.y * A.in_bstride[bnd] : 0);
             W.s[cx] = A.in_stride[bnd];
             W.k[cx] = A.k[bnd];
             W.k0[cx] = ax.lo[cx] + sx - (cx == a ? A.sa : A.sd);
@@ -490,7 +500,8 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
         return W;
     };
     const int hlane = rs_phys(true, lane * NP);
-    constexpr bool staged = rs_inv_staged(ID, sizeof(WREAL)) && !BATCH; /* see rs_inv_staged */
+    /* see rs_inv_staged; the copies move bytes as stored, so never for 16-bit bands */
+    constexpr bool staged = rs_inv_staged(ID, sizeof(WREAL)) && !BATCH && ST == RS_PLAIN;
     /* ring row r of the batch at i0 holds band row *ky, or zeros (false) */
     auto band_row = [&](long i0, int r, long *ky) {
         const long m = G.m_start + i0 + r;
@@ -503,7 +514,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
        asynchronously (cp.async, rs_inv_staged), zeros beside the band. Ring rows hold
        band values as stored: hlift scales them as it reads them (the same product). */
     auto stage_rows = [&](long i0, WREAL *bb) {
-        const rs_wbands<REAL, WREAL> W = warp_bands();
+        const rs_wbands<band, WREAL> W = warp_bands();
         for (int r = warp >> 1; r < R; r += nwarp >> 1) {
             long ky;
             if (!band_row(i0, r, &ky))
@@ -512,7 +523,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
             for (int cx = 0; cx < 2; cx++) {
                 if (!W.inside[cx])
                     continue;
-                const REAL *g = W.g[cx] + (size_t)ky * W.s[cx] + W.k0[cx];
+                const REAL *g = (const REAL *)W.g[cx].p + (size_t)ky * W.s[cx] + W.k0[cx]; /* plain bands only */
                 WREAL *out = bb + (2 * r + hc) * RW + cx * CW;
 #pragma unroll
                 for (int q = 0; q < NP; q++) {
@@ -538,7 +549,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
         WREAL *bb = buf + (size_t)b * R * 2 * RW;
         /* 1. each warp fills whole ring rows of its vertical channel with band
            coefficients (staged ones are there already) and lifts them along the row */
-        const rs_wbands<REAL, WREAL> W = warp_bands();
+        const rs_wbands<band, WREAL> W = warp_bands();
         for (int r = warp >> 1; r < R; r += nwarp >> 1) {
             WREAL *row = bb + (2 * r + hc) * RW;
             long ky;
@@ -546,17 +557,20 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
 #pragma unroll
             for (int cx = 0; cx < 2; cx++) {
                 const int len = ax.len[cx];
-                const REAL *g = W.g[cx] + (live ? (size_t)ky * W.s[cx] : 0);
+                const band g = W.g[cx].at(live ? (size_t)ky * W.s[cx] : 0);
                 WREAL *out = row + cx * CW;
                 if (live && W.inside[cx]) {
                     if constexpr (staged) {
                         __pipeline_wait_prior(0); /* this lane's copies of the row */
                     } else {
+                        g.visit([&](const auto *gp) {
 #pragma unroll
-                        for (int q = 0; q < NP; q++) {
-                            const int mx = lane + 32 * q - W.off[cx];
-                            out[lane + 32 * q] = mx >= 0 && mx < len ? (WREAL)g[W.k0[cx] + mx] : (WREAL)0;
-                        }
+                            for (int q = 0; q < NP; q++) {
+                                const int mx = lane + 32 * q - W.off[cx];
+                                out[lane + 32 * q] =
+                                    mx >= 0 && mx < len ? rs_widen<WREAL>(gp[W.k0[cx] + mx], A.bf16) : (WREAL)0;
+                            }
+                        });
                     }
                     continue;
                 }
@@ -576,21 +590,23 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
                         long kx = k0 + mx;
                         if (periodic)
                             kx += kx < 0 ? nc : kx >= nc ? -nc : 0;
-                        out[lane + 32 * q] =
-                            !live || mx < 0 || mx >= len || kx < 0 || kx >= nc ? (WREAL)0 : (WREAL)g[kx];
+                        out[lane + 32 * q] = !live || mx < 0 || mx >= len || kx < 0 || kx >= nc
+                                                 ? (WREAL)0
+                                                 : g.template get<WREAL>(kx, A.bf16);
                     }
                     continue;
                 }
                 if constexpr (rs_edge_call(ID, sizeof(WREAL))) {
-                    rs_edge_row<NP>(out, g, k0, W.off[cx], len, nc, periodic, live, lane);
+                    rs_edge_row<NP>(out, g, k0, W.off[cx], len, nc, periodic, live, lane, A.bf16);
                 } else {
                     for (int q = 0; q < NP; q++) {
                         const int mx = lane + 32 * q - W.off[cx];
                         long kx = k0 + mx;
                         if (periodic && (kx < 0 || kx >= nc))
                             kx = lwt_mod(kx, nc);
-                        out[lane + 32 * q] =
-                            !live || mx < 0 || mx >= len || kx < 0 || kx >= nc ? (WREAL)0 : (WREAL)g[kx];
+                        out[lane + 32 * q] = !live || mx < 0 || mx >= len || kx < 0 || kx >= nc
+                                                 ? (WREAL)0
+                                                 : g.template get<WREAL>(kx, A.bf16);
                     }
                 }
             }
@@ -609,14 +625,14 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
         const bool plain = has_col && m0 - P.D[0] >= G.out_lo[0] && m0 + R - P.D[0] <= G.out_hi[0] + ext &&
                            m0 - P.D[1] >= G.out_lo[1] && m0 + R - P.D[1] <= G.out_hi[1] + ext && y0 >= 0 &&
                            y1 >= 0 && y0 + 2 * R <= ay.n && y1 + 2 * R <= ay.n + 1;
-        REAL *const q0 = dst + (plain ? (size_t)y0 * dstride + (size_t)(x0 + j) : 0);
-        REAL *const q1 = dst + (plain ? (size_t)y1 * dstride + (size_t)(x0 + j) : 0);
+        XT *const q0 = dst + (plain ? (size_t)y0 * dstride + (size_t)(x0 + j) : 0);
+        XT *const q1 = dst + (plain ? (size_t)y1 * dstride + (size_t)(x0 + j) : 0);
 #pragma unroll
         for (int r = 0; r < R; r++) {
             vpush<ID, true>(w, bb[(2 * r) * RW + rc], bb[(2 * r + 1) * RW + rc], A.taps);
             if (plain) {
-                q0[(size_t)(2 * r) * dstride] = (REAL)w[0][P.D[0]];
-                q1[(size_t)(2 * r) * dstride] = (REAL)w[1][P.D[1]];
+                q0[(size_t)(2 * r) * dstride] = rs_narrow<XT>(w[0][P.D[0]], A.bf16);
+                q1[(size_t)(2 * r) * dstride] = rs_narrow<XT>(w[1][P.D[1]], A.bf16);
                 continue;
             }
             const WREAL wo[2] = {w[0][P.D[0]], w[1][P.D[1]]}; /* this row's finished samples */
@@ -627,7 +643,7 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
                     continue;
                 const long y = 2 * (rr + sy) + c + ay.delta;
                 if (y >= 0 && y < ay.n)
-                    dst[(size_t)y * dstride + (size_t)(x0 + j)] = (REAL)wo[c];
+                    dst[(size_t)y * dstride + (size_t)(x0 + j)] = rs_narrow<XT>(wo[c], A.bf16);
             }
         }
     }
@@ -703,6 +719,7 @@ void fill_args(rs_args<WREAL> &A, const lwt_slide_geom *g, const lwt_scheme *s, 
         A.k[bnd] = (WREAL)lwt_slide_scale(s->ka, s->kd, g->inverse, bnd);
     }
     A.nbatch = 1;
+    A.bf16 = 0;
     A.ach = s->ach;
     A.sa = s->sa;
     A.sd = s->sd;
@@ -757,6 +774,14 @@ cudaError_t launch_part(int id, const lwt_slide_geom &g, const rs_args<double> &
 {
     const kern_t<double> tab[] = {rs_forward<ID, 1, REAL, double, true, false>...};
     return launch_kernel(tab[id], id, g, A, stream);
+}
+
+/* a 16-bit plan's level (RS_D16, RS_XD16): float32 arithmetic, classic lifting, one array */
+template <int ST, int... ID> kern_t<float> half_kernel(int id, bool inverse, std::integer_sequence<int, ID...>)
+{
+    const kern_t<float> fwd[] = {rs_forward<ID, 1, float, float, false, false, ST>...};
+    const kern_t<float> inv[] = {rs_inverse<ID, 1, float, float, false, ST>...};
+    return inverse ? inv[id] : fwd[id];
 }
 
 } // namespace
@@ -868,4 +893,19 @@ cudaError_t lwt_cuda_slide2d_regs_part(int shape, const lwt_slide_geom *g, const
     const auto ids = std::make_integer_sequence<int, kNumShapes>{};
     return dtype == LWT_F64 ? launch_part<double>(shape, *g, A, stream, ids)
                             : launch_part<float>(shape, *g, A, stream, ids);
+}
+
+cudaError_t lwt_cuda_slide2d_regs_half(int shape, const lwt_slide_geom *g, const lwt_scheme *s, int bf16, int signal16,
+                                       const void *const in[4], const size_t in_stride[4], void *const out[4],
+                                       const size_t out_stride[4], cudaStream_t stream)
+{
+    if (shape < 0 || shape >= kNumShapes)
+        return cudaErrorInvalidValue;
+    rs_args<float> A;
+    fill_args(A, g, s, in, in_stride, out, out_stride);
+    A.bf16 = bf16;
+    const auto ids = std::make_integer_sequence<int, kNumShapes>{};
+    const bool inv = g->inverse != 0;
+    return launch_kernel(signal16 ? half_kernel<RS_XD16>(shape, inv, ids) : half_kernel<RS_D16>(shape, inv, ids), shape,
+                         *g, A, stream);
 }

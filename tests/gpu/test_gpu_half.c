@@ -3,8 +3,12 @@
  * src/cuda/cuda_half.cu; label gpu, run on the device machine): bit for bit the float32 CUDA
  * plan of the same description on the widened input, each result rounded, both done here with
  * the tests' own conversions (tests/c/half_ref.h), over wavelets, modes, 1-3-D, odd and even
- * sizes, levels and batches; the device workspace it asks for; a CPU plan refused. The
- * host-pointer path of the same plans: test_half --cuda. Exits 77 without a CUDA device.
+ * sizes, levels and batches; the device workspace it asks for; a CPU plan refused. The fused
+ * levels (2-D arrays whose levels all run on the register kernel, 16 bits read and written by
+ * the kernels themselves) for every compiled-in shape, with the plan saying it runs them. The
+ * device's float16 conversions (the hardware's) equal the portable ones for every input
+ * (half_cvt_check.cu). The host-pointer path of the same plans: test_half --cuda. Exits 77
+ * without a CUDA device.
  *
  * Usage: test_gpu_half
  */
@@ -22,8 +26,10 @@
 #endif
 
 #ifdef LWT_HAVE_CUDA
-static int cases;
+static int cases, fused_cases;
 static lwt_context *ctx;
+
+int half_cvt_check(unsigned long long mismatches[2], unsigned first[2]); /* half_cvt_check.cu */
 
 static lwt_plan *plan(const lwt_wavelet *w, int nd, const size_t *shape, int levels, lwt_mode mode, lwt_dtype dt,
                       size_t batch, lwt_backend backend)
@@ -73,8 +79,17 @@ static void direction(const fmt *f, const lwt_plan *p, const lwt_plan *q, int in
     free(y);
 }
 
+/* whether 16-bit plan p runs fused levels on device arrays, as its explanation says */
+static int says_fused(const lwt_plan *p)
+{
+    char text[4096];
+    size_t need = 0;
+    return lwt_plan_explain(p, text, sizeof text, &need) == LWT_OK && strstr(text, "storage, fused") != NULL;
+}
+
+/* want_fused: 1 the plan must run fused levels, -1 either way */
 static void check_case(const fmt *f, const lwt_wavelet *w, const char *wn, int nd, const size_t *shape, int levels,
-                       lwt_mode mode, size_t batch, unsigned long long seed)
+                       lwt_mode mode, size_t batch, unsigned long long seed, int want_fused)
 {
     char what[160];
     snprintf(what, sizeof what, "%s %s %d-D %zux%zux%zu L%d mode %d batch %zu", f->name, wn, nd, shape[0], shape[1],
@@ -89,6 +104,9 @@ static void check_case(const fmt *f, const lwt_wavelet *w, const char *wn, int n
         CHECK(lwt_plan_device_workspace_size(p, &w16) == LWT_OK && lwt_plan_device_workspace_size(q, &w32) == LWT_OK &&
                   w16 >= w32 + 2 * 4 * batch * info.coeff_count,
               "%s: device workspace %zu (float32 plan's %zu)", what, w16, w32);
+        const int fused = says_fused(p);
+        CHECK(fused || want_fused != 1, "%s: the plan does not run fused 16-bit levels", what);
+        fused_cases += fused;
         const size_t nin = info.input_count * batch, nc = info.coeff_count * batch;
         uint16_t *x = malloc(nin * 2), *c = malloc(nc * 2), *y = malloc(nin * 2);
         ref_random(f, x, nin, seed);
@@ -133,6 +151,13 @@ int main(void)
     }
     if (lwt_context_create(&ctx) != LWT_OK)
         return 1;
+    unsigned long long bad[2] = {1, 1};
+    unsigned first[2] = {0, 0};
+    CHECK(half_cvt_check(bad, first) == 0, "the conversion check did not run on the device");
+    CHECK(bad[0] == 0, "device float16 narrowing: %llu of 2^32 float32 values differ from half.h's (first 0x%08x)",
+          bad[0], first[0]);
+    CHECK(bad[1] == 0, "device float16 widening: %llu of 2^16 values differ from half.h's (first 0x%04x)", bad[1],
+          first[1]);
     static const char *names[] = {"haar", "db4", "cdf97", "sym8", "coif3", "db20", "rbio3.5", "dmey"};
     static const size_t sizes[][3] = {{37, 1, 1}, {256, 1, 1}, {19, 24, 1}, {64, 33, 1}, {9, 12, 11}, {8, 7, 6}};
     const fmt *fmts[2] = {&F16, &BF16};
@@ -145,12 +170,31 @@ int main(void)
             const size_t *s = sizes[k % 6];
             const int nd = s[2] > 1 ? 3 : s[1] > 1 ? 2 : 1;
             check_case(fmts[k % 2], w, names[wi], nd, s, nd == 3 ? 1 + k % 2 : 1 + k % 3, (lwt_mode)mode,
-                       k % 5 == 4 && nd < 3 ? 3 : 1, 7u + (unsigned long long)k);
+                       k % 5 == 4 && nd < 3 ? 3 : 1, 7u + (unsigned long long)k, -1);
         }
         lwt_wavelet_destroy(w);
     }
+    /* the fused levels: every compiled-in shape of the register kernel (src/cuda/cuda_regs_pipe.cuh),
+       even and odd sizes, the modes whose forward it runs; periodization and symmetric must fuse
+       at the two large sizes, the rest may take the conversions (counted) */
+    static const char *fused_names[] = {"haar", "db2", "bior2.2", "cdf97", "db4", "db10"};
+    static const size_t fsizes[][3] = {{1024, 768, 1}, {515, 1030, 1}, {97, 64, 1}};
+    static const lwt_mode fmodes[] = {LWT_MODE_PERIODIZATION, LWT_MODE_SYMMETRIC, LWT_MODE_ZERO, LWT_MODE_PERIODIC,
+                                      LWT_MODE_REFLECT};
+    for (size_t wi = 0; wi < sizeof fused_names / sizeof fused_names[0]; wi++) {
+        lwt_wavelet *w = NULL;
+        if (lwt_wavelet_create(ctx, fused_names[wi], &w) != LWT_OK) {
+            CHECK(0, "no wavelet %s", fused_names[wi]);
+            continue;
+        }
+        for (int si = 0; si < 3; si++)
+            for (size_t mi = 0; mi < sizeof fmodes / sizeof fmodes[0]; mi++, k++)
+                check_case(fmts[k % 2], w, fused_names[wi], 2, fsizes[si], si == 2 ? 1 : 4 - si, fmodes[mi], 1,
+                           101u + (unsigned long long)k, si < 2 && mi < 2 ? 1 : -1);
+        lwt_wavelet_destroy(w);
+    }
     cpu_plan_refused();
-    printf("test_gpu_half: %d cases\n", cases);
+    printf("test_gpu_half: %d cases, %d of them fused\n", cases, fused_cases);
     lwt_context_destroy(ctx);
     return finish("test_gpu_half");
 #endif
