@@ -30,60 +30,19 @@ extern "C" {
 #include "cuda/cuda_slide_regs.cuh"
 #include "lwt_cuda.h"
 
-/* Eight values a thread a step where both arrays allow 16-byte accesses (every cudaMalloc'd
-   buffer does), one at a time elsewhere and for the tail: with 2-byte loads a warp moved 64
-   bytes a step and the two conversions of a 16384^2 CDF 9/7 float16 forward took 1.54 ms of
-   its 2.66 on an H100, 2 TB/s against the 3 TB/s of a device copy (docs/PERFORMANCE.md). */
-static __device__ bool both_aligned(const void *a, const void *b)
-{
-    return (((uintptr_t)a | (uintptr_t)b) & 15) == 0;
-}
-
+/* The conversions of the unfused path, one value a thread a step. Eight values a thread with
+   16-byte accesses measured no faster: the float16 CDF 9/7 4-level 16384^2 plan with improved
+   lifting (not fused) took 2.517 ms against 2.532 ms (H100, docs/PERFORMANCE.md): the two
+   kernels move their 3 GiB at ~2.4 TB/s either way. */
 static __global__ void half_widen(int bf16, const uint16_t *in, float *out, size_t n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t done = 0;
-    if (both_aligned(in, out)) {
-        const size_t n8 = n / 8;
-        for (size_t v = blockIdx.x * (size_t)blockDim.x + threadIdx.x; v < n8; v += stride) {
-            const uint4 h = reinterpret_cast<const uint4 *>(in)[v];
-            const uint32_t w[4] = {h.x, h.y, h.z, h.w};
-            float f[8];
-#pragma unroll
-            for (int k = 0; k < 8; k++) {
-                const uint16_t b = (uint16_t)(w[k / 2] >> (16 * (k % 2)));
-                f[k] = bf16 ? lwt_bf16_to_f32(b) : lwt_f16_to_f32(b);
-            }
-            reinterpret_cast<float4 *>(out)[2 * v] = make_float4(f[0], f[1], f[2], f[3]);
-            reinterpret_cast<float4 *>(out)[2 * v + 1] = make_float4(f[4], f[5], f[6], f[7]);
-        }
-        done = n8 * 8;
-    }
-    for (size_t i = done + blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride)
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         out[i] = bf16 ? lwt_bf16_to_f32(in[i]) : lwt_f16_to_f32(in[i]);
 }
 
 static __global__ void half_narrow(int bf16, const float *in, uint16_t *out, size_t n)
 {
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t done = 0;
-    if (both_aligned(in, out)) {
-        const size_t n8 = n / 8;
-        for (size_t v = blockIdx.x * (size_t)blockDim.x + threadIdx.x; v < n8; v += stride) {
-            const float4 a = reinterpret_cast<const float4 *>(in)[2 * v], b = reinterpret_cast<const float4 *>(in)[2 * v + 1];
-            const float f[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-            uint32_t w[4];
-#pragma unroll
-            for (int k = 0; k < 4; k++) {
-                const uint32_t lo = bf16 ? lwt_f32_to_bf16(f[2 * k]) : lwt_f32_to_f16(f[2 * k]);
-                const uint32_t hi = bf16 ? lwt_f32_to_bf16(f[2 * k + 1]) : lwt_f32_to_f16(f[2 * k + 1]);
-                w[k] = lo | hi << 16;
-            }
-            reinterpret_cast<uint4 *>(out)[v] = make_uint4(w[0], w[1], w[2], w[3]);
-        }
-        done = n8 * 8;
-    }
-    for (size_t i = done + blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride)
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         out[i] = bf16 ? lwt_f32_to_bf16(in[i]) : lwt_f32_to_f16(in[i]);
 }
 

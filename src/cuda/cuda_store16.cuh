@@ -87,6 +87,35 @@ template <typename REAL> struct rs_band<REAL, REAL> {
     template <typename F> __device__ __forceinline__ void visit(F &&f) const { f((REAL *)p); }
 };
 
+/* Slots [0, 64 NPAIR) of an inverse ring row from 16-bit band values: slot s holds e[s] where
+ * s - off is in [0, len), else 0. Lane l fills slots 64 p + 2 l and 64 p + 2 l + 1 with one
+ * 4-byte load and one 8-byte shared store, where e and out are aligned for that (e's parity is
+ * the band row's and the strip's, the same for a whole warp); else nothing. Returns the slots
+ * filled over 32: 2 NPAIR, or 0 (the caller fills every slot one by one). Why: one value a lane
+ * a load moved 2 bytes a load instruction, and the 16-bit inverse ran latency-bound at half the
+ * float32 kernel's bytes per load (ncu, docs/PERFORMANCE.md); which shapes use it: rs_inv_pairs. */
+template <int NPAIR>
+__device__ __forceinline__ int rs_pairs(const uint16_t *e, float *out, int lane, int off, int len, int bf16)
+{
+    if ((((uintptr_t)e) & 3) || (((uintptr_t)out) & 7))
+        return 0;
+#pragma unroll
+    for (int p = 0; p < NPAIR; p++) {
+        const int s = 64 * p + 2 * lane, mx = s - off;
+        float2 v;
+        if (mx >= 0 && mx + 1 < len) {
+            const uint32_t w = *(const uint32_t *)(e + s);
+            v.x = rs_widen<float>((uint16_t)(w & 0xffffu), bf16);
+            v.y = rs_widen<float>((uint16_t)(w >> 16), bf16);
+        } else {
+            v.x = mx >= 0 && mx < len ? rs_widen<float>(e[s], bf16) : 0.f;
+            v.y = mx + 1 >= 0 && mx + 1 < len ? rs_widen<float>(e[s + 1], bf16) : 0.f;
+        }
+        *(float2 *)(out + s) = v;
+    }
+    return 2 * NPAIR;
+}
+
 /* the element type a visit's pointer points to */
 template <typename PTR> using rs_elem_t = std::remove_const_t<std::remove_pointer_t<PTR>>;
 

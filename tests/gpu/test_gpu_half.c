@@ -38,8 +38,8 @@ static lwt_plan *plan(const lwt_wavelet *w, int nd, const size_t *shape, int lev
 }
 
 /* plan p on device copies of the n_in host values `in` (es bytes each) into n_out values; the
-   device arrays start off values into their allocations (the conversions' 16-byte accesses
-   apply only where both arrays allow them: off 1 takes the one-value path throughout) */
+   device arrays start off values into their allocations (off 1: 16-bit arrays that are not
+   4-byte aligned, which the fused inverse's paired band loads must leave to their one-value loop) */
 static int on_device(const lwt_plan *p, int inverse, const void *in, size_t n_in, void *out, size_t n_out, size_t es,
                      size_t off)
 {
