@@ -25,7 +25,7 @@ static void usage(FILE *f)
                "       lwt-bench --filter N [--f64]\n"
                "       lwt-bench --stream [--stream-reps N] [--stream-size N] [--big GIB] [--slow F]\n"
                "       lwt-bench --resident|--resident-levels [--stream-reps N] [--stream-size N]\n"
-               "       lwt-bench --zero-copy [-w W1,W2] [--sizes N1,N2] [-l LEVELS] [--reps N]\n"
+               "       lwt-bench --zero-copy [-w W1,W2] [--sizes N1,N2] [-l LEVELS] [--reps N] [--f16|--bf16]\n"
                "       lwt-bench --seed-experiments | --experiments FILE\n"
                "\n"
                "Default: the transform table: median of --reps warm runs (CUDA events on device buffers; in a\n"

@@ -95,7 +95,8 @@ typedef struct lwt_backend_ops {
     void (*plan_free)(lwt_plan *p);
     /* bytes of host workspace execute takes (lwt_plan_info.workspace_bytes) */
     size_t (*workspace_size)(const lwt_plan *p);
-    /* lwt_forward / lwt_inverse on host pointers; ws: NULL or workspace_size bytes */
+    /* lwt_forward / lwt_inverse on host pointers; ws: NULL or workspace_size bytes. Also called
+       with a 16-bit plan whose half_fused this backend answered 1 (p->f32: its float32 plan). */
     lwt_status (*execute)(const lwt_plan *p, const void *in, void *out, void *ws, int inverse);
 
     /* One whole level j (1-based) of a 2-D plan in one go (fused2d below); planes:
@@ -135,7 +136,8 @@ typedef struct lwt_backend_ops {
                                const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4]);
     /* optional: whether a float16/bfloat16 plan made of float32 plan f32 runs its levels with
      * 16-bit storage in the kernels themselves (1) rather than between two conversions (0);
-     * asked once, when the 16-bit plan is made (core/half_plan.c) */
+     * asked once, when the 16-bit plan is made (core/half_plan.c); 1 also sends its host-pointer
+     * calls to execute */
     int (*half_fused)(const lwt_plan *f32);
 } lwt_backend_ops;
 

@@ -163,10 +163,10 @@ lwt_status lwt_plan_explain(const lwt_plan *p16, char *buf, size_t len, size_t *
     const lwt_plan *p = lwt_plan_compute(p16);
     const char *h = p16->desc.dtype == LWT_F16 ? "float16" : "bfloat16";
     if (p16->f32 && p16->half_fused) /* src/cuda/cuda_half.cu */
-        put(&t, "%s storage, fused (device arrays): each level's kernel below reads and writes %s where a value "
-                "is input or final and float32 between levels, computing in float32, each result rounded once "
-                "to %s (to nearest, ties to even); host arrays: as below, between two conversions\n",
-            h, h, h);
+        put(&t, "%s storage, fused: each level's kernel below reads and writes %s where a value is input or "
+                "final and float32 between levels, computing in float32, each result rounded once to %s (to "
+                "nearest, ties to even); host arrays go to the device and back in %s\n",
+            h, h, h, h);
     else if (p16->f32) /* core/half_plan.c */
         put(&t, "%s storage: the input widened to float32 (exact), the float32 plan below, each result rounded "
                 "once to %s (to nearest, ties to even)\n",

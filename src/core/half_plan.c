@@ -136,6 +136,10 @@ static void narrow(const lwt_plan *p, const float *in, uint16_t *out, size_t n)
 lwt_status lwt_half_execute(const lwt_plan *p, const void *in, void *out, void *workspace, int inverse)
 {
     const lwt_plan *q = p->f32;
+    /* fused levels (a CUDA plan, backend_ops.half_fused): the backend takes the 16-bit arrays
+       as they are, half the bytes over the bus, and runs the fused levels on them */
+    if (p->half_fused)
+        return q->ops->execute(p, in, out, workspace, inverse);
     const size_t B = q->desc.batch;
     const size_t nin = (inverse ? q->coeff_count : q->input_count) * B;
     const size_t nout = (inverse ? q->input_count : q->coeff_count) * B;

@@ -650,32 +650,47 @@ static void *mapped_host(const void *p, size_t bytes)
     return a.devicePointer;
 }
 
+/* The device run of a host call of p on the device buffers of q (its own plan, or the float32
+   plan of 16-bit plan p with fused levels: then the 16-bit arrays sit in q's float32-sized
+   buffers and the approximations between levels in q's two driver buffers of its workspace) */
+static lwt_status io_run(const lwt_plan *p, const lwt_plan *q, const cuda_plan_state *st, const void *d_in,
+                         void *d_out, int inverse)
+{
+    if (p == q)
+        return run_device(p, d_in, d_out, st->io_ws, st->io_stream, inverse);
+    float *ab[2] = {(float *)st->io_ws, (float *)st->io_ws + q->buf_elems};
+    const cudaError_t e = lwt_cuda_half_fused_run(p, d_in, d_out, ab, st->io_stream, inverse);
+    return e == cudaSuccess ? LWT_OK : lwt_cuda_fail(p->ctx, e, "a 16-bit level on the device");
+}
+
 /* lwt_forward / lwt_inverse of a CUDA plan: in and out are host memory, copied through
    the plan's device buffers (or, with tune.zero_copy and page-locked arrays, read and written
-   in place by the kernels); the host workspace is not needed */
+   in place by the kernels); the host workspace is not needed. p may also be a 16-bit plan
+   with fused levels (backend_ops.half_fused): its arrays go over the bus in 16 bits. */
 static lwt_status cuda_execute(const lwt_plan *p, const void *in, void *out, void *workspace, int inverse)
 {
     (void)workspace;
     const lwt_context *ctx = p->ctx;
-    cuda_plan_state *st = (cuda_plan_state *)p->bstate;
+    const lwt_plan *q = lwt_plan_compute(p);
+    cuda_plan_state *st = (cuda_plan_state *)q->bstate;
     const size_t es = lwt_plan_elem_size(p);
-    const size_t nin = (inverse ? p->coeff_count : p->input_count) * p->desc.batch * es;
-    const size_t nout = (inverse ? p->input_count : p->coeff_count) * p->desc.batch * es;
+    const size_t nin = (inverse ? q->coeff_count : q->input_count) * q->desc.batch * es;
+    const size_t nout = (inverse ? q->input_count : q->coeff_count) * q->desc.batch * es;
     if (pthread_mutex_lock(&st->io_lock))
         return lwt_fail(ctx, LWT_ERR_INTERNAL, "cannot take the plan's lock");
     int cur = 0;
     lwt_status s = LWT_OK;
     cudaError_t e = cudaGetDevice(&cur);
-    if (e == cudaSuccess) e = cudaSetDevice(p->device);
-    void *zin = p->tune.zero_copy ? mapped_host(in, nin) : NULL, *zout = zin ? mapped_host(out, nout) : NULL;
-    if (e == cudaSuccess) e = host_io_buffers(p, st, !zout);
+    if (e == cudaSuccess) e = cudaSetDevice(q->device);
+    void *zin = p == q && p->tune.zero_copy ? mapped_host(in, nin) : NULL, *zout = zin ? mapped_host(out, nout) : NULL;
+    if (e == cudaSuccess) e = host_io_buffers(q, st, !zout);
     if (e == cudaSuccess && zout) {
         s = run_device(p, zin, zout, st->io_ws, st->io_stream, inverse);
         if (s == LWT_OK)
             e = cudaStreamSynchronize(st->io_stream);
     } else if (e == cudaSuccess && (e = cudaMemcpyAsync(st->io_in, in, nin, cudaMemcpyHostToDevice,
                                                         st->io_stream)) == cudaSuccess) {
-        s = run_device(p, st->io_in, st->io_out, st->io_ws, st->io_stream, inverse);
+        s = io_run(p, q, st, st->io_in, st->io_out, inverse);
         if (s == LWT_OK)
             e = cudaMemcpyAsync(out, st->io_out, nout, cudaMemcpyDeviceToHost, st->io_stream);
         if (s == LWT_OK && e == cudaSuccess)

@@ -187,6 +187,14 @@ static cudaError_t fused_inverse(const lwt_plan *q, int bf16, const void *c, voi
     return e;
 }
 
+cudaError_t lwt_cuda_half_fused_run(const lwt_plan *p, const void *d_in, void *d_out, float *ab[2], cudaStream_t stream,
+                                    int inverse)
+{
+    const int bf16 = p->desc.dtype == LWT_BF16;
+    return inverse ? fused_inverse(p->f32, bf16, d_in, d_out, ab, stream)
+                   : fused_forward(p->f32, bf16, d_in, d_out, ab, stream);
+}
+
 lwt_status lwt_cuda_half_run(const lwt_plan *p, const void *d_in, void *d_out, void *d_ws, cudaStream_t stream,
                              int inverse)
 {
@@ -204,8 +212,7 @@ lwt_status lwt_cuda_half_run(const lwt_plan *p, const void *d_in, void *d_out, v
     LWT_CUDA_CHECK(p->ctx, cudaSetDevice(q->device));
     if (p->half_fused) {
         float *ab[2] = {x, y};
-        cudaError_t fe = inverse ? fused_inverse(q, bf16, d_in, d_out, ab, stream)
-                                 : fused_forward(q, bf16, d_in, d_out, ab, stream);
+        const cudaError_t fe = lwt_cuda_half_fused_run(p, d_in, d_out, ab, stream, inverse);
         cudaSetDevice(cur);
         return fe == cudaSuccess ? LWT_OK : lwt_cuda_fail(p->ctx, fe, "a 16-bit level on the device");
     }

@@ -11,6 +11,11 @@
 extern "C" int lwt_cuda_half_fused(const lwt_plan *q);
 /* device workspace of a 16-bit plan (p->f32 set) */
 lwt_status lwt_cuda_half_workspace(const lwt_plan *p, size_t *bytes);
+/* the fused levels of 16-bit plan p (p->half_fused) on device arrays, asynchronously on stream
+   (the caller has set the device): the approximations between levels in ab[0] and ab[1], each
+   of at least p->f32->buf_elems floats (its float32 plan's driver buffers will do) */
+cudaError_t lwt_cuda_half_fused_run(const lwt_plan *p, const void *d_in, void *d_out, float *ab[2], cudaStream_t stream,
+                                    int inverse);
 /* its forward (inverse) on device pointers, asynchronously on stream */
 lwt_status lwt_cuda_half_run(const lwt_plan *p, const void *d_in, void *d_out, void *d_ws, cudaStream_t stream,
                              int inverse);

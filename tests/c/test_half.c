@@ -12,7 +12,8 @@
  * levels, batches, the convolution path, a caller's workspace and the plan's own.
  *
  *   test_half          the CPU backend
- *   test_half --cuda   the CUDA backend (host pointers; exits 77 without a device)
+ *   test_half --cuda   the CUDA backend (host pointers; exits 77 without a device), with 2-D
+ *                      plans that must run fused 16-bit levels (their arrays sent in 16 bits)
  */
 #include <math.h>
 #include <stdint.h>
@@ -209,6 +210,30 @@ static void test_plans(const fmt *f)
     }
 }
 
+/* CUDA plans with fused levels (src/cuda/cuda_half.cu) on host pointers: the 16-bit arrays go to
+   the device as they are; each of these plans must say it runs fused levels, so the bits
+   checked are those of that path */
+static void test_fused_host(const fmt *f)
+{
+    static const char *names[] = {"haar", "db2", "cdf97", "db4"};
+    static const lwt_mode modes[] = {LWT_MODE_PERIODIZATION, LWT_MODE_SYMMETRIC};
+    const size_t shape[3] = {515, 1030, 1}; /* test_gpu_half finds these fused on the device */
+    int k = 0;
+    for (size_t wi = 0; wi < sizeof names / sizeof names[0]; wi++) {
+        lwt_wavelet *w = NULL;
+        CHECK(lwt_wavelet_create(ctx, names[wi], &w) == LWT_OK, "wavelet %s", names[wi]);
+        for (size_t mi = 0; w && mi < sizeof modes / sizeof modes[0]; mi++, k++) {
+            lwt_plan *p = plan(w, 2, shape, 3, modes[mi], f->dt, 1, LWT_ALGO_AUTO);
+            char text[4096];
+            CHECK(p && lwt_plan_explain(p, text, sizeof text, NULL) == LWT_OK && strstr(text, "storage, fused"),
+                  "%s %s mode %d: the CUDA plan does not run fused levels", f->name, names[wi], (int)modes[mi]);
+            lwt_plan_destroy(p);
+            check_case(f, w, names[wi], 2, shape, 3, modes[mi], 1, LWT_ALGO_AUTO, k % 2, 5000u + (uint64_t)k);
+        }
+        lwt_wavelet_destroy(w);
+    }
+}
+
 /* what a 16-bit plan answers apart from running */
 static void test_plan_api(void)
 {
@@ -272,6 +297,10 @@ int main(int argc, char **argv)
     test_conversions(&BF16);
     test_plans(&F16);
     test_plans(&BF16);
+    if (backend == LWT_BACKEND_CUDA) {
+        test_fused_host(&F16);
+        test_fused_host(&BF16);
+    }
     test_plan_api();
     printf("%d plan cases on the %s backend\n", cases, backend == LWT_BACKEND_CUDA ? "CUDA" : "CPU");
     lwt_context_destroy(ctx);
