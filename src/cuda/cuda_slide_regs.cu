@@ -183,7 +183,7 @@ static_assert((RS_THREADS / 32) % 2 == 0, "each warp lifts rows of one vertical 
 static_assert(!rs_pad(false) || 32 % rs_slots(false) == 0, "a lane's slots must not straddle a pad");
 static_assert(!rs_pad(true) || 32 % rs_slots(true) == 0, "a lane's slots must not straddle a pad");
 
-/* The 16-bit inverses that read their band rows in 4-byte pairs (rs_pairs). Measured on an H100
+/* The 16-bit inverses that read their band rows in 4-byte pairs (rs_row16). Measured on an H100
    (docs/PERFORMANCE.md, "fused levels"), 16384^2, 4 levels, inverse, float16 / bfloat16 against
    one value a lane: Haar 1.753 -> 1.451 / 1.704 -> 1.387 ms (symmetric 1.770 -> 1.451), D8
    2.089 -> 1.984 / 2.021 -> 1.911; but CDF 5/3 2.018 -> 2.141 / 1.955 -> 2.070 and CDF 9/7
@@ -574,19 +574,15 @@ __global__ void __launch_bounds__(RS_THREADS, rs_min_blocks(ID, sizeof(WREAL), t
                         __pipeline_wait_prior(0); /* this lane's copies of the row */
                     } else {
                         g.visit([&](const auto *gp) {
-                            /* 16-bit bands: slot pairs with 4-byte loads where the row allows
-                               (rs_pairs), the rest one by one */
-                            int q0 = 0;
-                            if constexpr (std::is_same<rs_elem_t<decltype(gp)>, uint16_t>::value &&
-                                          rs_inv_pairs(ID))
-                                q0 = rs_pairs<NP / 2>(gp + W.k0[cx] - W.off[cx], out, lane, W.off[cx], len, A.bf16);
+                            if constexpr (std::is_same<rs_elem_t<decltype(gp)>, uint16_t>::value) {
+                                rs_row16<NP, rs_inv_pairs(ID)>(gp + W.k0[cx] - W.off[cx], out, lane, W.off[cx],
+                                                               len, A.bf16);
+                            } else {
 #pragma unroll
-                            for (int q = 0; q < NP; q++) {
-                                if (q < q0)
-                                    continue;
-                                const int mx = lane + 32 * q - W.off[cx];
-                                out[lane + 32 * q] =
-                                    mx >= 0 && mx < len ? rs_widen<WREAL>(gp[W.k0[cx] + mx], A.bf16) : (WREAL)0;
+                                for (int q = 0; q < NP; q++) {
+                                    const int mx = lane + 32 * q - W.off[cx];
+                                    out[lane + 32 * q] = mx >= 0 && mx < len ? (WREAL)gp[W.k0[cx] + mx] : (WREAL)0;
+                                }
                             }
                         });
                     }

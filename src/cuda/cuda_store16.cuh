@@ -87,33 +87,73 @@ template <typename REAL> struct rs_band<REAL, REAL> {
     template <typename F> __device__ __forceinline__ void visit(F &&f) const { f((REAL *)p); }
 };
 
-/* Slots [0, 64 NPAIR) of an inverse ring row from 16-bit band values: slot s holds e[s] where
- * s - off is in [0, len), else 0. Lane l fills slots 64 p + 2 l and 64 p + 2 l + 1 with one
- * 4-byte load and one 8-byte shared store, where e and out are aligned for that (e's parity is
- * the band row's and the strip's, the same for a whole warp); else nothing. Returns the slots
- * filled over 32: 2 NPAIR, or 0 (the caller fills every slot one by one). Why: one value a lane
- * a load moved 2 bytes a load instruction, and the 16-bit inverse ran latency-bound at half the
- * float32 kernel's bytes per load (ncu, docs/PERFORMANCE.md); which shapes use it: rs_inv_pairs. */
-template <int NPAIR>
-__device__ __forceinline__ int rs_pairs(const uint16_t *e, float *out, int lane, int off, int len, int bf16)
+/* 16-bit values h[0..N) widened into f: one branch on the format for all of them, after the
+   loads that produced h (bits 0 widen to +0 in both formats, so a slot left 0 reads as 0) */
+template <int N> __device__ __forceinline__ void rs_widen_all(const uint16_t (&h)[N], float (&f)[N], int bf16)
 {
-    if ((((uintptr_t)e) & 3) || (((uintptr_t)out) & 7))
-        return 0;
+    if (bf16) {
 #pragma unroll
-    for (int p = 0; p < NPAIR; p++) {
-        const int s = 64 * p + 2 * lane, mx = s - off;
-        float2 v;
-        if (mx >= 0 && mx + 1 < len) {
-            const uint32_t w = *(const uint32_t *)(e + s);
-            v.x = rs_widen<float>((uint16_t)(w & 0xffffu), bf16);
-            v.y = rs_widen<float>((uint16_t)(w >> 16), bf16);
-        } else {
-            v.x = mx >= 0 && mx < len ? rs_widen<float>(e[s], bf16) : 0.f;
-            v.y = mx + 1 >= 0 && mx + 1 < len ? rs_widen<float>(e[s + 1], bf16) : 0.f;
-        }
-        *(float2 *)(out + s) = v;
+        for (int i = 0; i < N; i++)
+            f[i] = lwt_bf16_to_f32(h[i]);
+    } else {
+#pragma unroll
+        for (int i = 0; i < N; i++)
+            f[i] = lwt_f16_to_f32(h[i]);
     }
-    return 2 * NPAIR;
+}
+
+/* Slots [0, 32 NP) of an inverse ring row from 16-bit band values: slot s holds e[s] where
+ * s - off is in [0, len), else 0. Every load of the row is issued before the first value is
+ * widened. Written value by value (load, then widen behind a branch on the format), the
+ * compiler kept each load's branch and the loads ran one after the other: ncu on the bfloat16
+ * CDF 9/7 inverse (one level, 16384^2, H100) put 48% of the stall samples on the widening
+ * after each of the five loads of a row, the kernel at 1.55 ms against 1.00 for float32
+ * (docs/PERFORMANCE.md, "16-bit storage on one GPU: the loads"). PAIRS: lane l reads slots
+ * 64 p + 2 l and 64 p + 2 l + 1 with one 4-byte load and stores them with one 8-byte shared
+ * store, where e and out are aligned for that (e's parity is the band row's and the strip's,
+ * the same for a whole warp); which shapes pair: rs_inv_pairs. */
+template <int NP, bool PAIRS>
+__device__ __forceinline__ void rs_row16(const uint16_t *e, float *out, int lane, int off, int len, int bf16)
+{
+    if (PAIRS && !(((uintptr_t)e) & 3) && !(((uintptr_t)out) & 7)) {
+        constexpr int NPAIR = NP / 2; /* slots [0, 64 NPAIR) in pairs, an odd last one alone */
+        uint16_t h[NP];
+#pragma unroll
+        for (int p = 0; p < NPAIR; p++) {
+            const int s = 64 * p + 2 * lane, mx = s - off;
+            const bool in0 = mx >= 0 && mx < len, in1 = mx + 1 >= 0 && mx + 1 < len;
+            uint32_t w;
+            if (in0 && in1)
+                w = *(const uint32_t *)(e + s);
+            else
+                w = (in0 ? (uint32_t)e[s] : 0u) | (in1 ? (uint32_t)e[s + 1] << 16 : 0u);
+            h[2 * p] = (uint16_t)(w & 0xffffu);
+            h[2 * p + 1] = (uint16_t)(w >> 16);
+        }
+        if constexpr (NP % 2) {
+            const int s = 64 * NPAIR + lane, mx = s - off;
+            h[NP - 1] = mx >= 0 && mx < len ? e[s] : (uint16_t)0;
+        }
+        float f[NP];
+        rs_widen_all<NP>(h, f, bf16);
+#pragma unroll
+        for (int p = 0; p < NPAIR; p++)
+            *(float2 *)(out + 64 * p + 2 * lane) = make_float2(f[2 * p], f[2 * p + 1]);
+        if constexpr (NP % 2)
+            out[64 * NPAIR + lane] = f[NP - 1];
+        return;
+    }
+    uint16_t h[NP];
+#pragma unroll
+    for (int q = 0; q < NP; q++) {
+        const int mx = lane + 32 * q - off;
+        h[q] = mx >= 0 && mx < len ? e[lane + 32 * q] : (uint16_t)0;
+    }
+    float f[NP];
+    rs_widen_all<NP>(h, f, bf16);
+#pragma unroll
+    for (int q = 0; q < NP; q++)
+        out[lane + 32 * q] = f[q];
 }
 
 /* the element type a visit's pointer points to */
