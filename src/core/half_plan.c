@@ -121,6 +121,16 @@ static void convert(const lwt_plan *p, void (*loop)(const void *, void *, long l
     }
 }
 
+void lwt_half_widen(lwt_dtype dt, const uint16_t *in, float *out, size_t n)
+{
+    (dt == LWT_BF16 ? widen_bf16 : widen_f16)(in, out, (long long)n);
+}
+
+void lwt_half_narrow(lwt_dtype dt, const float *in, uint16_t *out, size_t n)
+{
+    (dt == LWT_BF16 ? narrow_bf16 : narrow_f16)(in, out, (long long)n);
+}
+
 static void widen(const lwt_plan *p, const uint16_t *in, float *out, size_t n)
 {
     convert(p, p->desc.dtype == LWT_BF16 ? widen_bf16 : widen_f16, in, 2, out, 4, n);
