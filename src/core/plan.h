@@ -78,6 +78,9 @@ size_t lwt_half_buf_bytes(const lwt_plan *p);
    engine's converting copies, stream/recipe.c, use them too, so that both give the same bits) */
 void lwt_half_widen(lwt_dtype dt, const uint16_t *in, float *out, size_t n);
 void lwt_half_narrow(lwt_dtype dt, const float *in, uint16_t *out, size_t n);
+/* a 0-level transform of n 16-bit values: widened and rounded back, as lwt_forward does (the
+   same bits but for signalling NaNs, which the rounding quiets); in and out may be the same */
+void lwt_half_identity(lwt_dtype dt, const uint16_t *in, uint16_t *out, size_t n);
 
 /* a trailing unit axis (value 1 for shapes, 0 for offsets) moved to the front: a 2-D
    array as 1 x n0 x n1, so that the backends copy and zero runs of the last axis */

@@ -407,22 +407,6 @@ static int groups_of(const stream_engine *e, int inverse, level_job *jobs)
     return n;
 }
 
-/* no level: the output is the input; a 16-bit one widened and rounded back, as the in-memory
-   16-bit plan does (the same bits but for signalling NaNs, which the rounding quiets) */
-static void identity(const stream_engine *e, const char *in, char *out, size_t n)
-{
-    if (!e->io16) {
-        memcpy(out, in, n * e->io_es);
-        return;
-    }
-    float buf[1024];
-    for (size_t at = 0; at < n; at += 1024) {
-        const size_t k = n - at < 1024 ? n - at : 1024;
-        lwt_half_widen((lwt_dtype)e->io16, (const uint16_t *)in + at, buf, k);
-        lwt_half_narrow((lwt_dtype)e->io16, buf, (uint16_t *)out + at, k);
-    }
-}
-
 static lwt_status run_one(stream_engine *e, int inverse, const char *in, char *out, char *scratch)
 {
     const lwt_plan *p = e->plan;
@@ -430,7 +414,10 @@ static lwt_status run_one(stream_engine *e, int inverse, const char *in, char *o
     const int J = p->levels;
     char *sa[2] = {scratch, scratch ? scratch + scratch_area(p) * es : NULL};
     if (J == 0) {
-        identity(e, in, out, p->input_count);
+        if (e->io16) /* as the in-memory 16-bit plan: widened and rounded back */
+            lwt_half_identity((lwt_dtype)e->io16, (const uint16_t *)in, (uint16_t *)out, p->input_count);
+        else
+            memcpy(out, in, p->input_count * es);
         return LWT_OK;
     }
     if (!inverse && !p->tight) /* PyWavelets' zero gaps, in the caller's element size */
