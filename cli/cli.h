@@ -62,6 +62,10 @@ int cli_parse_size(const char *s, size_t *out);
 /* Parse a dtype name: f32, f64, f16 (IEEE binary16), bf16 (bfloat16); 0 on success. */
 int cli_parse_dtype(const char *s, lwt_dtype *out);
 
+/* Element i of an array of dtype dt (float16, float32 or float64: what .npy files carry) as a
+   double, for the finite-input checks. */
+double cli_value(lwt_dtype dt, const void *data, size_t i);
+
 /* Parse "D0[,D1[,D2]]" (1-3 positive integers); 0 on success. */
 int cli_parse_shape(const char *s, size_t *shape, int *ndim);
 

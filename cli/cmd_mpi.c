@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "io/npy.h"
 #include "io/npy_header.h"
 #include "lwt_mpi.h"
 #include "mpi_io.h"
@@ -112,6 +113,7 @@ static int parse(int argc, char **argv, const char *name, mpi_opts *o)
 typedef struct piece_io {
     const lwt_plan *whole;
     const lwt_mpi_plan *mp;
+    lwt_dtype dtype;
     size_t es, base;
 } piece_io;
 
@@ -144,7 +146,7 @@ static int move_pieces(const piece_io *io, MPI_File fh, int write, unsigned long
                     if (write ? mpi_write_at(fh, pos, mem, run * io->es) : mpi_read_at(fh, pos, mem, run * io->es))
                         return -1;
                     for (size_t i = 0; !write && i < run && *bad == ULLONG_MAX; i++) {
-                        const double v = io->es == 8 ? ((const double *)mem)[i] : ((const float *)mem)[i];
+                        const double v = cli_value(io->dtype, mem, i);
                         if (!isfinite(v))
                             *bad = at + i;
                     }
@@ -246,7 +248,7 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
     lwt_mpi_plan_local(mp, &nin, NULL);
     void *slab = NULL;
     lwt_mpi_plan_signal(mp, &slab);
-    const size_t es = pd.dtype == LWT_F64 ? 8 : 4;
+    const size_t es = npy_elem_size(pd.dtype);
     unsigned long long first = ULLONG_MAX, all_first = ULLONG_MAX;
     /* read: forward, the slab's rows; inverse, the pieces */
     ok = MPI_File_open(MPI_COMM_WORLD, o->paths[0], MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) == MPI_SUCCESS;
@@ -259,7 +261,7 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
             fprintf(stderr, "lwt: %s: %lld bytes, the array needs %zu\n", o->paths[0], (long long)fsize, need);
         ok = 0;
     } else if (ok) {
-        piece_io io = {whole, mp, es, in_off};
+        piece_io io = {whole, mp, pd.dtype, es, in_off};
         ok = inverse ? move_pieces(&io, fh, 0, &first) == 0 : mpi_read_at(fh, in_off + r0 * row * es, slab, nin * es) == 0;
         if (!ok)
             fprintf(stderr, "lwt: %s: rank %d cannot read its part\n", o->paths[0], rank);
@@ -272,7 +274,7 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
         goto done;
     /* finite input only: the first element that is not, over all ranks */
     for (size_t i = 0; !inverse && i < nin && first == ULLONG_MAX; i++) {
-        const double v = es == 8 ? ((const double *)slab)[i] : ((const float *)slab)[i];
+        const double v = cli_value(pd.dtype, slab, i);
         if (!isfinite(v))
             first = r0 * row + i;
     }
@@ -303,7 +305,7 @@ static int run(mpi_opts *o, int inverse, lwt_context *ctx)
             ok = 0;
         }
         if (ok) {
-            piece_io io = {whole, mp, es, hlen};
+            piece_io io = {whole, mp, pd.dtype, es, hlen};
             ok = inverse ? mpi_write_at(fh, hlen + r0 * row * es, slab, nin * es) == 0 : move_pieces(&io, fh, 1, NULL) == 0;
             if (!ok)
                 fprintf(stderr, "lwt: %s: rank %d cannot write its part\n", o->paths[1], rank);

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "core/half.h"
 #include "io/npy.h"
 #include "io/surface_file.h" /* lwt__format_bytes */
 
@@ -118,9 +117,7 @@ int cmd_transform(int argc, char **argv, int inverse)
        touch: refuse it with its position (surfaces with invalid points go
        through lwt filter, which fills them first). */
     for (size_t i = 0; i < in.count; i++) {
-        double v = in.dtype == LWT_F16   ? (double)lwt_f16_to_f32(((const uint16_t *)in.data)[i])
-                   : in.dtype == LWT_F32 ? ((const float *)in.data)[i]
-                                         : ((const double *)in.data)[i];
+        const double v = cli_value(in.dtype, in.data, i);
         if (!isfinite(v)) {
             fprintf(stderr, "lwt: %s: element %zu is %s; lwt transforms finite data (lwt filter fills invalid points)\n",
                     paths[0], i, isnan(v) ? "NaN" : "infinite");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/half.h"
 #include "lwt_experimental.h" /* --algorithm rc-steps: the seed's plain RC, an experiment */
 
 static void log_stderr(void *user, lwt_log_level level, const char *msg)
@@ -181,4 +182,11 @@ void cli_warn_levels(int levels, int max_level)
         fprintf(stderr, "lwt: warning: level %d is above the maximum useful level %d for this shape and "
                         "wavelet: all coefficients will experience boundary effects\n",
                 levels, max_level);
+}
+
+double cli_value(lwt_dtype dt, const void *data, size_t i)
+{
+    return dt == LWT_F16   ? (double)lwt_f16_to_f32(((const uint16_t *)data)[i])
+           : dt == LWT_F32 ? (double)((const float *)data)[i]
+                           : ((const double *)data)[i];
 }

@@ -32,8 +32,6 @@ int mpi_npy_header_at(const char *path, npy_header_info *hi, size_t *offset, cha
             lwt__npy_fail(err, errlen, path, "%s", msg);
         else if (hi->swap || hi->fortran)
             lwt__npy_fail(err, errlen, path, "the MPI path reads C-order arrays in this machine's byte order");
-        else if (hi->dtype == LWT_F16) /* it streams: the streamed engine has no 16-bit plans yet */
-            lwt__npy_fail(err, errlen, path, "the MPI path does not take float16 arrays yet (in-memory lwt forward does)");
         else
             rc = 0;
     }

@@ -18,6 +18,11 @@
  * (grown level by level); the engine fuses as many levels as keep that
  * overhead small and passes the approximation between such groups through
  * a scratch array (host memory, see lwt_stream_scratch_size).
+ *
+ * A float16 or bfloat16 plan streams its float32 plan: the caller's input is
+ * widened as it is read and the output rounded once as it is written; the
+ * scratch and everything between levels stay float32 (so the scratch size is
+ * the float32 plan's), and the bits are the in-memory 16-bit plan's.
  */
 #ifndef LWT_STREAM_H
 #define LWT_STREAM_H

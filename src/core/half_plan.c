@@ -121,6 +121,26 @@ static void convert(const lwt_plan *p, void (*loop)(const void *, void *, long l
     }
 }
 
+void lwt_half_widen(lwt_dtype dt, const uint16_t *in, float *out, size_t n)
+{
+    (dt == LWT_BF16 ? widen_bf16 : widen_f16)(in, out, (long long)n);
+}
+
+void lwt_half_narrow(lwt_dtype dt, const float *in, uint16_t *out, size_t n)
+{
+    (dt == LWT_BF16 ? narrow_bf16 : narrow_f16)(in, out, (long long)n);
+}
+
+void lwt_half_identity(lwt_dtype dt, const uint16_t *in, uint16_t *out, size_t n)
+{
+    float buf[1024];
+    for (size_t at = 0; at < n; at += 1024) {
+        const size_t k = n - at < 1024 ? n - at : 1024;
+        lwt_half_widen(dt, in + at, buf, k);
+        lwt_half_narrow(dt, buf, out + at, k);
+    }
+}
+
 static void widen(const lwt_plan *p, const uint16_t *in, float *out, size_t n)
 {
     convert(p, p->desc.dtype == LWT_BF16 ? widen_bf16 : widen_f16, in, 2, out, 4, n);

@@ -73,6 +73,14 @@ lwt_status lwt_half_execute(const lwt_plan *p, const void *in, void *out, void *
 /* the part of a 16-bit plan's workspace (host or device) before the float32 plan's: the float32
    input and output of a call, each of lwt_half_buf_bytes */
 size_t lwt_half_buf_bytes(const lwt_plan *p);
+/* n values of 16-bit type dt (LWT_F16 or LWT_BF16) widened to float32, or float32 values rounded
+   once to dt, on the calling thread (the vectorized loops of lwt_half_execute; the streamed
+   engine's converting copies, stream/recipe.c, use them too, so that both give the same bits) */
+void lwt_half_widen(lwt_dtype dt, const uint16_t *in, float *out, size_t n);
+void lwt_half_narrow(lwt_dtype dt, const float *in, uint16_t *out, size_t n);
+/* a 0-level transform of n 16-bit values: widened and rounded back, as lwt_forward does (the
+   same bits but for signalling NaNs, which the rounding quiets); in and out may be the same */
+void lwt_half_identity(lwt_dtype dt, const uint16_t *in, uint16_t *out, size_t n);
 
 /* a trailing unit axis (value 1 for shapes, 0 for offsets) moved to the front: a 2-D
    array as 1 x n0 x n1, so that the backends copy and zero runs of the last axis */

@@ -18,7 +18,7 @@
    work that makes speeds of different groups comparable */
 static double work_of(const lwt_mpi_plan *mp, const level_job *job, long c0, long c1)
 {
-    const lwt_plan *p = mp->plan;
+    const lwt_plan *p = mpi_compute(mp);
     long hi = c1 * job->per_chunk;
     if (hi > job->nout)
         hi = job->nout;
@@ -52,14 +52,15 @@ static void forget(char *p, size_t bytes)
 lwt_status lwt__mpi_probe(lwt_mpi_plan *mp, double *weight)
 {
     *weight = 1;
-    if (!mp->plan->levels)
+    const int J = mpi_compute(mp)->levels;
+    if (!J)
         return LWT_OK;
     level_job jobs[LWT_LEVELS_LIMIT];
     stream_groups(mp->streamer, 0, jobs);
     level_job job = jobs[0];
     job.src = mp->sig;
     job.coeffs_out = mp->coef;
-    job.dst = job.j1 == mp->plan->levels ? NULL : mp->appr[0];
+    job.dst = job.j1 == J ? NULL : mp->appr[0];
     /* the first run makes the workers' buffers (and a GPU's context); the fastest of the next
        three is the speed (one run on the 2-core VM beside other work varied by 2x) */
     lwt_status st = lwt__mpi_run_chunks(mp, &job, 0, 1);
@@ -101,11 +102,12 @@ void lwt__mpi_pin(lwt_mpi_plan *mp)
     for (int a = 0; a < ARR_COUNT && mp->pinned; a++) {
         const spans *s = &mp->touched[a];
         char *base = array_of(mp, a);
+        const size_t es = mpi_array_es(mp, a);
         for (size_t i = 0; i < s->n;) {
-            const size_t lo = s->v[i].lo * mp->es / page * page;
-            size_t hi = (s->v[i].hi * mp->es + page - 1) / page * page;
-            for (i++; i < s->n && s->v[i].lo * mp->es / page * page < hi; i++) {
-                const size_t h = (s->v[i].hi * mp->es + page - 1) / page * page;
+            const size_t lo = s->v[i].lo * es / page * page;
+            size_t hi = (s->v[i].hi * es + page - 1) / page * page;
+            for (i++; i < s->n && s->v[i].lo * es / page * page < hi; i++) {
+                const size_t h = (s->v[i].hi * es + page - 1) / page * page;
                 hi = h > hi ? h : hi;
             }
             if (lwt_cuda_host_register(base + lo, hi - lo) == 0) {

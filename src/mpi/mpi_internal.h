@@ -46,9 +46,13 @@ struct lwt_mpi_plan {
     lwt_context *ctx;
     MPI_Comm comm;
     int rank, size;
-    lwt_plan *plan;
+    lwt_plan *plan;           /* the caller's description (a 16-bit plan computes its float32
+                                 plan: mpi_compute) */
     lwt_streamer *streamer;
-    size_t es, row_elems;     /* input row: elements along axes 1.. */
+    size_t es, row_elems;     /* es: of the signal and the coefficients (the caller's type);
+                                 input row: elements along axes 1.. */
+    size_t appr_es;           /* of the approximations between groups: float32 for a 16-bit plan,
+                                 so that what crosses between ranks is never rounded */
     size_t *slab;             /* size + 1 row boundaries */
     double *weight;           /* size relative capabilities the shares follow; NULL: the slabs */
     group *fwd, *inv;
@@ -69,6 +73,18 @@ struct lwt_mpi_plan {
     char *sig, *coef, *appr[2];
     size_t sig_bytes, coef_bytes, appr_bytes;
 };
+
+/* the plan the ranks' streamers compute (levels, sizes): a 16-bit plan's float32 plan */
+static inline const lwt_plan *mpi_compute(const lwt_mpi_plan *mp)
+{
+    return lwt_plan_compute(mp->plan);
+}
+
+/* bytes of an element of array a (ARR_*) */
+static inline size_t mpi_array_es(const lwt_mpi_plan *mp, int a)
+{
+    return a == ARR_SIG || a == ARR_COEF ? mp->es : mp->appr_es;
+}
 
 /* the worst status of all ranks (every rank gets the same) */
 lwt_status lwt__mpi_agree(const lwt_mpi_plan *mp, MPI_Comm comm, lwt_status st);

@@ -239,7 +239,8 @@ static void note_touched(lwt_mpi_plan *mp, int a, const spans *s)
 static lwt_status plan_forward(lwt_mpi_plan *mp, spans *coef_hold)
 {
     level_job jobs[LWT_LEVELS_LIMIT];
-    mp->nfwd = mp->plan->levels ? stream_groups(mp->streamer, 0, jobs) : 0;
+    const int J = mpi_compute(mp)->levels;
+    mp->nfwd = J ? stream_groups(mp->streamer, 0, jobs) : 0;
     mp->fwd = calloc((size_t)(mp->nfwd ? mp->nfwd : 1), sizeof(group));
     if (!mp->fwd)
         return lwt_fail(mp->ctx, LWT_ERR_OUT_OF_MEMORY, "lwt_mpi: out of memory while planning");
@@ -250,7 +251,7 @@ static lwt_status plan_forward(lwt_mpi_plan *mp, spans *coef_hold)
         gr->job = jobs[g];
         gr->job.src = FAKE_SRC;
         gr->job.coeffs_out = (char *)FAKE_COEF;
-        gr->job.dst = gr->job.j1 == mp->plan->levels ? NULL : (char *)FAKE_DST;
+        gr->job.dst = gr->job.j1 == J ? NULL : (char *)FAKE_DST;
         share_of(mp, &gr->job, mp->rank, &gr->c0, &gr->c1);
         group_io io = {0};
         st = plan_group_io(mp, &gr->job, &io);
@@ -276,7 +277,7 @@ static lwt_status plan_forward(lwt_mpi_plan *mp, spans *coef_hold)
 static lwt_status plan_inverse(lwt_mpi_plan *mp, const spans *coef_hold)
 {
     level_job jobs[LWT_LEVELS_LIMIT];
-    const int J = mp->plan->levels;
+    const int J = mpi_compute(mp)->levels;
     mp->ninv = J ? stream_groups(mp->streamer, 1, jobs) : 0;
     mp->inv = calloc((size_t)(mp->ninv ? mp->ninv : 1), sizeof(group));
     if (!mp->inv)
@@ -435,16 +436,15 @@ static lwt_status make_plan(lwt_mpi_plan *mp, const lwt_plan_desc *desc, const l
 {
     if (!desc || desc->batch != 1)
         return lwt_fail(mp->ctx, LWT_ERR_UNSUPPORTED, "lwt_mpi: this version runs batch-1 plans");
-    if (desc->dtype == LWT_F16 || desc->dtype == LWT_BF16) /* MPI streams: core/half_plan.c */
-        return lwt_fail(mp->ctx, LWT_ERR_UNSUPPORTED,
-                        "lwt_mpi: float16 and bfloat16 plans are not streamed yet (in-memory plans take them)");
     if (!(weight > 0 || weight == LWT_MPI_WEIGHT_SLAB || weight == LWT_MPI_WEIGHT_MEASURE))
         return lwt_fail(mp->ctx, LWT_ERR_INVALID_ARGUMENT, "lwt_mpi: weight %g is not positive, "
                         "LWT_MPI_WEIGHT_MEASURE or LWT_MPI_WEIGHT_SLAB", weight);
     lwt_plan_desc d = *desc;
     d.backend = LWT_BACKEND_CPU; /* the description the streamer's workers follow */
     LWT_FORWARD(lwt_plan_create(mp->ctx, &d, &mp->plan));
+    const lwt_plan *p = mpi_compute(mp);
     mp->es = lwt_plan_elem_size(mp->plan);
+    mp->appr_es = lwt_plan_elem_size(p);
     mp->row_elems = 1;
     for (int k = 1; k < d.ndim; k++)
         mp->row_elems *= d.shape[k];
@@ -460,12 +460,11 @@ static lwt_status make_plan(lwt_mpi_plan *mp, const lwt_plan_desc *desc, const l
         mp->gpu |= sd.workers[k].kind == LWT_WORKER_CUDA;
     const lwt_stream_tuning tune = tuning ? *tuning : lwt_stream_tuning_default();
     LWT_FORWARD(lwt_streamer_create_tuned(mp->plan, &sd, &tune, &mp->streamer));
-    const lwt_plan *p = mp->plan;
     mp->sig_bytes = p->input_count * mp->es;
     mp->coef_bytes = p->coeff_count * mp->es;
     for (int j = 1; j < p->levels; j++)
-        if (approx_elems(p, j) * mp->es > mp->appr_bytes)
-            mp->appr_bytes = approx_elems(p, j) * mp->es;
+        if (approx_elems(p, j) * mp->appr_es > mp->appr_bytes)
+            mp->appr_bytes = approx_elems(p, j) * mp->appr_es;
     mp->sig = reserve(mp->sig_bytes);
     mp->coef = reserve(mp->coef_bytes);
     mp->appr[0] = reserve(mp->appr_bytes);
@@ -619,7 +618,7 @@ lwt_status lwt_mpi_band_view(const lwt_mpi_plan *mp, int level, unsigned band_ma
         if (row1)
             *row1 = r1;
         if (stride) { /* the packed array's strides: axis 0 a packed row, axis 1 (3-D) a run */
-            const int nd = mp->plan->ndim;
+            const int nd = mpi_compute(mp)->ndim;
             stride[0] = pc->packed_row;
             stride[nd - 1] = 1;
             if (nd == 3)

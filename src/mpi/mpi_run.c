@@ -18,17 +18,17 @@ static size_t pieces_of(size_t bytes)
     return (bytes + MSG_MAX_BYTES - 1) / MSG_MAX_BYTES;
 }
 
-/* The messages of x on array arr (this rank's holdings sent, its reads received); tag: the
- * step, so that steps never match each other's messages. Each span goes straight from and into
+/* The messages of x on array arr of es-byte elements (this rank's holdings sent, its reads
+ * received; a 16-bit plan's approximations are float32, so none is rounded on its way between
+ * ranks); tag: the step, so that steps never match each other's messages. Each span goes straight from and into
  * the array, with no packing buffer: the sender's spans to a peer and the peer's spans from it
  * are the same normalized list, and MPI keeps the order of one pair's messages of one tag, so
  * they match one for one. (Packing through buffers malloc'd per call cost 21-23 ms a forward on
  * 4 GPU ranks at 32768^2, for 13.8 MB each way: the fresh pages' faults and single-threaded
  * copies, not the transfer; docs/PERFORMANCE.md, "Four GPUs".) */
-static lwt_status exchange(const lwt_mpi_plan *mp, const xchg *x, char *arr, int tag)
+static lwt_status exchange(const lwt_mpi_plan *mp, const xchg *x, char *arr, size_t es, int tag)
 {
     const int size = mp->size;
-    const size_t es = mp->es;
     size_t nmsg = 0, sent = 0, received = 0;
     for (int q = 0; q < size; q++)
         for (int dir = 0; dir < 2; dir++) {
@@ -152,7 +152,11 @@ static void no_levels(const lwt_mpi_plan *mp, const void *in, void *out, size_t 
 {
     char *at_sig = my_signal(mp), *at_coef = mp->coef + (at_sig - mp->sig);
     const void *from = in ? in : forward ? at_sig : at_coef;
-    copy_par(out ? out : forward ? at_coef : at_sig, from, mine);
+    void *to = out ? out : forward ? at_coef : at_sig;
+    if (mp->plan->f32) /* as the in-memory 16-bit plan: widened and rounded back */
+        lwt_half_identity(mp->plan->desc.dtype, from, to, mine / mp->es);
+    else
+        copy_par(to, from, mine);
 }
 
 lwt_status lwt_mpi_forward(const lwt_mpi_plan *mp, const void *local_input, void *local_coeffs)
@@ -173,7 +177,7 @@ lwt_status lwt_mpi_forward(const lwt_mpi_plan *mp, const void *local_input, void
     for (int g = 0; g < mp->nfwd && !st; g++) {
         const group *gr = &mp->fwd[g];
         level_job job = gr->job;
-        st = exchange(mp, &gr->src, src, g);
+        st = exchange(mp, &gr->src, src, g ? mp->appr_es : mp->es, g);
         lap(&ph, &ph.msg);
         job.src = src;
         job.coeffs_out = mp->coef;
@@ -208,9 +212,9 @@ lwt_status lwt_mpi_inverse(const lwt_mpi_plan *mp, const void *local_coeffs, voi
     for (int g = 0; g < mp->ninv && !st; g++) {
         const group *gr = &mp->inv[g];
         level_job job = gr->job;
-        st = exchange(mp, &gr->coef, mp->coef, 2 * g);
+        st = exchange(mp, &gr->coef, mp->coef, mp->es, 2 * g);
         if (!st && src)
-            st = exchange(mp, &gr->src, src, 2 * g + 1);
+            st = exchange(mp, &gr->src, src, mp->appr_es, 2 * g + 1);
         lap(&ph, &ph.msg);
         job.coeffs_in = mp->coef;
         job.src = job.src ? src : NULL;
@@ -221,7 +225,7 @@ lwt_status lwt_mpi_inverse(const lwt_mpi_plan *mp, const void *local_coeffs, voi
         src = job.dst;
     }
     if (!st)
-        st = exchange(mp, &mp->out, mp->sig, 2 * mp->ninv);
+        st = exchange(mp, &mp->out, mp->sig, mp->es, 2 * mp->ninv);
     lap(&ph, &ph.msg);
     if (!st && mine && local_output)
         copy_par(local_output, my_signal(mp), mine);

@@ -73,7 +73,7 @@ rop *recipe_push(recipe *r, rlist *l)
 }
 
 static void add_copy(recipe *r, rlist *l, rloc src, const size_t *ss, rloc dst, const size_t *ds, size_t n0,
-                     size_t n1, size_t n2)
+                     size_t n1, size_t n2, int cvt)
 {
     if (!n0 || !n1 || !n2)
         return;
@@ -87,7 +87,21 @@ static void add_copy(recipe *r, rlist *l, rloc src, const size_t *ss, rloc dst, 
     o->c.n[2] = n2;
     memcpy(o->c.ss, ss, sizeof o->c.ss);
     memcpy(o->c.ds, ds, sizeof o->c.ds);
+    o->c.cvt = cvt;
     recipe_copy_normalize(&o->c);
+}
+
+/* The conversion of a copy that reads (read = 1) or writes a host array of a job: for a 16-bit
+   job (io16), the caller's arrays (caller = 1) hold 16 bits, widened on the way in and rounded
+   once on the way out; the approximations between groups (caller = 0) stay float32, so that
+   no value the next level computes on is rounded (the in-memory 16-bit plan's bits). */
+static int host_cvt(const level_job *job, int caller, int read)
+{
+    if (!caller || !job->io16)
+        return RCVT_NONE;
+    if (job->io16 == LWT_BF16)
+        return read ? RCVT_FROM_BF16 : RCVT_TO_BF16;
+    return read ? RCVT_FROM_F16 : RCVT_TO_F16;
 }
 
 static rpass *add_pass(recipe *r, size_t outer, size_t inner, size_t in_off, size_t out_off)
@@ -182,7 +196,7 @@ static void fwd_level(fwd_ctx *f, int j, long lo, long hi, int main, size_t *off
         for (int s = 0; s < w->nseg; s++) {
             const size_t len = (size_t)(w->hi[s] - w->lo[s]) * rowlen, z[2] = {0, 0};
             add_copy(r, &r->gather, hostloc(job->src, (size_t)w->lo[s] * rowlen), z,
-                     arena(in_off + (size_t)w->pos[s] * rowlen), z, 1, 1, len);
+                     arena(in_off + (size_t)w->pos[s] * rowlen), z, 1, 1, len, host_cvt(job, job->j0 == 1, 1));
             r->in_elems += len;
         }
     } else {
@@ -206,7 +220,7 @@ static void fwd_level(fwd_ctx *f, int j, long lo, long hi, int main, size_t *off
                     continue;
                 add_copy(r, &r->compute, arena(sub_off + offset3((size_t)(w->lo[s] - v[i].lo), 0, 0, sst)), sst,
                          arena(in_off + (size_t)w->pos[s] * rowlen), dense, (size_t)(w->hi[s] - w->lo[s]), S[1],
-                         S[2]);
+                         S[2], RCVT_NONE);
             }
         }
     }
@@ -252,11 +266,11 @@ static void fwd_level(fwd_ctx *f, int j, long lo, long hi, int main, size_t *off
             continue; /* inner approximations stay in the chunk */
         if (mask == 0 && job->dst)
             add_copy(r, &r->scatter, arena(cur + so), cst, hostloc(job->dst, offset3((size_t)a, 0, 0, ast)), ast,
-                     (size_t)(b - a), nc[1], nc[2]);
+                     (size_t)(b - a), nc[1], nc[2], RCVT_NONE);
         else
             add_copy(r, &r->scatter, arena(cur + so), cst,
                      hostloc(job->coeffs_out, band_off(p, j, mask, pst) + offset3((size_t)a, 0, 0, pst)), pst,
-                     (size_t)(b - a), nc[1], nc[2]);
+                     (size_t)(b - a), nc[1], nc[2], host_cvt(job, 1, 0));
         r->out_elems += (size_t)(b - a) * nc[1] * nc[2];
     }
 }
@@ -296,24 +310,25 @@ static size_t inv_level(const level_job *job, recipe *r, int j, long m0, long m1
         if (j == job->j1) {
             if (job->src)
                 add_copy(r, &r->gather, hostloc(job->src, offset3((size_t)w->lo[s], 0, 0, ast)), ast,
-                         arena(g + offset3((size_t)w->pos[s], 0, 0, gst)), gst, rows, nc[1], nc[2]);
+                         arena(g + offset3((size_t)w->pos[s], 0, 0, gst)), gst, rows, nc[1], nc[2], RCVT_NONE);
             else
                 add_copy(r, &r->gather, hostloc(job->coeffs_in, offset3((size_t)w->lo[s], 0, 0, pst)), pst,
-                         arena(g + offset3((size_t)w->pos[s], 0, 0, gst)), gst, rows, nc[1], nc[2]);
+                         arena(g + offset3((size_t)w->pos[s], 0, 0, gst)), gst, rows, nc[1], nc[2],
+                         host_cvt(job, 1, 1));
             r->in_elems += rows * nc[1] * nc[2];
         } else {
             const size_t sub = inv_level(job, r, j + 1, w->lo[s], w->hi[s]);
             if (r->failed)
                 return 0;
             add_copy(r, &r->compute, arena(sub), ast, arena(g + offset3((size_t)w->pos[s], 0, 0, gst)), gst, rows,
-                     nc[1], nc[2]);
+                     nc[1], nc[2], RCVT_NONE);
         }
         for (unsigned mask = 1; mask < (1u << nd); mask++) {
             const size_t dof = offset3((mask & 1 ? wl : 0) + (size_t)w->pos[s], mask & 2 ? nc[1] : 0,
                                        mask & 4 ? nc[2] : 0, gst);
             add_copy(r, &r->gather,
                      hostloc(job->coeffs_in, band_off(p, j, mask, pst) + offset3((size_t)w->lo[s], 0, 0, pst)), pst,
-                     arena(g + dof), gst, rows, nc[1], nc[2]);
+                     arena(g + dof), gst, rows, nc[1], nc[2], host_cvt(job, 1, 1));
             r->in_elems += rows * nc[1] * nc[2];
         }
     }
@@ -426,7 +441,7 @@ int recipe_build_range(const level_job *job, long lo, long hi, recipe *r)
         const size_t z[2] = {0, 0};
         if (!r->failed)
             add_copy(r, &r->scatter, arena(out), z, hostloc(job->dst, (size_t)lo * rowlen), z, 1, 1,
-                     (size_t)(hi - lo) * rowlen);
+                     (size_t)(hi - lo) * rowlen, host_cvt(job, job->j0 == 1, 0));
         r->out_elems += (size_t)(hi - lo) * rowlen;
         merge_copies(&r->gather);
         return r->failed ? -1 : 0;
@@ -502,7 +517,13 @@ void recipe_copy_normalize(rcopy *c)
 
 static void copy_row_cvt(const rcopy *c, const char *src, char *dst, size_t n, size_t es, const double *mask)
 {
-    if (c->cvt == RCVT_WIDEN)
+    /* a 16-bit job's copies (never masked: masks come with split jobs) convert per value with
+       the in-memory 16-bit plan's loops, so no row cut or thread count changes a bit */
+    if (c->cvt == RCVT_FROM_F16 || c->cvt == RCVT_FROM_BF16)
+        lwt_half_widen(c->cvt == RCVT_FROM_F16 ? LWT_F16 : LWT_BF16, (const uint16_t *)src, (float *)dst, n);
+    else if (c->cvt == RCVT_TO_F16 || c->cvt == RCVT_TO_BF16)
+        lwt_half_narrow(c->cvt == RCVT_TO_F16 ? LWT_F16 : LWT_BF16, (const float *)src, (uint16_t *)dst, n);
+    else if (c->cvt == RCVT_WIDEN)
         CVT_ROW(double, float);
     else if (c->cvt == RCVT_NARROW)
         CVT_ROW(float, double);

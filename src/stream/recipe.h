@@ -43,8 +43,12 @@ typedef struct rloc {
 
 /* Host sides of a copy may hold another type than the transform's (a band
  * sink of doubles fed by a float32 transform, a double source narrowed to
- * float32): RCVT_NARROW reads doubles, RCVT_WIDEN writes doubles. */
-enum { RCVT_NONE = 0, RCVT_NARROW = 1, RCVT_WIDEN = 2 };
+ * float32): RCVT_NARROW reads doubles, RCVT_WIDEN writes doubles. A 16-bit
+ * plan streams its float32 plan with the caller's arrays in 16 bits:
+ * RCVT_FROM_F16 / RCVT_FROM_BF16 read float16 / bfloat16 (widened, exact),
+ * RCVT_TO_F16 / RCVT_TO_BF16 write them (each value rounded once, core/half.h).
+ * The arena side is always the transform's type. */
+enum { RCVT_NONE = 0, RCVT_NARROW = 1, RCVT_WIDEN = 2, RCVT_FROM_F16, RCVT_FROM_BF16, RCVT_TO_F16, RCVT_TO_BF16 };
 
 /* n[0] x n[1] x n[2] elements, n[2] contiguous; strides of axes 0 and 1 in elements.
  * A scatter with a nan_mask writes NaN wherever nan_mask[i] is not finite, i being
@@ -60,11 +64,11 @@ typedef struct rcopy {
 /* element sizes of a copy's two sides, for a transform of elements of es bytes */
 static inline size_t rcopy_src_es(const rcopy *c, size_t es)
 {
-    return c->cvt == RCVT_NARROW ? sizeof(double) : es;
+    return c->cvt == RCVT_NARROW ? sizeof(double) : c->cvt == RCVT_FROM_F16 || c->cvt == RCVT_FROM_BF16 ? 2 : es;
 }
 static inline size_t rcopy_dst_es(const rcopy *c, size_t es)
 {
-    return c->cvt == RCVT_WIDEN ? sizeof(double) : es;
+    return c->cvt == RCVT_WIDEN ? sizeof(double) : c->cvt == RCVT_TO_F16 || c->cvt == RCVT_TO_BF16 ? 2 : es;
 }
 
 typedef struct rpass {
@@ -126,6 +130,11 @@ typedef struct level_job {
     char *outs[4];
     int io_f64;
     const double *nan_mask;
+    /* LWT_F16 or LWT_BF16 (plan: the 16-bit plan's float32 plan; 0 otherwise): the caller's
+       arrays hold that type (the signal: forward src and inverse dst of the group with j0 = 1;
+       the packed coefficients), read widened and written rounded once; the approximations
+       between groups (src and dst of the other groups) stay float32, as in memory */
+    int io16;
     long nout;             /* rows chunks own (forward: level j1 coefficients, inverse: a_{j0-1} rows) */
     long per_chunk;
     long nchunks;          /* chunks this run computes: chunk0 .. chunk0 + nchunks - 1 of the group */

@@ -421,6 +421,8 @@ static lwt_status split_alloc(const lwt_plan *whole, int nout, stream_split **ou
         return lwt_fail(whole ? whole->ctx : NULL, LWT_ERR_INVALID_ARGUMENT, "split: bad arguments");
     if (whole->desc.batch != 1)
         return lwt_fail(whole->ctx, LWT_ERR_INVALID_ARGUMENT, "split: batches are not supported");
+    if (whole->f32) /* its host sides are float32 or float64 (io_f64), never the 16-bit kinds */
+        return lwt_fail(whole->ctx, LWT_ERR_UNSUPPORTED, "split: float16 and bfloat16 plans are not split");
     stream_split *s = calloc(1, sizeof *s);
     if (!s)
         return lwt_fail(whole->ctx, LWT_ERR_OUT_OF_MEMORY, "split: out of memory");

@@ -51,7 +51,9 @@ typedef struct worker_slot {
 } worker_slot;
 
 struct stream_engine {
-    const lwt_plan *plan;
+    const lwt_plan *plan;  /* the plan that computes: a 16-bit plan's float32 plan */
+    int io16;              /* LWT_F16 or LWT_BF16: the caller's arrays are 16-bit (level_job.io16) */
+    size_t io_es;          /* bytes of an element of the caller's arrays */
     const lwt_stream_desc *desc;
     const lwt_stream_tuning *tuning;
     lwt_sched *sched;
@@ -245,22 +247,14 @@ static size_t scratch_area(const lwt_plan *p)
     return area;
 }
 
-/* 16-bit plans (core/half_plan.c) are not streamed yet: their chunks would need the widening
-   and rounding per chunk; every streamed entry (and MPI, which streams) refuses them here */
-static lwt_status refuse_half(const lwt_plan *p)
-{
-    LWT_RETURN_IF(p->f32, p->ctx, LWT_ERR_UNSUPPORTED,
-                  "the streamed engine does not take %s plans yet (in-memory lwt_forward/lwt_inverse do)",
-                  p->desc.dtype == LWT_F16 ? "float16" : "bfloat16");
-    return LWT_OK;
-}
-
+/* A 16-bit plan streams its float32 plan: the scratch areas hold float32 approximations (as
+   its in-memory workspace does), so they are the float32 plan's */
 lwt_status lwt_stream_scratch_size(const lwt_plan *p, size_t *bytes)
 {
     if (!p || !bytes)
         return LWT_ERR_INVALID_ARGUMENT;
-    LWT_FORWARD(refuse_half(p));
-    *bytes = 2 * scratch_area(p) * lwt_plan_elem_size(p);
+    const lwt_plan *q = lwt_plan_compute(p);
+    *bytes = 2 * scratch_area(q) * lwt_plan_elem_size(q);
     return LWT_OK;
 }
 
@@ -407,6 +401,7 @@ static int groups_of(const stream_engine *e, int inverse, level_job *jobs)
             make_job(p, 0, j, j + L - 1, rows, &jobs[n]);
             j = jobs[n].j1 + 1;
         }
+        jobs[n].io16 = e->io16;
     }
     recipe_free(&tmp);
     return n;
@@ -419,11 +414,14 @@ static lwt_status run_one(stream_engine *e, int inverse, const char *in, char *o
     const int J = p->levels;
     char *sa[2] = {scratch, scratch ? scratch + scratch_area(p) * es : NULL};
     if (J == 0) {
-        memcpy(out, in, p->input_count * es);
+        if (e->io16) /* as the in-memory 16-bit plan: widened and rounded back */
+            lwt_half_identity((lwt_dtype)e->io16, (const uint16_t *)in, (uint16_t *)out, p->input_count);
+        else
+            memcpy(out, in, p->input_count * es);
         return LWT_OK;
     }
-    if (!inverse && !p->tight)
-        lwt_cpu_ops.zero_blocks(NULL, es, out, p->gap_shape, p->gaps, p->ngaps); /* PyWavelets' zero gaps */
+    if (!inverse && !p->tight) /* PyWavelets' zero gaps, in the caller's element size */
+        lwt_cpu_ops.zero_blocks(NULL, e->io_es, out, p->gap_shape, p->gaps, p->ngaps);
     level_job jobs[LWT_LEVELS_LIMIT];
     const int ngroups = groups_of(e, inverse, jobs);
     lwt_status st = LWT_OK;
@@ -516,7 +514,6 @@ lwt_status lwt_streamer_create_tuned(const lwt_plan *p, const lwt_stream_desc *d
         return LWT_ERR_INVALID_ARGUMENT;
     *out = NULL;
     LWT_RETURN_IF(!p, NULL, LWT_ERR_INVALID_ARGUMENT, "lwt_streamer_create: NULL plan");
-    LWT_FORWARD(refuse_half(p));
     lwt_stream_desc desc;
     LWT_FORWARD(read_desc(p->ctx, d, &desc));
     const lwt_stream_tuning tuning = t ? *t : lwt_stream_tuning_default();
@@ -526,7 +523,9 @@ lwt_status lwt_streamer_create_tuned(const lwt_plan *p, const lwt_stream_desc *d
     s->desc = desc;
     s->tuning = tuning;
     stream_engine *e = &s->e;
-    e->plan = p;
+    e->plan = lwt_plan_compute(p); /* the workers and recipes run the float32 plan of a 16-bit one */
+    e->io16 = p->f32 ? (int)p->desc.dtype : 0;
+    e->io_es = lwt_plan_elem_size(p);
     e->desc = &s->desc;
     e->tuning = &s->tuning;
     pthread_mutex_init(&e->mu, NULL);
@@ -615,7 +614,7 @@ static lwt_status streamer_run(lwt_streamer *s, const void *in, void *out, void 
         scratch = own;
     }
     if (!st) {
-        const size_t es = lwt_plan_elem_size(p);
+        const size_t es = e->io_es;
         const size_t nin = (inverse ? p->coeff_count : p->input_count) * es;
         const size_t nout = (inverse ? p->input_count : p->coeff_count) * es;
         for (int j = 1; j <= p->levels; j++)

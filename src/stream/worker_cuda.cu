@@ -387,7 +387,8 @@ cudaError_t ring_upload(cuda_worker *cw, const rcopy *c, row_plan *rp)
     }
     for (int k = 0; k < rp->nup && e == cudaSuccess; k++) {
         if (through_ring(cw, c, 0)) {
-            /* the cache counts in the transform's elements; the source holds doubles */
+            /* the cache counts in the transform's elements; the source holds another type (doubles,
+               or a 16-bit plan's caller's array): the ring converts on the host */
             rcopy part = *c;
             part.src.off = rp->up[k].host / cw->es;
             part.n[2] = rp->up[k].bytes / cw->es;

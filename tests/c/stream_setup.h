@@ -14,17 +14,23 @@ typedef struct stream_setup {
     lwt_stream_tuning t;
 } stream_setup;
 
-static inline lwt_status stream_tuned_call(const lwt_plan *p, const stream_setup *su, const void *in, void *out,
-                                           lwt_stream_report *rep, int inverse)
+static inline lwt_status stream_tuned_call_scratch(const lwt_plan *p, const stream_setup *su, const void *in,
+                                                   void *out, void *scratch, lwt_stream_report *rep, int inverse)
 {
     if (rep)
         memset(rep, 0, sizeof *rep);
     lwt_streamer *s = NULL;
     lwt_status st = lwt_streamer_create_tuned(p, &su->d, &su->t, &s);
     if (st == LWT_OK)
-        st = inverse ? lwt_streamer_inverse(s, in, out, NULL, rep) : lwt_streamer_forward(s, in, out, NULL, rep);
+        st = inverse ? lwt_streamer_inverse(s, in, out, scratch, rep) : lwt_streamer_forward(s, in, out, scratch, rep);
     lwt_streamer_destroy(s);
     return st;
+}
+
+static inline lwt_status stream_tuned_call(const lwt_plan *p, const stream_setup *su, const void *in, void *out,
+                                           lwt_stream_report *rep, int inverse)
+{
+    return stream_tuned_call_scratch(p, su, in, out, NULL, rep, inverse);
 }
 
 #endif

@@ -25,7 +25,6 @@
 #include "core/half.h"
 #include "half_ref.h"
 #include "lwt.h"
-#include "lwt_stream.h"
 
 static uint16_t lib_narrow(const fmt *f, float v)
 {
@@ -254,10 +253,6 @@ static void test_plan_api(void)
         char text[4096];
         CHECK(lwt_plan_explain(p, text, sizeof text, NULL) == LWT_OK && strstr(text, "float16 storage"),
               "explain does not say float16 storage: %s", text);
-        size_t bytes = 0;
-        CHECK(lwt_stream_scratch_size(p, &bytes) == LWT_ERR_UNSUPPORTED, "the streamed engine must refuse float16");
-        lwt_streamer *s = NULL;
-        CHECK(lwt_streamer_create(p, NULL, &s) == LWT_ERR_UNSUPPORTED && !s, "the streamer must refuse float16");
     }
     lwt_path a, b;
     CHECK(lwt_wavelet_path(w, LWT_MODE_ZERO, LWT_BF16, &a) == LWT_OK &&

@@ -4,7 +4,9 @@
  * sizes, levels up to past the maximum, chunk sizes down to one row (hundreds
  * of seams), one level per pass or several fused, float32 and float64, forward and inverse, several workers under
  * every policy, a failing worker and a slowed one; a streamer's workers reused
- * over several calls.
+ * over several calls. float16 and bfloat16 plans (their float32 plan streamed, the caller's
+ * arrays in 16 bits) against the in-memory 16-bit plan, bit for bit, with values that round
+ * and values at the ends of float16's range.
  * LWT_QUICK=1 runs a subset (sanitizer builds), LWT_QUICK=2 a smaller one still (the ThreadSanitizer
  * build, make test-tsan: every thread path with fewer wavelets). Random data from a fixed seed
  * (LWT_SEED overrides; the seed is printed).
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "core/half.h"
 #include "lwt.h"
 #include "stream_setup.h"
 
@@ -39,6 +42,38 @@ typedef struct scase {
     int levels;
     lwt_dtype dtype;
 } scase;
+
+static size_t elem_size(lwt_dtype t)
+{
+    return t == LWT_F64 ? 8 : t == LWT_F32 ? 4 : 2;
+}
+
+static const char *dtype_name(lwt_dtype t)
+{
+    return t == LWT_F64 ? "f64" : t == LWT_F32 ? "f32" : t == LWT_F16 ? "f16" : "bf16";
+}
+
+/* Element i of a random input. 16-bit: random values of a few magnitudes rounded to the type,
+   and every 7th one from the edges of float16's range (near its largest finite value, which
+   sums overflow into inf, its smallest normal and subnormals, which products round away), so
+   that the coefficients round in every way and some overflow. */
+static void fill_value(lwt_dtype t, char *x, size_t i)
+{
+    static const float edge[] = {65504.0f, -65000.0f, 6.1035156e-5f, -5.9604645e-8f, 3.1e-6f, 40000.0f, -1e-7f};
+    double v = urand();
+    if (t == LWT_F64) {
+        ((double *)x)[i] = v;
+        return;
+    }
+    if (t == LWT_F32) {
+        ((float *)x)[i] = (float)v;
+        return;
+    }
+    float f = (float)(v * (i % 3 == 0 ? 1000.0 : i % 3 == 1 ? 1.0 : 0.01));
+    if (i % 7 == 3)
+        f = edge[(i / 7) % (sizeof edge / sizeof *edge)];
+    ((uint16_t *)x)[i] = t == LWT_F16 ? lwt_f32_to_f16(f) : lwt_f32_to_bf16(f);
+}
 
 /* forward and inverse of one case, in memory and streamed: equal bits. With the default tuning
    through the one-shot calls, else through a tuned streamer. */
@@ -74,16 +109,11 @@ static void run_case(const scase *c, const stream_setup *su, const char *what)
     }
     lwt_plan_info info;
     lwt_plan_get_info(p, &info);
-    const size_t es = c->dtype == LWT_F32 ? 4 : 8;
+    const size_t es = elem_size(c->dtype);
     char *x = malloc(info.input_count * es), *c1 = malloc(info.coeff_count * es), *c2 = malloc(info.coeff_count * es);
     char *y1 = malloc(info.input_count * es), *y2 = malloc(info.input_count * es);
-    for (size_t i = 0; i < info.input_count; i++) {
-        double v = urand();
-        if (c->dtype == LWT_F32)
-            ((float *)x)[i] = (float)v;
-        else
-            ((double *)x)[i] = v;
-    }
+    for (size_t i = 0; i < info.input_count; i++)
+        fill_value(c->dtype, x, i);
     memset(c2, 0x5a, info.coeff_count * es); /* gaps must be zeroed by the stream */
     lwt_stream_report rep;
     CHECK(lwt_forward(p, x, c1, NULL) == LWT_OK, "in-memory forward");
@@ -91,13 +121,13 @@ static void run_case(const scase *c, const stream_setup *su, const char *what)
     CHECK(st == LWT_OK, "%s: stream forward failed (%s)", what, lwt_status_string(st));
     CHECK(!memcmp(c1, c2, info.coeff_count * es),
           "%s: forward %s %s %dD %zux%zux%zu L%d %s: streamed != in memory", what, c->wavelet, lwt_mode_name(c->mode),
-          c->ndim, c->shape[0], c->shape[1], c->shape[2], c->levels, c->dtype == LWT_F32 ? "f32" : "f64");
+          c->ndim, c->shape[0], c->shape[1], c->shape[2], c->levels, dtype_name(c->dtype));
     CHECK(lwt_inverse(p, c1, y1, NULL) == LWT_OK, "in-memory inverse");
     st = stream_both(p, su, c1, y2, &rep, 1);
     CHECK(st == LWT_OK, "%s: stream inverse failed (%s)", what, lwt_status_string(st));
     CHECK(!memcmp(y1, y2, info.input_count * es),
           "%s: inverse %s %s %dD %zux%zux%zu L%d %s: streamed != in memory", what, c->wavelet, lwt_mode_name(c->mode),
-          c->ndim, c->shape[0], c->shape[1], c->shape[2], c->levels, c->dtype == LWT_F32 ? "f32" : "f64");
+          c->ndim, c->shape[0], c->shape[1], c->shape[2], c->levels, dtype_name(c->dtype));
     cases++;
     free(x);
     free(c1);
@@ -175,6 +205,99 @@ static void many_seams(int quick)
     scase c = {"db3", LWT_MODE_REFLECT, 2, {40, 33, 1}, 6, LWT_F64};
     stream_setup d = cpu_desc(2, 4, LWT_BALANCE_POLICY_STATIC);
     run_case(&c, &d, "beyond max level");
+}
+
+/* float16 and bfloat16: short and long wavelets, several modes, 1-D, 2-D and 3-D of odd
+   sizes, 1-3 levels, one level per pass (the approximations through the float32 scratch) or
+   fused, chunks of 1-5 rows, one or two workers of one or two threads */
+static void sweep_half(int quick)
+{
+    static const char *const ws[] = {"haar", "db2", "bior4.4", "db10", "sym5", "coif2"};
+    static const lwt_mode ms[] = {LWT_MODE_PERIODIZATION, LWT_MODE_SYMMETRIC, LWT_MODE_ZERO, LWT_MODE_SMOOTH,
+                                  LWT_MODE_REFLECT, LWT_MODE_PERIODIC, LWT_MODE_ANTISYMMETRIC};
+    const size_t shapes[3][3] = {{77, 1, 1}, {23, 19, 1}, {11, 9, 7}};
+    for (int t = 0; t < 2; t++)
+        for (int a = 0; a < 6; a += quick > 1 ? 2 : 1)
+            for (int nd = 1; nd <= 3; nd++) {
+                const int v = t * 18 + a * 3 + nd;
+                scase c = {ws[a], ms[v % 7], nd, {shapes[nd - 1][0], shapes[nd - 1][1], shapes[nd - 1][2]},
+                           1 + v % 3, t ? LWT_BF16 : LWT_F16};
+                stream_setup d = cpu_desc(1 + v % 2, 1 + (size_t)(v % 5), LWT_BALANCE_POLICY_QUEUE);
+                d.d.workers[0].threads = 1 + v % 2;
+                run_case(&c, &d, "16-bit");
+            }
+}
+
+static lwt_plan *plan_1d(const char *wavelet, size_t n, int levels, lwt_dtype dt, size_t batch)
+{
+    lwt_wavelet *w = NULL;
+    lwt_plan *p = NULL;
+    if (lwt_wavelet_create(ctx, wavelet, &w))
+        return NULL;
+    lwt_plan_desc d = lwt_plan_desc_default();
+    d.wavelet = w;
+    d.shape[0] = n;
+    d.levels = levels;
+    d.mode = LWT_MODE_PERIODIZATION;
+    d.dtype = dt;
+    d.batch = batch;
+    d.backend = LWT_BACKEND_CPU;
+    lwt_plan_create(ctx, &d, &p);
+    lwt_wavelet_destroy(w);
+    return p;
+}
+
+/* What the 16-bit sweep's bit equality rules out: the approximation between levels rounded to
+   16 bits (two one-level plans in a row) gives other coarse bands than the streamed two-level
+   plan, here one level per pass (through the scratch). And the scratch a 16-bit plan asks for
+   is the float32 plan's (a caller's buffer of exactly that size, batches of two). */
+static void half_between_levels(void)
+{
+    for (int t = 0; t < 2; t++) {
+        const lwt_dtype dt = t ? LWT_BF16 : LWT_F16;
+        const size_t n = 64, B = 2;
+        lwt_plan *p2 = plan_1d("db2", n, 2, dt, B), *p1 = plan_1d("db2", n, 1, dt, 1);
+        lwt_plan *p1h = plan_1d("db2", n / 2, 1, dt, 1), *q = plan_1d("db2", n, 2, LWT_F32, B);
+        CHECK(p2 && p1 && p1h && q, "%s plans", dtype_name(dt));
+        if (!p2 || !p1 || !p1h || !q)
+            return;
+        uint16_t x[2 * 64], got[2 * 64], mem[2 * 64], one[64], ref[64];
+        for (size_t i = 0; i < B * n; i++)
+            fill_value(dt, (char *)x, i);
+        size_t bytes = 0, bytes32 = 1;
+        CHECK(lwt_stream_scratch_size(p2, &bytes) == LWT_OK && lwt_stream_scratch_size(q, &bytes32) == LWT_OK &&
+                  bytes == bytes32 && bytes > 0,
+              "%s: scratch %zu bytes, the float32 plan's %zu", dtype_name(dt), bytes, bytes32);
+        void *scratch = malloc(bytes);
+        stream_setup su = cpu_desc(1, 1, LWT_BALANCE_POLICY_QUEUE); /* one level per pass */
+        CHECK(stream_tuned_call_scratch(p2, &su, x, got, scratch, NULL, 0) == LWT_OK, "%s: streamed forward", dtype_name(dt));
+        CHECK(lwt_forward(p2, x, mem, NULL) == LWT_OK && !memcmp(got, mem, sizeof got),
+              "%s: streamed forward with a caller's scratch != in memory", dtype_name(dt));
+        /* rounded between the levels: level 1, then level 1 of its rounded approximation */
+        CHECK(lwt_forward(p1, x, one, NULL) == LWT_OK && lwt_forward(p1h, one, ref, NULL) == LWT_OK, "one level");
+        memcpy(ref + n / 2, one + n / 2, n / 2 * sizeof *ref);
+        CHECK(!memcmp(ref + n / 2, got + n / 2, n / 2 * sizeof *ref), "%s: finest details differ", dtype_name(dt));
+        CHECK(memcmp(ref, got, n / 2 * sizeof *ref), "%s: rounding the approximation between levels changed no bit "
+              "of the coarse bands: the data cannot tell", dtype_name(dt));
+        CHECK(stream_tuned_call_scratch(p2, &su, mem, got, scratch, NULL, 1) == LWT_OK, "%s: streamed inverse",
+              dtype_name(dt));
+        CHECK(lwt_inverse(p2, mem, x, NULL) == LWT_OK && !memcmp(got, x, sizeof got),
+              "%s: streamed inverse with a caller's scratch != in memory", dtype_name(dt));
+        /* no level: widened and rounded back as in memory, which quiets a signalling NaN */
+        lwt_plan *p0 = plan_1d("db2", 4, 0, dt, 1);
+        const uint16_t snan[4] = {t ? 0x7f81 : 0x7d00, 1, 0x8001, t ? 0x7f80 : 0x7c00};
+        uint16_t s0[4], m0[4];
+        CHECK(p0 && stream_tuned_call_scratch(p0, &su, snan, s0, NULL, NULL, 0) == LWT_OK &&
+                  lwt_forward(p0, snan, m0, NULL) == LWT_OK && !memcmp(s0, m0, sizeof s0) && s0[0] != snan[0],
+              "%s: 0 levels: streamed %04x, in memory %04x, input %04x", dtype_name(dt), s0[0], m0[0], snan[0]);
+        lwt_plan_destroy(p0);
+        cases += 3;
+        free(scratch);
+        lwt_plan_destroy(p2);
+        lwt_plan_destroy(p1);
+        lwt_plan_destroy(p1h);
+        lwt_plan_destroy(q);
+    }
 }
 
 /* a worker that fails, one that is slow, every worker failing */
@@ -340,6 +463,8 @@ int main(void)
     lwt_context_set_threads(ctx, 1);
     sweep_wavelets(quick);
     many_seams(quick);
+    sweep_half(quick);
+    half_between_levels();
     faults();
     streamer_reuse();
     printf("test_stream: %ld streamed cases compared bit for bit\n", cases);

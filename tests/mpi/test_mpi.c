@@ -2,7 +2,8 @@
  * test_mpi: a transform spread over the ranks (lwt_mpi.h) gives, on every rank, the bits the
  * whole array's lwt_forward / lwt_inverse give (CPU backend) for its rows of every band and its
  * slab of the signal. Run under mpirun with any rank count (ctest: 1, 2, 3 and 5 ranks on two
- * cores): random wavelets, modes, float32 and float64, 1-D to 3-D, odd shapes, levels up to
+ * cores): random wavelets, modes, float32 and float64 (and float16 and bfloat16: the ranks
+ * stream the float32 plan, approximations float32 between them), 1-D to 3-D, odd shapes, levels up to
  * the maximum and beyond, uneven slabs (some empty), small chunks so that a share has several
  * and a halo crosses ranks. Every rank draws the same cases from one seed (LWT_SEED, else a
  * fresh one, printed by rank 0) and computes the reference itself. Rank 0 prints the summary;
@@ -50,14 +51,32 @@ static long pick(long lo, long hi) /* [lo, hi] */
     return lo + (long)(next() % (uint64_t)(hi - lo + 1));
 }
 
-static void fill(void *x, size_t n, int f64)
+static size_t elem_size(lwt_dtype t)
+{
+    return t == LWT_F64 ? 8 : t == LWT_F32 ? 4 : 2;
+}
+
+static const char *dtype_name(lwt_dtype t)
+{
+    return t == LWT_F64 ? "f64" : t == LWT_F32 ? "f32" : t == LWT_F16 ? "f16" : "bf16";
+}
+
+/* random values; 16-bit: random bit patterns of any sign and mantissa, float16 exponents from
+   subnormal up to just below the largest finite binade (so sums round, some to inf), bfloat16
+   exponents from 2^-27 to 2^27 */
+static void fill(void *x, size_t n, lwt_dtype t)
 {
     for (size_t i = 0; i < n; i++) {
-        const double v = (double)(next() >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-        if (f64)
+        const uint64_t r = next();
+        const double v = (double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+        if (t == LWT_F64)
             ((double *)x)[i] = v;
-        else
+        else if (t == LWT_F32)
             ((float *)x)[i] = (float)v;
+        else if (t == LWT_F16)
+            ((uint16_t *)x)[i] = (uint16_t)((r & 0x83ffu) | ((r >> 20) % 30) << 10);
+        else
+            ((uint16_t *)x)[i] = (uint16_t)((r & 0x807fu) | (100 + (r >> 20) % 55) << 7);
     }
 }
 
@@ -102,7 +121,7 @@ static void check_plan(const lwt_mpi_plan *mp, const lwt_plan *whole, const lwt_
     const lwt_plan_info info = *pinfo;
     const lwt_plan_desc d = *pd;
     const int ndim = d.ndim;
-    const size_t es = d.dtype == LWT_F64 ? 8 : 4;
+    const size_t es = elem_size(d.dtype);
     lwt_status st;
     size_t nin = 0, ncoef = 0;
     lwt_mpi_plan_local(mp, &nin, &ncoef);
@@ -174,8 +193,9 @@ static void check_plan(const lwt_mpi_plan *mp, const lwt_plan *whole, const lwt_
     free(lout);
 }
 
-/* one case: the whole transform here, the distributed one, compared piece by piece */
-static void run_case(lwt_context *ctx, int ci)
+/* one case: the whole transform here, the distributed one, compared piece by piece; half:
+   LWT_F16 or LWT_BF16, else (LWT_F32) float32 or float64 at random */
+static void run_case(lwt_context *ctx, int ci, lwt_dtype half)
 {
     static const char *modes[] = {"zero", "constant", "symmetric", "reflect", "periodic",
                                   "smooth", "antisymmetric", "antireflect", "periodization"};
@@ -191,7 +211,7 @@ static void run_case(lwt_context *ctx, int ci)
     }
     d.wavelet = w;
     d.ndim = ndim;
-    d.dtype = f64 ? LWT_F64 : LWT_F32;
+    d.dtype = half == LWT_F16 || half == LWT_BF16 ? half : f64 ? LWT_F64 : LWT_F32;
     d.backend = LWT_BACKEND_CPU;
     const long lim = ndim == 1 ? 3000 : ndim == 2 ? 90 : 24;
     for (int k = 0; k < ndim; k++)
@@ -231,9 +251,9 @@ static void run_case(lwt_context *ctx, int ci)
     if (lwt_mpi_stream_desc_local(ctx, MPI_COMM_WORLD, workers, 0, &sd))
         CHECK(0, "case %d: lwt_mpi_stream_desc_local", ci);
     sd.chunk_rows = (size_t)pick(2, 40);
-    const size_t es = f64 ? 8 : 4;
+    const size_t es = elem_size(d.dtype);
     void *x = malloc(info.input_count * es), *c = malloc(info.coeff_count * es), *y = malloc(info.input_count * es);
-    fill(x, info.input_count, f64);
+    fill(x, info.input_count, d.dtype);
     CHECK(!lwt_forward(whole, x, c, NULL) && !lwt_inverse(whole, c, y, NULL), "case %d: whole-array transform", ci);
 
     /* the shares: by slab, by weights given (random, different on each rank) or measured */
@@ -247,7 +267,7 @@ static void run_case(lwt_context *ctx, int ci)
     const double weight = how == 0 ? LWT_MPI_WEIGHT_SLAB : how == 1 ? wq : LWT_MPI_WEIGHT_MEASURE;
     char what[300];
     snprintf(what, sizeof what, "case %d: %s %s %s %dD %zux%zux%zu levels %d chunk rows %zu weight %g", ci, wname,
-             mname, f64 ? "f64" : "f32", ndim, d.shape[0], ndim > 1 ? d.shape[1] : 1, ndim > 2 ? d.shape[2] : 1,
+             mname, dtype_name(d.dtype), ndim, d.shape[0], ndim > 1 ? d.shape[1] : 1, ndim > 2 ? d.shape[2] : 1,
              d.levels, sd.chunk_rows, weight);
     lwt_mpi_plan *mp = NULL;
     lwt_status st = lwt_mpi_plan_create_weighted(ctx, &d, &sd, MPI_COMM_WORLD, cut[rank], cut[rank + 1], weight, &mp);
@@ -419,7 +439,9 @@ int main(int argc, char **argv)
     const char *q = getenv("LWT_QUICK");
     const int ncases = q && *q && *q != '0' ? 12 : 40;
     for (int ci = 0; ci < ncases; ci++)
-        run_case(ctx, ci);
+        run_case(ctx, ci, LWT_F32);
+    for (int ci = ncases; ci < ncases + ncases / 4; ci++) /* 16-bit: the caller's arrays, not the halos */
+        run_case(ctx, ci, ci % 2 ? LWT_BF16 : LWT_F16);
     bad_slabs(ctx);
     weights_and_workers(ctx);
     failing_rank(ctx);
@@ -427,7 +449,8 @@ int main(int argc, char **argv)
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
-        printf(all ? "test_mpi: %d failures\n" : "test_mpi: all checks passed (%d cases)\n", all ? all : ncases);
+        printf(all ? "test_mpi: %d failures\n" : "test_mpi: all checks passed (%d cases)\n",
+               all ? all : ncases + ncases / 4);
     MPI_Finalize();
     return all ? 1 : 0;
 }

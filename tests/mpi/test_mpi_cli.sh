@@ -1,6 +1,6 @@
 #!/bin/sh
 # lwt forward|inverse --mpi on 1-3 ranks writes the same bytes as lwt forward|inverse (1-D, 2-D,
-# 3-D .npy, float32 and float64, a raw input, odd sizes, small chunks so that halos cross ranks,
+# 3-D .npy, float32, float64 and float16 (16-bit storage: float32 between levels), a raw input, odd sizes, small chunks so that halos cross ranks,
 # shares by measured speed);
 # a rank that fails (--fail-rank) fails the job with a non-zero status and leaves no output;
 # a bad input is refused on every rank; a FIFO or folder as input at once, never hanging.
@@ -13,12 +13,14 @@ rng = np.random.default_rng(7)
 np.save("a1.npy", rng.standard_normal(4097))
 np.save("a2.npy", rng.standard_normal((203, 131)).astype(np.float32))
 np.save("a3.npy", rng.standard_normal((29, 17, 23)))
+np.save("a4.npy", (rng.standard_normal((67, 45)) * 4).astype(np.float16))
 rng.standard_normal((77, 61)).astype(np.float32).tofile("r2.f32")
 PY
 same() {
   if ! cmp -s "$1" "$2"; then echo "FAIL: $3: $2 differs from $1"; fail=1; fi
 }
-for case in "a1 4097 db3 symmetric 4" "a2 203,131 bior4.4 periodization 3" "a3 29,17,23 sym5 reflect 2"; do
+for case in "a1 4097 db3 symmetric 4" "a2 203,131 bior4.4 periodization 3" "a3 29,17,23 sym5 reflect 2" \
+            "a4 67,45 db4 smooth 2"; do
   set -- $case
   f=$1 shape=$2 w=$3 m=$4 l=$5
   check "$f forward" "$lwt" forward -w $w -m $m -l $l $f.npy $f.ref.npy
