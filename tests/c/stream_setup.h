@@ -33,4 +33,15 @@ static inline lwt_status stream_tuned_call(const lwt_plan *p, const stream_setup
     return stream_tuned_call_scratch(p, su, in, out, NULL, rep, inverse);
 }
 
+/* bytes of an element of dtype t, and its short name */
+static inline size_t elem_size(lwt_dtype t)
+{
+    return t == LWT_F64 ? 8 : t == LWT_F32 ? 4 : 2;
+}
+
+static inline const char *dtype_name(lwt_dtype t)
+{
+    return t == LWT_F64 ? "f64" : t == LWT_F32 ? "f32" : t == LWT_F16 ? "f16" : "bf16";
+}
+
 #endif

@@ -43,16 +43,6 @@ typedef struct scase {
     lwt_dtype dtype;
 } scase;
 
-static size_t elem_size(lwt_dtype t)
-{
-    return t == LWT_F64 ? 8 : t == LWT_F32 ? 4 : 2;
-}
-
-static const char *dtype_name(lwt_dtype t)
-{
-    return t == LWT_F64 ? "f64" : t == LWT_F32 ? "f32" : t == LWT_F16 ? "f16" : "bf16";
-}
-
 /* Element i of a random input. 16-bit: random values of a few magnitudes rounded to the type,
    and every 7th one from the edges of float16's range (near its largest finite value, which
    sums overflow into inf, its smallest normal and subnormals, which products round away), so

@@ -9,6 +9,7 @@
  *
  * Usage: test_gpu_stream [--quick]
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,20 @@ static lwt_plan *cpu_plan(const char *wname, lwt_mode mode, int ndim, const size
     return p;
 }
 
+/* a random finite 16-bit value of dt: bfloat16 as a float32's high half, float16 from a sign,
+   an exponent in [5, 25] and 10 random significand bits (values from about 2^-10 to 2^10) */
+static uint16_t rnd16(lwt_dtype dt)
+{
+    if (dt == LWT_BF16) {
+        const float f = (float)rnd();
+        uint32_t u;
+        memcpy(&u, &f, sizeof u);
+        return (uint16_t)(u >> 16);
+    }
+    const unsigned r = (unsigned)(1e6 * (rnd() + 1.0));
+    return (uint16_t)((r & 1u) << 15 | (5u + (r >> 1) % 21u) << 10 | (r >> 6 & 0x3ffu));
+}
+
 /* check_up: the forward's windows are big enough for the GPU worker's row cache, which keeps the
  * rows consecutive windows share on the device: at least half of the bytes the windows read
  * beyond the input must not have crossed the bus (without the cache all of them do) */
@@ -138,15 +153,17 @@ static void run_case_up(const char *wname, lwt_mode mode, int ndim, const size_t
         return;
     lwt_plan_info info;
     lwt_plan_get_info(p, &info);
-    const size_t es = dt == LWT_F32 ? 4 : 8;
+    const size_t es = elem_size(dt);
     char *x = host_alloc(info.input_count * es, pinned), *c1 = malloc(info.coeff_count * es);
     char *c2 = host_alloc(info.coeff_count * es, pinned), *y1 = malloc(info.input_count * es);
     char *y2 = host_alloc(info.input_count * es, pinned);
     for (size_t i = 0; i < info.input_count; i++) {
         if (dt == LWT_F32)
             ((float *)x)[i] = (float)rnd();
-        else
+        else if (dt == LWT_F64)
             ((double *)x)[i] = rnd();
+        else
+            ((uint16_t *)x)[i] = rnd16(dt);
     }
     stream_setup sd = make_desc(s, chunk_rows);
     lwt_stream_report rep;
@@ -173,7 +190,7 @@ static void run_case_up(const char *wname, lwt_mode mode, int ndim, const size_t
         failures++;
         size_t diff = 0;
         for (size_t i = 0; i < info.coeff_count * es && st1 == LWT_OK; i += es)
-            if (memcmp(c1 + i, c2 + i, es) && diff++ < 8 && getenv("LWT_TEST_DIFF")) { /* where, for a diagnosis */
+            if (memcmp(c1 + i, c2 + i, es) && diff++ < 8 && getenv("LWT_TEST_DIFF") && es > 2) { /* where, for a diagnosis */
                 const size_t e = i / es, n2 = ndim > 2 ? info.packed_shape[2] : 1;
                 const size_t n1 = ndim > 1 ? info.packed_shape[1] : 1;
                 fprintf(stderr, "  packed [%zu,%zu,%zu] of %zux%zux%zu: cpu %.17g gpu %.17g\n", e / (n1 * n2),
@@ -184,7 +201,7 @@ static void run_case_up(const char *wname, lwt_mode mode, int ndim, const size_t
         fprintf(stderr, "FAIL %s %s %dD %zux%zux%zu L%d %s chunk %zu %s%s: forward %s (%zu of %zu differ), inverse %s, "
                         "GPU chunks %d, %.3f x the input went up (at most %.3f)\n",
                 setup_name[s], wname, ndim, shape[0], ndim > 1 ? shape[1] : 1, ndim > 2 ? shape[2] : 1, levels,
-                lwt_mode_name(mode), chunk_rows, dt == LWT_F32 ? "f32" : "f64", pinned ? " pinned" : "",
+                lwt_mode_name(mode), chunk_rows, dtype_name(dt), pinned ? " pinned" : "",
                 same_f ? "same" : lwt_status_string(st1), diff, info.coeff_count, same_i ? "same" : lwt_status_string(st2),
                 gpu_chunks, up, up_max);
     }
@@ -284,6 +301,20 @@ int main(int argc, char **argv)
         const size_t sh[2] = {1031, 517};
         run_case("cdf97", LWT_MODE_SYMMETRIC, 2, sh, 4, LWT_F32, (setup)s, 96, s % 2);
         run_case("db4", LWT_MODE_PERIODIZATION, 2, sh, 3, LWT_F64, (setup)s, 64, 1 - s % 2);
+    }
+    /* 16-bit plans: their float32 plan streamed, the caller's arrays in 16 bits (the GPU worker
+       converts them on the host, through its rings): equal to the CPU's in-memory 16-bit plan */
+    for (int v = 0; v < (quick ? 8 : 24); v++) {
+        const char *hw[] = {"cdf97", "haar", "db4", "db10"};
+        const lwt_dtype dt = v % 2 ? LWT_F16 : LWT_BF16;
+        const lwt_mode m = (lwt_mode)((v * 5) % LWT_MODE_COUNT);
+        const size_t s2[2] = {211 + (size_t)(v % 9), 157 + (size_t)(v % 5)}, s1[1] = {4001 + (size_t)v};
+        const size_t s3[3] = {19 + (size_t)(v % 4), 17, 23};
+        run_case(hw[v % 4], m, 2, s2, 1 + v % 4, dt, (setup)(v % SETUP_COUNT), 7 + (size_t)(v % 11), v % 3 == 0);
+        if (v % 4 == 0)
+            run_case(hw[v / 4 % 4], m, 1, s1, 4, dt, SETUP_GPU, 300 + (size_t)v, v % 8 == 0);
+        if (v % 4 == 1)
+            run_case(hw[v / 4 % 4], m, 3, s3, 2, dt, SETUP_GPU, 5, 0);
     }
     /* the fused 2-D level (one sliding-window kernel per chunk level) for every wavelet shape
        it has, every mode, both dtypes, odd sizes, chunk rows that leave short remainders; it
