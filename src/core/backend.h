@@ -131,9 +131,13 @@ typedef struct lwt_backend_ops {
                           const size_t out_bstride[4]);
     /* Forward levels j and j + 1 of a 2-D plan in one pass, where pair_kernel said so.
      * in: level j's input (sizes[j-1], row stride in_stride); out1[b], b = 1..3: level
-     * j's detail bands; out2[b], b = 0..3: level j + 1's bands (row strides alongside). */
+     * j's detail bands; out2[b], b = 0..3: level j + 1's bands (row strides alongside).
+     * nbatch arrays at once (a batch of 2-D arrays): array z's input at in + z in_bstride,
+     * its bands at out1[b] + z out1_bstride[b], out2[b] + z out2_bstride[b] (elements). */
     lwt_status (*fused2d_pair)(void *bctx, int level, const void *in, size_t in_stride, void *const out1[4],
-                               const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4]);
+                               const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4],
+                               size_t nbatch, size_t in_bstride, const size_t out1_bstride[4],
+                               const size_t out2_bstride[4]);
     /* optional: whether a float16/bfloat16 plan made of float32 plan f32 runs its levels with
      * 16-bit storage in the kernels themselves (1) rather than between two conversions (0);
      * asked once, when the 16-bit plan is made (core/half_plan.c); 1 also sends its host-pointer

@@ -271,7 +271,8 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
             size_t stride1[4], stride2[4];
             level_dests(p, j, coeffs, bufs[which], dst1, stride1);
             level_dests(p, j + 1, coeffs, bufs[which], dst2, stride2);
-            if ((st = env->ops->fused2d_pair(env->bctx, j, cur, cur_shape[1], dst1, stride1, dst2, stride2)))
+            if ((st = env->ops->fused2d_pair(env->bctx, j, cur, cur_shape[1], dst1, stride1, dst2, stride2, 1, 0,
+                                             no_bstride, no_bstride)))
                 return st;
             if (j + 1 == p->levels)
                 return LWT_OK;
@@ -526,8 +527,8 @@ static lwt_status batch_rows(const lwt_plan *p, const exec_env *env, const char 
 }
 
 /*
- * A batch of 2-D arrays level by level (steps->batch_levels): each FUSED2D step on every array
- * at once, array b's slices b strides apart. Array b's packed coefficients start b coeff_count
+ * A batch of 2-D arrays level by level (steps->batch_levels): each FUSED2D or PAIR2D step on
+ * every array at once, array b's slices b strides apart. Array b's packed coefficients start b coeff_count
  * on, its input (output) b input_count on; the approximations between levels sit compact in
  * the buffers, b of them one after another. The bits are those of the arrays one at a time:
  * the same kernel runs each array's level the same way.
@@ -544,19 +545,31 @@ static lwt_status forward_batch(const lwt_plan *p, const exec_env *env, const ch
     size_t cur_cols = p->shape[1], cur_bstride = p->input_count;
     int which = 0;
     for (int i = 0; i < env->steps->n[0]; i++) {
-        const int j = env->steps->v[0][i].level;
+        const lwt_level_step *step = &env->steps->v[0][i];
+        const int j = step->level, jl = step->op == LWT_LEVEL_PAIR2D ? j + 1 : j; /* its last level */
         void *dst[4];
         size_t stride[4], out_bstride[4];
-        level_dests(p, j, coeffs, bufs[which], dst, stride);
+        level_dests(p, jl, coeffs, bufs[which], dst, stride);
         for (unsigned b = 0; b < 4; b++)
-            out_bstride[b] = b == 0 && j < p->levels ? p->sizes[j][0] * p->sizes[j][1] : p->coeff_count;
-        const void *src[4] = {cur, NULL, NULL, NULL};
-        const size_t src_stride[4] = {cur_cols, 0, 0, 0}, src_bstride[4] = {cur_bstride, 0, 0, 0};
-        lwt_status st = env->ops->fused2d(env->bctx, j, 0, src, src_stride, dst, stride, B, src_bstride, out_bstride);
+            out_bstride[b] = b == 0 && jl < p->levels ? p->sizes[jl][0] * p->sizes[jl][1] : p->coeff_count;
+        lwt_status st;
+        if (step->op == LWT_LEVEL_PAIR2D) { /* level j's details, then level j + 1's bands (dst) */
+            void *dst1[4];
+            size_t stride1[4];
+            const size_t bstride1[4] = {0, p->coeff_count, p->coeff_count, p->coeff_count};
+            level_dests(p, j, coeffs, NULL, dst1, stride1);
+            dst1[0] = NULL; /* level j's approximation is never stored */
+            st = env->ops->fused2d_pair(env->bctx, j, cur, cur_cols, dst1, stride1, dst, stride, B, cur_bstride,
+                                        bstride1, out_bstride);
+        } else {
+            const void *src[4] = {cur, NULL, NULL, NULL};
+            const size_t src_stride[4] = {cur_cols, 0, 0, 0}, src_bstride[4] = {cur_bstride, 0, 0, 0};
+            st = env->ops->fused2d(env->bctx, j, 0, src, src_stride, dst, stride, B, src_bstride, out_bstride);
+        }
         if (st)
             return st;
         cur = bufs[which];
-        cur_cols = p->sizes[j][1];
+        cur_cols = p->sizes[jl][1];
         cur_bstride = out_bstride[0];
         which ^= 1;
     }

@@ -116,26 +116,43 @@ static int fused_step(const lwt_plan *p, const lwt_backend_ops *ops, const void 
     return st->kernel[0] ? 1 : -1;
 }
 
+/* the backend's pair of forward levels j, j + 1 of a 2-D plan in one step, or NULL */
+static const char *pair_step(const lwt_plan *p, const lwt_backend_ops *ops, const void *q, int j)
+{
+    return p->ndim == 2 && !p->direct && j < p->levels && ops->pair_kernel ? ops->pair_kernel(q, p, j) : NULL;
+}
+
 /* A batch of 2-D arrays whose every level, both ways, the backend runs on a batch in one call
    (level_kernel's planes question: the kernels that take batches of planes): the FUSED2D steps
-   of every level, run level by level over the whole batch (driver.c). No level pairs: a pair
-   takes one array. 1: planned; 0: not. Measured: docs/PERFORMANCE.md, "Batches in one launch". */
+   of every level, run level by level over the whole batch (driver.c), and forward levels in
+   pairs where the backend pairs them (its pair kernel takes batches too). 1: planned; 0: not.
+   Measured: docs/PERFORMANCE.md, "Batches of 2-D arrays in one launch per level". */
 static int batch_levels(const lwt_plan *p, const lwt_backend_ops *ops, const void *q, lwt_steps *out)
 {
     if (p->ndim != 2 || p->desc.batch < 2 || p->levels < 1 || !ops->level_kernel || p->tune.batch_items ||
         (!p->tight && p->gap_shape[0] != 1))
         return 0;
-    for (int inv = 0; inv < 2; inv++)
+    for (int inv = 0; inv < 2; inv++) {
+        int n = 0;
         for (int i = 0; i < p->levels; i++) {
-            lwt_level_step *st = &out->v[inv][i];
+            lwt_level_step *st = &out->v[inv][n++];
             st->level = inv ? p->levels - i : i + 1;
+            const char *kn = inv ? NULL : pair_step(p, ops, q, st->level);
+            if (kn) {
+                st->op = LWT_LEVEL_PAIR2D;
+                st->kernel[0] = kn;
+                i++;
+                continue;
+            }
             st->op = LWT_LEVEL_FUSED2D;
             if (!(st->kernel[0] = ops->level_kernel(q, p, st->level, inv, 1))) {
-                memset(out->v[inv], 0, sizeof *out->v[inv] * (size_t)p->levels);
+                for (int d = 0; d < 2; d++)
+                    memset(out->v[d], 0, sizeof *out->v[d] * (size_t)p->levels);
                 return 0;
             }
         }
-    out->n[0] = out->n[1] = p->levels;
+        out->n[inv] = n;
+    }
     out->batch_levels = 1;
     return 1;
 }
@@ -150,7 +167,7 @@ static lwt_status plan_forward(const lwt_plan *p, const lwt_backend_ops *ops, co
         st->level = j;
         const char *kn;
         int fused;
-        if (p->ndim == 2 && !p->direct && j < p->levels && ops->pair_kernel && (kn = ops->pair_kernel(q, p, j))) {
+        if ((kn = pair_step(p, ops, q, j))) {
             st->op = LWT_LEVEL_PAIR2D;
             st->kernel[0] = kn;
             j++;

@@ -531,7 +531,9 @@ static lwt_status cuda_fused2d(void *bctx, int level, int inverse, const void *c
 }
 
 static lwt_status cuda_fused2d_pair(void *bctx, int level, const void *in, size_t in_stride, void *const out1[4],
-                                    const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4])
+                                    const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4],
+                                    size_t nbatch, size_t in_bstride, const size_t out1_bstride[4],
+                                    const size_t out2_bstride[4])
 {
     cuda_call *call = (cuda_call *)bctx;
     const lwt_plan *p = call->plan;
@@ -539,7 +541,8 @@ static lwt_status cuda_fused2d_pair(void *bctx, int level, const void *in, size_
     const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
     const lwt_slide_pair *pp = st->pair[level - 1]; /* cuda_pair_kernel said it is there */
     LWT_CUDA_CHECK(ctx, lwt_cuda_slide_pair(st->slide_regs[2 * (level - 1)], pp, &p->wavelet.scheme, p->desc.dtype, in, in_stride,
-                           out1, out1_stride, out2, out2_stride, call->stream));
+                           out1, out1_stride, out2, out2_stride, nbatch, in_bstride, out1_bstride, out2_bstride,
+                           call->stream));
     return LWT_OK;
 }
 

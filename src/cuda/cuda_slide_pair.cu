@@ -79,9 +79,12 @@ template <typename REAL> struct rp_args {
     long p_first; /* first level-1 row pushed, from the first level-1 approximation row level 2 reads */
     lwt_slide_runs runs; /* over level 2's tiles */
     int bf16;            /* 16-bit storage: bfloat16, else float16 */
+    /* a batch of arrays, one per blockIdx.y (the BATCH kernels): array z's input at in +
+       z in_bstride, its bands at out1[b] + z out1_bstride[b] and out2[b] + z out2_bstride[b] */
+    size_t in_bstride, out1_bstride[4], out2_bstride[4];
 };
 
-template <int ID, typename REAL, int ST>
+template <int ID, typename REAL, int ST, bool BATCH>
 __global__ void __launch_bounds__(RS_THREADS, RP_MIN_BLOCKS)
     rp_forward(const __grid_constant__ lwt_slide_geom G1, const __grid_constant__ lwt_slide_geom G2,
                const __grid_constant__ rp_args<REAL> A)
@@ -135,8 +138,12 @@ __global__ void __launch_bounds__(RS_THREADS, RP_MIN_BLOCKS)
     const REAL kll = (fold_scale ? A.k[0] : (REAL)1) * A.k[2]; /* the approximation's band scale */
     using XT = rs_sig_t<REAL, ST>; /* the input's storage */
     using DT = rs_det_t<REAL, ST>; /* the detail bands' */
-    const XT *src = (const XT *)A.in;
+    const XT *src = (const XT *)A.in + (BATCH ? blockIdx.y * A.in_bstride : 0);
     const size_t stride = A.in_stride;
+    /* where array blockIdx.y's band b starts (BATCH; as rs_forward, the offsets only in the
+       kernels for batches) */
+    auto out1_at = [&](int b) { return (DT *)A.out1[b] + (BATCH ? blockIdx.y * A.out1_bstride[b] : 0); };
+    auto out2_at = [&](int b) { return (size_t)(BATCH ? blockIdx.y * A.out2_bstride[b] : 0); };
     auto load = [&](REAL(&v)[R][2], long m0) {
         const long y0 = 2 * m0 + ay1.delta;
         if (y0 >= 0 && y0 + 2 * R <= ay1.n) {
@@ -215,7 +222,7 @@ __global__ void __launch_bounds__(RS_THREADS, RP_MIN_BLOCKS)
             const long i = t - 1;
             const long sh = hc == a ? A.sa : A.sd;
             /* level 1's bands here are all details (its approximation stays in shared memory) */
-            DT *const ob_a = vb ? (DT *)A.out1[vb] + 2 * sx2 : nullptr, *const ob_d = (DT *)A.out1[vb | 2] + 2 * sx2;
+            DT *const ob_a = vb ? out1_at(vb) + 2 * sx2 : nullptr, *const ob_d = out1_at(vb | 2) + 2 * sx2;
             const size_t os_a = A.out1_stride[vb], os_d = A.out1_stride[vb | 2];
             const int pa = rs_pos_np(NP1, ax1, a, (int)(A.sa - ax1.lo[a] - A.c_lo) + lane);
             const int pd = rs_pos_np(NP1, ax1, 1 - a, (int)(A.sd - ax1.lo[1 - a] - A.c_lo) + lane);
@@ -248,7 +255,8 @@ __global__ void __launch_bounds__(RS_THREADS, RP_MIN_BLOCKS)
             const long hsh = (hc == a ? A.sa : A.sd) - sy2;
             /* band vb | 2 holds details; band vb too unless it is the approximation (vb 0) */
             using band = rs_band<REAL, DT>;
-            const band ob_a = band(A.out2[vb], vb != 0).at(sx2), ob_d = band(A.out2[vb | 2], true).at(sx2);
+            const band ob_a = band(A.out2[vb], vb != 0).at(out2_at(vb) + sx2),
+                       ob_d = band(A.out2[vb | 2], true).at(out2_at(vb | 2) + sx2);
             const size_t os_a = A.out2_stride[vb], os_d = A.out2_stride[vb | 2];
             const int pa = rs_pos_np(NP2, ax2, a, (int)(A.sa - ax2.lo[a]) + lane);
             const int pd = rs_pos_np(NP2, ax2, 1 - a, (int)(A.sd - ax2.lo[1 - a]) + lane);
@@ -291,7 +299,7 @@ constexpr size_t rp_smem(int R, size_t es)
 }
 
 template <typename REAL, int ST, int ID>
-cudaError_t launch_enabled(const lwt_slide_pair &pp, rp_args<REAL> A, cudaStream_t stream)
+cudaError_t launch_enabled(const lwt_slide_pair &pp, rp_args<REAL> A, size_t nbatch, cudaStream_t stream)
 {
     constexpr rs_pipe P = make_pipe(kShapes[ID], false);
     constexpr int R = rp_rows(ID, sizeof(REAL));
@@ -303,7 +311,14 @@ cudaError_t launch_enabled(const lwt_slide_pair &pp, rp_args<REAL> A, cudaStream
     const long need = A.sa + P.D[A.ach] - g1.m_start + (lead > 0 ? lead : 0);
     A.wb = need > 0 ? (int)((need + R - 1) / R) : 0;
     A.p_first = A.sa + P.D[A.ach] - (long)A.wb * R;
-    const auto k = rp_forward<ID, REAL, ST>;
+    /* batches of float32 arrays only (the 16-bit plans' batches run the conversions) */
+    auto k = rp_forward<ID, REAL, ST, false>;
+    if constexpr (ST == RS_PLAIN) {
+        if (nbatch > 1)
+            k = rp_forward<ID, REAL, ST, true>;
+    } else if (nbatch > 1) {
+        return cudaErrorInvalidValue;
+    }
     const size_t smem = rp_smem(R, sizeof(REAL));
     cudaError_t e = cudaSuccess;
     if (smem > 48 * 1024 && (e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)))
@@ -312,37 +327,51 @@ cudaError_t launch_enabled(const lwt_slide_pair &pp, rp_args<REAL> A, cudaStream
     if ((e = cudaGetDevice(&dev)) || (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) ||
         (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, RS_THREADS, smem)))
         return e;
-    const long blocks =
-        lwt_slide_runs_plan(&A.runs, 0, g2.tiles[0], g2.tiles[1], (long)sms * (per_sm > 0 ? per_sm : 1));
+    /* a batch: full runs only (rs_forward's launch_kernel says why) */
+    const long blocks = lwt_slide_runs_plan(&A.runs, 0, g2.tiles[0], g2.tiles[1],
+                                            nbatch > 1 ? 0 : (long)sms * (per_sm > 0 ? per_sm : 1));
     if (blocks <= 0)
         return cudaSuccess;
-    k<<<(unsigned)blocks, RS_THREADS, smem, stream>>>(g1, g2, A);
-    return cudaGetLastError();
+    const size_t most = 65535; /* arrays per launch (gridDim.y) */
+    for (size_t z0 = 0; z0 < nbatch; z0 += most) {
+        rp_args<REAL> Az = A; /* z0 > 0 only in batches, whose arrays are all REAL */
+        Az.in = (const REAL *)A.in + z0 * A.in_bstride;
+        for (int b = 0; b < 4; b++) {
+            Az.out1[b] = A.out1[b] ? (REAL *)A.out1[b] + z0 * A.out1_bstride[b] : NULL;
+            Az.out2[b] = A.out2[b] ? (REAL *)A.out2[b] + z0 * A.out2_bstride[b] : NULL;
+        }
+        const unsigned nz = (unsigned)(nbatch - z0 < most ? nbatch - z0 : most);
+        k<<<dim3((unsigned)blocks, nz), RS_THREADS, smem, stream>>>(g1, g2, Az);
+        if ((e = cudaGetLastError()))
+            return e;
+    }
+    return cudaSuccess;
 }
 
 template <typename REAL, int ST, int ID>
-cudaError_t launch_id(const lwt_slide_pair &pp, rp_args<REAL> A, cudaStream_t stream)
+cudaError_t launch_id(const lwt_slide_pair &pp, rp_args<REAL> A, size_t nbatch, cudaStream_t stream)
 {
     if constexpr (!rp_enabled(ID, sizeof(REAL)))
         return cudaErrorInvalidValue;
     else
-        return launch_enabled<REAL, ST, ID>(pp, A, stream);
+        return launch_enabled<REAL, ST, ID>(pp, A, nbatch, stream);
 }
 
 template <typename REAL, int ST, int... ID>
-cudaError_t launch(int id, const lwt_slide_pair &pp, const rp_args<REAL> &A, cudaStream_t stream,
+cudaError_t launch(int id, const lwt_slide_pair &pp, const rp_args<REAL> &A, size_t nbatch, cudaStream_t stream,
                    std::integer_sequence<int, ID...>)
 {
-    using fn = cudaError_t (*)(const lwt_slide_pair &, rp_args<REAL>, cudaStream_t);
+    using fn = cudaError_t (*)(const lwt_slide_pair &, rp_args<REAL>, size_t, cudaStream_t);
     const fn tab[] = {launch_id<REAL, ST, ID>...};
-    return tab[id](pp, A, stream);
+    return tab[id](pp, A, nbatch, stream);
 }
 
-/* storage ST (cuda_store16.cuh; bf16: its 16-bit type) */
+/* storage ST (cuda_store16.cuh; bf16: its 16-bit type); nbatch arrays, bstrides as rp_args' */
 template <typename REAL, int ST>
 cudaError_t launch_pair(int shape, const lwt_slide_pair *pp, const lwt_scheme *s, int bf16, const void *in,
                         size_t in_stride, void *const out1[4], const size_t out1_stride[4], void *const out2[4],
-                        const size_t out2_stride[4], cudaStream_t stream)
+                        const size_t out2_stride[4], size_t nbatch, size_t in_bstride, const size_t out1_bstride[4],
+                        const size_t out2_bstride[4], cudaStream_t stream)
 {
     rp_args<REAL> A;
     for (int i = 0; i < LWT_RS_MAX_TAPS; i++)
@@ -353,7 +382,10 @@ cudaError_t launch_pair(int shape, const lwt_slide_pair *pp, const lwt_scheme *s
         A.out1_stride[bnd] = out1_stride[bnd];
         A.out2[bnd] = out2[bnd];
         A.out2_stride[bnd] = out2_stride[bnd];
+        A.out1_bstride[bnd] = out1_bstride ? out1_bstride[bnd] : 0;
+        A.out2_bstride[bnd] = out2_bstride ? out2_bstride[bnd] : 0;
     }
+    A.in_bstride = in_bstride;
     A.in = in;
     A.in_stride = in_stride;
     A.bf16 = bf16;
@@ -362,7 +394,8 @@ cudaError_t launch_pair(int shape, const lwt_slide_pair *pp, const lwt_scheme *s
     A.sd = s->sd;
     A.c_lo = pp->c_lo;
     A.u0 = pp->u0;
-    return launch<REAL, ST>(shape, *pp, A, stream, std::make_integer_sequence<int, kNumShapes>{});
+    return launch<REAL, ST>(shape, *pp, A, nbatch > 0 ? nbatch : 1, stream,
+                            std::make_integer_sequence<int, kNumShapes>{});
 }
 
 } // namespace
@@ -381,13 +414,15 @@ lwt_slide_pair *lwt_cuda_slide_pair_plan(const lwt_scheme *s, lwt_mode mode, int
 
 cudaError_t lwt_cuda_slide_pair(int shape, const lwt_slide_pair *pp, const lwt_scheme *s, lwt_dtype dtype,
                                 const void *in, size_t in_stride, void *const out1[4], const size_t out1_stride[4],
-                                void *const out2[4], const size_t out2_stride[4], cudaStream_t stream)
+                                void *const out2[4], const size_t out2_stride[4], size_t nbatch, size_t in_bstride,
+                                const size_t out1_bstride[4], const size_t out2_bstride[4], cudaStream_t stream)
 {
     if (shape < 0 || shape >= kNumShapes)
         return cudaErrorInvalidValue;
     if (dtype != LWT_F32)
         return cudaErrorInvalidValue; /* rp_enabled: float32 only */
-    return launch_pair<float, RS_PLAIN>(shape, pp, s, 0, in, in_stride, out1, out1_stride, out2, out2_stride, stream);
+    return launch_pair<float, RS_PLAIN>(shape, pp, s, 0, in, in_stride, out1, out1_stride, out2, out2_stride, nbatch,
+                                        in_bstride, out1_bstride, out2_bstride, stream);
 }
 
 cudaError_t lwt_cuda_slide_pair_half(int shape, const lwt_slide_pair *pp, const lwt_scheme *s, int bf16, int signal16,
@@ -398,7 +433,7 @@ cudaError_t lwt_cuda_slide_pair_half(int shape, const lwt_slide_pair *pp, const 
     if (shape < 0 || shape >= kNumShapes)
         return cudaErrorInvalidValue;
     return signal16 ? launch_pair<float, RS_XD16>(shape, pp, s, bf16, in, in_stride, out1, out1_stride, out2,
-                                                  out2_stride, stream)
+                                                  out2_stride, 1, 0, NULL, NULL, stream)
                     : launch_pair<float, RS_D16>(shape, pp, s, bf16, in, in_stride, out1, out1_stride, out2,
-                                                 out2_stride, stream);
+                                                 out2_stride, 1, 0, NULL, NULL, stream);
 }

@@ -13,6 +13,8 @@
  *    of the input rolled by two samples along both axes are the coefficients rolled by one,
  *    bit for bit, so the level-1 approximation a strip computes past the array's edge from
  *    the wrapped input is the periodic extension level 2 reads there.
+ *    A batch of 2-D arrays (steps.batch_levels): every forward step, pairs included, and every
+ *    inverse step on the whole batch in one call, each array equal to the CPU backend's.
  * 3. The planner: refusals (other modes, sizes not multiples of 4), and for the compiled-in
  *    shapes the strips' invariants: the level-1 strip holds the level-1 columns the block
  *    writes and the approximation columns its level-2 strip reads, within the threads.
@@ -35,29 +37,47 @@ typedef struct pair_backend {
     lwt_context *ctx;
     unsigned refuse; /* bit j set: the pair of levels j and j + 1 is refused */
     int pairs;       /* pairs run */
+    int batch;       /* 1: whole levels both ways on batches (level_kernel's planes question) */
+    int batched;     /* calls on more than one array */
 } pair_backend;
 
-/* one forward level j of the plan by the CPU's sliding window (a one-level plan of its shape) */
-static lwt_status one_level(const pair_backend *t, int j, const void *in, size_t in_stride, void *const out[4],
-                            const size_t out_stride[4])
+/* one level j of the plan, forward or inverse, by the CPU's sliding window (a one-level plan
+   of its shape); in and out as lwt_backend_ops.fused2d's for one array */
+static lwt_status level_at(const pair_backend *t, int j, int inverse, const void *const in[4],
+                           const size_t in_stride[4], void *const out[4], const size_t out_stride[4])
 {
     lwt_plan *q;
     lwt_status st = cpu_level_plan(t->ctx, t->p, t->p->sizes[j - 1][0], t->p->sizes[j - 1][1], &q);
     if (st)
         return st;
-    const void *ins[4] = {in, NULL, NULL, NULL};
-    const size_t is[4] = {in_stride, 0, 0, 0};
-    st = lwt_cpu_slide2d(q, 1, 0, ins, is, out, out_stride);
+    st = lwt_cpu_slide2d(q, 1, inverse, in, in_stride, out, out_stride);
     lwt_plan_destroy(q);
     return st;
 }
 
-/* the forward 2-D levels, one by one (the planner asks) */
+static lwt_status one_level(const pair_backend *t, int j, const void *in, size_t in_stride, void *const out[4],
+                            const size_t out_stride[4])
+{
+    const void *ins[4] = {in, NULL, NULL, NULL};
+    const size_t is[4] = {in_stride, 0, 0, 0};
+    return level_at(t, j, 0, ins, is, out, out_stride);
+}
+
+/* the forward 2-D levels, one by one (the planner asks); with batch, every level both ways
+   on batches of arrays */
 static const char *tb_level_kernel(const void *q, const lwt_plan *p, int level, int inverse, int planes)
 {
-    (void)q;
+    const pair_backend *t = q;
     (void)level;
-    return !inverse && !planes && p->ndim == 2 ? "test level" : NULL;
+    if (p->ndim != 2)
+        return NULL;
+    return t->batch ? (planes ? "test batch level" : NULL) : !inverse && !planes ? "test level" : NULL;
+}
+
+/* array z's pointer: element z bstride of p (float64 arrays), NULL stays NULL */
+static void *nth(const void *p, size_t z, size_t bstride)
+{
+    return p ? (char *)p + z * bstride * sizeof(double) : NULL;
 }
 
 /* the pairs but the refused ones */
@@ -72,25 +92,42 @@ static lwt_status tb_fused2d(void *b, int level, int inverse, const void *const 
                              void *const out[4], const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
                              const size_t out_bstride[4])
 {
-    (void)in_bstride;
-    (void)out_bstride;
-    (void)inverse;
-    (void)nbatch;
     pair_backend *t = b;
-    return one_level(t, level, in[0], in_stride[0], out, out_stride);
+    t->batched += nbatch > 1;
+    lwt_status st = LWT_OK;
+    for (size_t z = 0; z < nbatch && !st; z++) {
+        const void *iz[4];
+        void *oz[4];
+        for (int k = 0; k < 4; k++) {
+            iz[k] = nth(in[k], z, in_bstride[k]);
+            oz[k] = nth(out[k], z, out_bstride[k]);
+        }
+        st = level_at(t, level, inverse, iz, in_stride, oz, out_stride);
+    }
+    return st;
 }
 
 static lwt_status tb_pair(void *b, int level, const void *in, size_t in_stride, void *const out1[4],
-                          const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4])
+                          const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4],
+                          size_t nbatch, size_t in_bstride, const size_t out1_bstride[4],
+                          const size_t out2_bstride[4])
 {
     pair_backend *t = b;
     const size_t *nc = t->p->sizes[level];
     double *ll = malloc(nc[0] * nc[1] * sizeof(double));
-    void *o1[4] = {ll, out1[1], out1[2], out1[3]};
-    size_t s1[4] = {nc[1], out1_stride[1], out1_stride[2], out1_stride[3]};
-    lwt_status st = ll ? one_level(t, level, in, in_stride, o1, s1) : LWT_ERR_OUT_OF_MEMORY;
-    if (st == LWT_OK)
-        st = one_level(t, level + 1, ll, nc[1], out2, out2_stride);
+    lwt_status st = ll ? LWT_OK : LWT_ERR_OUT_OF_MEMORY;
+    t->batched += nbatch > 1;
+    for (size_t z = 0; z < nbatch && !st; z++) {
+        void *o1[4] = {ll, nth(out1[1], z, out1_bstride[1]), nth(out1[2], z, out1_bstride[2]),
+                       nth(out1[3], z, out1_bstride[3])};
+        void *o2[4];
+        for (int k = 0; k < 4; k++)
+            o2[k] = nth(out2[k], z, out2_bstride[k]);
+        size_t s1[4] = {nc[1], out1_stride[1], out1_stride[2], out1_stride[3]};
+        st = one_level(t, level, nth(in, z, in_bstride), in_stride, o1, s1);
+        if (st == LWT_OK)
+            st = one_level(t, level + 1, ll, nc[1], o2, out2_stride);
+    }
     free(ll);
     t->pairs += st == LWT_OK;
     return st;
@@ -108,7 +145,8 @@ static const lwt_backend_ops pair_ops = {.name = "test",
 
 static unsigned long long rng = 0x2545f4914f6cdd1dull;
 
-static lwt_plan *make_plan(lwt_context *ctx, lwt_wavelet *w, size_t n0, size_t n1, int levels, lwt_mode mode)
+static lwt_plan *make_batch_plan(lwt_context *ctx, lwt_wavelet *w, size_t n0, size_t n1, int levels, lwt_mode mode,
+                                 size_t batch)
 {
     lwt_plan_desc d = lwt_plan_desc_default();
     d.wavelet = w;
@@ -119,11 +157,43 @@ static lwt_plan *make_plan(lwt_context *ctx, lwt_wavelet *w, size_t n0, size_t n
     d.mode = mode;
     d.dtype = LWT_F64;
     d.backend = LWT_BACKEND_CPU;
+    d.batch = batch;
     lwt_plan *p = NULL;
     return lwt_plan_create(ctx, &d, &p) == LWT_OK ? p : NULL;
 }
 
+static lwt_plan *make_plan(lwt_context *ctx, lwt_wavelet *w, size_t n0, size_t n1, int levels, lwt_mode mode)
+{
+    return make_batch_plan(ctx, w, n0, n1, levels, mode, 1);
+}
+
+/* the largest |got - want| over n values (NaN counts as infinite), *m the largest |want| */
+static double max_diff(const double *got, const double *want, size_t n, double *m)
+{
+    double e = 0;
+    *m = 0;
+    for (size_t i = 0; i < n; i++) {
+        *m = fmax(*m, fabs(want[i]));
+        if (!(fabs(got[i] - want[i]) <= e))
+            e = isnan(got[i] - want[i]) ? INFINITY : fabs(got[i] - want[i]);
+    }
+    return e;
+}
+
 static int cases;
+
+/* the pairs the driver runs: it offers levels 1 and 2, then 3 and 4, ...; a refused pair runs
+   as one level and the next pair starts at the level after it */
+static int pairs_wanted(int levels, unsigned refuse)
+{
+    int want = 0;
+    for (int j = 1; j < levels; j++)
+        if (!(refuse >> j & 1)) {
+            want++;
+            j++;
+        }
+    return want;
+}
 
 static void driver_case(lwt_context *ctx, const char *name, size_t n0, size_t n1, int levels, lwt_mode mode,
                         unsigned refuse)
@@ -144,30 +214,69 @@ static void driver_case(lwt_context *ctx, const char *name, size_t n0, size_t n1
     for (size_t i = 0; i < ni; i++)
         x[i] = xs_rnd(&rng);
     memset(c, 0xff, nc * 8); /* poison: every coefficient must be written */
-    pair_backend t = {p, ctx, refuse, 0};
+    pair_backend t = {p, ctx, refuse, 0, 0, 0};
     const lwt_status s1 = lwt_forward(p, x, cref, NULL), s2 = run_on(p, &pair_ops, &t, x, c, ws, 0);
-    double m = 0, e = 0;
-    for (size_t i = 0; i < nc; i++) {
-        m = fmax(m, fabs(cref[i]));
-        if (!(fabs(c[i] - cref[i]) <= e))
-            e = fabs(c[i] - cref[i]);
-    }
+    double m;
+    const double e = max_diff(c, cref, nc, &m);
     cases++;
     CHECK(!s1 && !s2 && e <= 1e-12 * m, "%s %s %zux%zu L%d refuse %#x: forward %.2e of %.2e (status %d %d)", name,
           lwt_mode_name(mode), n0, n1, levels, refuse, e, m, s1, s2);
-    /* the driver offers levels 1 and 2, then 3 and 4, ...; a refused pair runs as one level
-       and the next pair starts at the level after it */
-    int want = 0;
-    for (int j = 1; j < levels; j++)
-        if (!(refuse >> j & 1)) {
-            want++;
-            j++;
-        }
+    const int want = pairs_wanted(levels, refuse);
     CHECK(t.pairs == want, "%s %s L%d refuse %#x: %d pairs run, not %d", name, lwt_mode_name(mode), levels, refuse,
           t.pairs, want);
     free(x);
     free(cref);
     free(c);
+    free(ws);
+    lwt_plan_destroy(p);
+    lwt_wavelet_destroy(w);
+}
+
+/* A batch of B arrays on a backend that runs whole levels on batches (steps.batch_levels):
+   forward (pairs but the refused ones, each on the whole batch) and inverse, every array equal
+   to the CPU backend's within 1e-12 of the largest value, and the calls made on the batch */
+static void batch_case(lwt_context *ctx, const char *name, size_t n0, size_t n1, int levels, size_t B,
+                       unsigned refuse)
+{
+    lwt_wavelet *w;
+    if (lwt_wavelet_create(ctx, name, &w) != LWT_OK) {
+        CHECK(0, "no wavelet %s", name);
+        return;
+    }
+    lwt_plan *p = make_batch_plan(ctx, w, n0, n1, levels, LWT_MODE_PERIODIZATION, B);
+    if (!p) {
+        CHECK(0, "%s batch %zu: no plan", name, B);
+        lwt_wavelet_destroy(w);
+        return;
+    }
+    const size_t ni = p->input_count * B, nc = p->coeff_count * B;
+    size_t one = p->buf_elems; /* the batch's approximations, every array's, per buffer */
+    for (int j = 1; j <= levels; j++)
+        one = one > B * p->sizes[j][0] * p->sizes[j][1] ? one : B * p->sizes[j][0] * p->sizes[j][1];
+    double *x = malloc(ni * 8), *cref = malloc(nc * 8), *c = malloc(nc * 8), *y = malloc(ni * 8),
+           *yref = malloc(ni * 8), *ws = malloc(2 * one * 8);
+    for (size_t i = 0; i < ni; i++)
+        x[i] = xs_rnd(&rng);
+    memset(c, 0xff, nc * 8);
+    memset(y, 0xff, ni * 8);
+    pair_backend t = {p, ctx, refuse, 0, 1, 0};
+    const lwt_status s1 = lwt_forward(p, x, cref, NULL), s2 = run_on(p, &pair_ops, &t, x, c, ws, 0);
+    const lwt_status s3 = lwt_inverse(p, cref, yref, NULL), s4 = run_on(p, &pair_ops, &t, cref, y, ws, 1);
+    double m, mi;
+    const double e = max_diff(c, cref, nc, &m), ei = max_diff(y, yref, ni, &mi);
+    const int want = pairs_wanted(levels, refuse);
+    cases++;
+    CHECK(!s1 && !s2 && !s3 && !s4 && e <= 1e-12 * m && ei <= 1e-12 * mi,
+          "%s batch %zu of %zux%zu L%d refuse %#x: forward %.2e of %.2e, inverse %.2e of %.2e (status %d %d %d %d)",
+          name, B, n0, n1, levels, refuse, e, m, ei, mi, s1, s2, s3, s4);
+    CHECK(t.pairs == want && t.batched == want + (levels - 2 * want) + levels,
+          "%s batch %zu L%d refuse %#x: %d pairs run (not %d), %d calls on the batch (not %d)", name, B, levels,
+          refuse, t.pairs, want, t.batched, want + (levels - 2 * want) + levels);
+    free(x);
+    free(cref);
+    free(c);
+    free(y);
+    free(yref);
     free(ws);
     lwt_plan_destroy(p);
     lwt_wavelet_destroy(w);
@@ -268,6 +377,8 @@ int main(void)
             driver_case(ctx, names[i], 64 + 4 * (size_t)i, 96, 2 + r, LWT_MODE_PERIODIZATION, refuse[r]);
             driver_case(ctx, names[i], 37, 50 + (size_t)r, 3, LWT_MODE_SYMMETRIC, refuse[(r + 1) % 4]);
         }
+    for (int i = 0; i < 6; i++)
+        batch_case(ctx, names[i], 32 + 4 * (size_t)i, 48, 2 + i % 3, 3 + (size_t)i % 2, refuse[i % 4]);
     for (int i = 0; i < 6; i++) {
         shift_case(ctx, names[i], 24, 40);
         shift_case(ctx, names[i], 64, 12);
@@ -278,7 +389,7 @@ int main(void)
         planner_case(ctx, names[i], 1026, 1028, LWT_MODE_PERIODIZATION, 0);
         planner_case(ctx, names[i], 1024, 1030, LWT_MODE_PERIODIZATION, 0);
     }
-    CHECK(cases == 6 * 8 + 12 + 24, "ran %d cases", cases);
+    CHECK(cases == 6 * 8 + 6 + 12 + 24, "ran %d cases", cases);
     lwt_context_destroy(ctx);
     printf("test_pairs: %d cases\n", cases);
     return finish("test_pairs");
