@@ -131,6 +131,38 @@ static void expect_raw_refused(const char *name, lwt_dtype dt, int ndim, const s
         check_message(name, err, name, phrase2);
 }
 
+/* a raw file of `skip` bytes of header, then the reference values of dt in shape: mapped at that
+   offset it must give them */
+static void expect_raw_values(const char *name, lwt_dtype dt, int ndim, const size_t *shape, size_t skip)
+{
+    size_t count = prod(ndim, shape), n = count * npy_elem_size(dt);
+    void *v = make_values(dt, count);
+    unsigned char *b = malloc(skip + n);
+    memset(b, 'h', skip);
+    memcpy(b + skip, v, n);
+    put_raw(name, b, skip + n);
+    free(b);
+    free(v);
+    lwt_mapped m;
+    char err[512] = "";
+    int rc = lwt_map_raw_read(name, dt, ndim, shape, skip, &m, err, sizeof err);
+    CHECK(rc == 0, "%s: %s", name, err);
+    if (rc == 0) {
+        CHECK(m.dtype == dt && m.ndim == ndim && m.count == count && first_diff(dt, m.data, count) == count,
+              "%s: fields or values", name);
+        lwt_map_close(&m);
+    }
+}
+
+/* the test file's data (its last nbytes) starts at an odd multiple of the element size es */
+static void check_odd_offset(const char *name, size_t nbytes, size_t es)
+{
+    size_t n = 0;
+    unsigned char *b = slurp(name, &n);
+    CHECK(b && (n - nbytes) % es == 0 && (n - nbytes) % (2 * es) != 0, "%s: bad test file (%zu)", name, n);
+    free(b);
+}
+
 /* lwt_map_npy_read(name) must give dt, shape and the reference values */
 static void expect_mapped_values(const char *name, lwt_dtype dt, int ndim, const size_t *shape)
 {
@@ -339,21 +371,13 @@ static void test_read_npy(void)
         expect_mapped_values("a16.npy", LWT_F64, 2, s2);
         /* f4 at an offset that is a multiple of 4 but not of 8 */
         put_npy("a4.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (60,)}  ", 0, f, 240);
-        {
-            size_t n = 0;
-            unsigned char *b = slurp("a4.npy", &n);
-            CHECK(b && (n - 240) % 4 == 0 && (n - 240) % 8 != 0, "a4.npy: bad test file (%zu)", n);
-            free(b);
-        }
+        check_odd_offset("a4.npy", 240, 4);
         expect_mapped_values("a4.npy", LWT_F32, 1, s1);
         /* f2 at an offset that is a multiple of 2 but not of 4, spelled 'e' and 'float16' */
         {
             unsigned short *h = make_values(LWT_F16, 60);
             put_npy("a2.npy", 1, "{'descr': '<f2', 'fortran_order': False, 'shape': (60,)}", 0, h, 120);
-            size_t n = 0;
-            unsigned char *b = slurp("a2.npy", &n);
-            CHECK(b && (n - 120) % 2 == 0 && (n - 120) % 4 != 0, "a2.npy: bad test file (%zu)", n);
-            free(b);
+            check_odd_offset("a2.npy", 120, 2);
             expect_mapped_values("a2.npy", LWT_F16, 1, s1);
             put_npy("e.npy", 1, "{'descr': 'e', 'fortran_order': False, 'shape': (6, 10)}", 64, h, 120);
             expect_mapped_values("e.npy", LWT_F16, 2, s2);
@@ -492,7 +516,6 @@ static void test_refusals(void)
 static void test_read_raw(void)
 {
     double *d = make_values(LWT_F64, 120);
-    float *f = make_values(LWT_F32, 120);
     char err[512] = "";
     lwt_mapped m;
     size_t s[3] = {2, 6, 10};
@@ -509,33 +532,12 @@ static void test_read_raw(void)
         CHECK(is_closed(&m), "r64.bin: not closed");
     }
 
-    /* a 64-byte header to skip */
+    /* a header to skip: 64 bytes; 4 before floats; 2 before float16 (2-byte elements) */
     {
-        unsigned char *b = malloc(64 + 480);
-        memset(b, 'h', 64);
-        memcpy(b + 64, f, 480);
-        put_raw("r32.bin", b, 64 + 480);
-        free(b);
-        size_t s2[2] = {12, 10};
-        rc = lwt_map_raw_read("r32.bin", LWT_F32, 2, s2, 64, &m, err, sizeof err);
-        CHECK(rc == 0, "r32.bin: %s", err);
-        if (rc == 0) {
-            CHECK(m.count == 120 && first_diff(LWT_F32, m.data, 120) == 120, "r32.bin: values");
-            lwt_map_close(&m);
-        }
-        /* a header of 4 bytes before floats is fine */
-        b = malloc(4 + 476);
-        memset(b, 'h', 4);
-        memcpy(b + 4, f, 476);
-        put_raw("r32o4.bin", b, 480);
-        free(b);
-        size_t s119[1] = {119};
-        rc = lwt_map_raw_read("r32o4.bin", LWT_F32, 1, s119, 4, &m, err, sizeof err);
-        CHECK(rc == 0, "r32o4.bin: %s", err);
-        if (rc == 0) {
-            CHECK(m.count == 119 && first_diff(LWT_F32, m.data, 119) == 119, "r32o4.bin: values");
-            lwt_map_close(&m);
-        }
+        size_t s2[2] = {12, 10}, s119[1] = {119};
+        expect_raw_values("r32.bin", LWT_F32, 2, s2, 64);
+        expect_raw_values("r32o4.bin", LWT_F32, 1, s119, 4);
+        expect_raw_values("r16.bin", LWT_F16, 2, s2, 2);
     }
 
     /* empty file, zero elements; ndim 0 with one element */
@@ -551,25 +553,12 @@ static void test_read_raw(void)
         lwt_map_close(&m);
     }
 
-    /* float16: 2-byte elements after a 2-byte header; bfloat16 has no .npy dtype: refused */
+    /* float16 without its header's offset: the sizes; bfloat16 has no .npy dtype: refused */
     {
-        unsigned short *h = make_values(LWT_F16, 120);
-        unsigned char *b = malloc(2 + 240);
-        memcpy(b, "hh", 2);
-        memcpy(b + 2, h, 240);
-        put_raw("r16.bin", b, 2 + 240);
-        free(b);
         size_t s2[2] = {12, 10};
-        rc = lwt_map_raw_read("r16.bin", LWT_F16, 2, s2, 2, &m, err, sizeof err);
-        CHECK(rc == 0, "r16.bin: %s", err);
-        if (rc == 0) {
-            CHECK(m.dtype == LWT_F16 && m.count == 120 && first_diff(LWT_F16, m.data, 120) == 120, "r16.bin: values");
-            lwt_map_close(&m);
-        }
         expect_raw_refused("r16.bin", LWT_F16, 2, s2, 0, "needs 240 bytes", "has 242");
         CHECK(lwt_map_raw_read("r16.bin", LWT_BF16, 2, s2, 2, &m, err, sizeof err) != 0 && is_closed(&m),
               "bfloat16 raw accepted");
-        free(h);
     }
 
     /* argument errors */
@@ -587,7 +576,6 @@ static void test_read_raw(void)
     }
     CHECK(lwt_map_npy_read(NULL, &m, err, sizeof err) != 0, "NULL path accepted");
     free(d);
-    free(f);
 }
 
 /* close without commit, failed creates: nothing left behind */
