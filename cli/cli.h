@@ -61,10 +61,16 @@ int cli_parse_size(const char *s, size_t *out);
 
 /* Parse a dtype name: f32, f64, f16 (IEEE binary16), bf16 (bfloat16); 0 on success. */
 int cli_parse_dtype(const char *s, lwt_dtype *out);
+/* Parse --raw's element type: f16, f32, f64 or numpy's float16, float32, float64 (the dtypes
+   the .npy output can carry, so not bf16); 0 on success. */
+int cli_parse_raw_dtype(const char *s, lwt_dtype *out);
 
 /* Element i of an array of dtype dt (float16, float32 or float64: what .npy files carry) as a
    double, for the finite-input checks. */
 double cli_value(lwt_dtype dt, const void *data, size_t i);
+/* 1 when the count elements of data are all finite; else 0 after printing
+   "lwt: PATH: element I is NaN|infinite; ..." (the in-memory and the streamed transforms' check). */
+int cli_all_finite(const char *path, lwt_dtype dt, const void *data, size_t count);
 
 /* Parse "D0[,D1[,D2]]" (1-3 positive integers); 0 on success. */
 int cli_parse_shape(const char *s, size_t *shape, int *ndim);

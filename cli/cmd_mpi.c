@@ -72,12 +72,8 @@ static int parse(int argc, char **argv, const char *name, mpi_opts *o)
         } else if (!strcmp(a, "--raw") && has_value) {
             const char *v = argv[++i];
             o->raw = 1;
-            if (!strcmp(v, "f32") || !strcmp(v, "float32"))
-                o->raw_dtype = LWT_F32;
-            else if (!strcmp(v, "f64") || !strcmp(v, "float64"))
-                o->raw_dtype = LWT_F64;
-            else
-                return usage(name, "--raw needs f32 or f64, not", v);
+            if (cli_parse_raw_dtype(v, &o->raw_dtype))
+                return usage(name, "--raw needs f16, f32 or f64, not", v);
         } else if (!strcmp(a, "--shape") && has_value) {
             if (cli_parse_shape(argv[++i], o->shape, &o->shape_nd))
                 return usage(name, "--shape needs D0[,D1[,D2]] with 1-3 positive integers, not", argv[i]);

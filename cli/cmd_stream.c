@@ -21,7 +21,7 @@ typedef struct stream_opts {
     lwt_stream_tuning tune;
     int devices[LWT_STREAM_MAX_WORKERS], ndevices, all_devices;
     int cpu_workers;
-    int raw;              /* input is raw native floats of dtype raw_dtype */
+    int raw;              /* input is raw native values of dtype raw_dtype (float16/32/64) */
     lwt_dtype raw_dtype;
     size_t shape[LWT_MAX_NDIM];
     int shape_nd;
@@ -120,10 +120,8 @@ static int parse(int argc, char **argv, const char *name, stream_opts *o)
             NEED_VALUE();
             const char *v = argv[++i];
             o->raw = 1;
-            if (!strcmp(v, "f32") || !strcmp(v, "float32")) o->raw_dtype = LWT_F32;
-            else if (!strcmp(v, "f64") || !strcmp(v, "float64")) o->raw_dtype = LWT_F64;
-            else {
-                fprintf(stderr, "lwt %s: --raw needs f32 or f64\n", name);
+            if (cli_parse_raw_dtype(v, &o->raw_dtype)) {
+                fprintf(stderr, "lwt %s: --raw needs f16, f32 or f64\n", name);
                 return -1;
             }
         } else if (!strcmp(a, "--shape")) {
@@ -238,19 +236,6 @@ static int make_workers(stream_opts *o, lwt_context *ctx, const char *name)
 static void on_progress(void *user, double f)
 {
     progress_update((cli_progress *)user, f, "transforming");
-}
-
-static int finite_all(const lwt_mapped *m, const char *path)
-{
-    for (size_t i = 0; i < m->count; i++) {
-        double v = m->dtype == LWT_F32 ? ((const float *)m->data)[i] : ((const double *)m->data)[i];
-        if (!isfinite(v)) {
-            fprintf(stderr, "lwt: %s: element %zu is %s; lwt transforms finite data (lwt filter fills invalid points)\n",
-                    path, i, isnan(v) ? "NaN" : "infinite");
-            return 0;
-        }
-    }
-    return 1;
 }
 
 static void print_report(const lwt_stream_report *r, const lwt_stream_desc *d)
@@ -371,7 +356,7 @@ int cmd_transform_stream(int argc, char **argv, int inverse)
             goto done;
         }
     }
-    if (!finite_all(&in, o.paths[0]))
+    if (!cli_all_finite(o.paths[0], in.dtype, in.data, in.count))
         goto done;
     const size_t *out_shape = inverse ? info.shape : info.packed_shape;
     if (lwt_map_npy_create(o.paths[1], pd.dtype, pd.ndim, out_shape, &out, err, sizeof err)) {

@@ -1,5 +1,4 @@
 /* lwt forward / lwt inverse: .npy in, .npy out, PyWavelets' packed layout. */
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,17 +112,8 @@ int cmd_transform(int argc, char **argv, int inverse)
         fprintf(stderr, "lwt: %s: empty array (a dimension is 0)\n", paths[0]);
         goto done;
     }
-    /* A transform spreads a NaN or infinity over every coefficient its filters
-       touch: refuse it with its position (surfaces with invalid points go
-       through lwt filter, which fills them first). */
-    for (size_t i = 0; i < in.count; i++) {
-        const double v = cli_value(in.dtype, in.data, i);
-        if (!isfinite(v)) {
-            fprintf(stderr, "lwt: %s: element %zu is %s; lwt transforms finite data (lwt filter fills invalid points)\n",
-                    paths[0], i, isnan(v) ? "NaN" : "infinite");
-            goto done;
-        }
-    }
+    if (!cli_all_finite(paths[0], in.dtype, in.data, in.count))
+        goto done;
     lwt_plan_desc d = lwt_plan_desc_default();
     d.wavelet = w;
     d.ndim = inverse ? shape_nd : in.ndim;

@@ -1,11 +1,13 @@
 /* Option parsing and the stderr log sink shared by the CLI commands. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "core/half.h"
+#include "io/npy.h" /* npy_dtype_ok, npy_dtype_name: what a raw file may hold */
 #include "lwt_experimental.h" /* --algorithm rc-steps: the seed's plain RC, an experiment */
 
 static void log_stderr(void *user, lwt_log_level level, const char *msg)
@@ -36,6 +38,22 @@ int cli_parse_dtype(const char *s, lwt_dtype *out)
     for (size_t i = 0; s && i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(s, names[i].name)) {
             *out = names[i].dt;
+            return 0;
+        }
+    return -1;
+}
+
+int cli_parse_raw_dtype(const char *s, lwt_dtype *out)
+{
+    static const lwt_dtype raw[] = {LWT_F16, LWT_F32, LWT_F64};
+    lwt_dtype dt;
+    if (!cli_parse_dtype(s, &dt) && npy_dtype_ok(dt)) { /* f16 f32 f64, not bf16: no .npy output for it */
+        *out = dt;
+        return 0;
+    }
+    for (size_t i = 0; s && i < sizeof raw / sizeof raw[0]; i++)
+        if (!strcmp(s, npy_dtype_name(raw[i]))) {
+            *out = raw[i];
             return 0;
         }
     return -1;
@@ -189,4 +207,20 @@ double cli_value(lwt_dtype dt, const void *data, size_t i)
     return dt == LWT_F16   ? (double)lwt_f16_to_f32(((const uint16_t *)data)[i])
            : dt == LWT_F32 ? (double)((const float *)data)[i]
                            : ((const double *)data)[i];
+}
+
+int cli_all_finite(const char *path, lwt_dtype dt, const void *data, size_t count)
+{
+    /* A transform spreads a NaN or infinity over every coefficient its filters touch: refuse
+       it with its position (surfaces with invalid points go through lwt filter, which fills
+       them first). */
+    for (size_t i = 0; i < count; i++) {
+        const double v = cli_value(dt, data, i);
+        if (!isfinite(v)) {
+            fprintf(stderr, "lwt: %s: element %zu is %s; lwt transforms finite data (lwt filter fills invalid points)\n",
+                    path, i, isnan(v) ? "NaN" : "infinite");
+            return 0;
+        }
+    }
+    return 1;
 }

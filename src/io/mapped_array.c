@@ -53,11 +53,6 @@ static int host_is_little_endian(void)
     return b == 1;
 }
 
-static const char *dtype_name(lwt_dtype dt)
-{
-    return dt == LWT_F32 ? "float32" : "float64";
-}
-
 static size_t page_size(void)
 {
     long p = sysconf(_SC_PAGESIZE);
@@ -185,7 +180,7 @@ static int map_data_read(int fd, const char *path, uintmax_t data_off, lwt_dtype
                          const size_t *shape, size_t count, lwt_mapped *out, char *err,
                          size_t errlen)
 {
-    size_t elsize = dtype == LWT_F32 ? 4 : 8, nbytes = count * elsize;
+    size_t elsize = npy_elem_size(dtype), nbytes = count * elsize;
     out->path = dup_string(path);
     if (!out->path) {
         close(fd);
@@ -283,30 +278,24 @@ int lwt_map_npy_read(const char *path, lwt_mapped *out, char *err, size_t errlen
     free(htext);
     htext = NULL;
 
-    /* the streamed engine has no 16-bit plans yet (core/half_plan.c) */
-    if (hi.dtype == LWT_F16) {
-        lwt__npy_fail(err, errlen, path, "float16 arrays are not streamed yet: drop --stream (lwt forward and inverse "
-                                         "take them in memory)");
-        goto bad;
-    }
     /* only what can be used in place */
+    elsize = npy_elem_size(hi.dtype);
     if (hi.swap) {
         int big = host_is_little_endian();
         lwt__npy_fail(err, errlen, path,
              "data is stored %s-endian; --stream maps the data in place and needs this "
-             "machine's byte order: convert it (numpy: np.save(path, a.astype('%c%s'))) or "
+             "machine's byte order: convert it (numpy: np.save(path, a.astype('%cf%zu'))) or "
              "drop --stream",
-             big ? "big" : "little", big ? '<' : '>', hi.dtype == LWT_F32 ? "f4" : "f8");
+             big ? "big" : "little", big ? '<' : '>', elsize);
         goto bad;
     }
     for (int k = 0; k < hi.ndim; k++)
         sq += hi.shape[k] > 1;
-    elsize = hi.dtype == LWT_F32 ? 4 : 8;
     if (lwt__npy_shape_count(hi.ndim, hi.shape, &count) || count > SIZE_MAX / elsize) {
         char shown[NPY_MAX_DIMS * 22 + 4];
         lwt__npy_format_shape(shown, sizeof shown, hi.ndim, hi.shape);
         lwt__npy_fail(err, errlen, path, "array size overflows: shape %s of %s is more than %zu bytes",
-             shown, dtype_name(hi.dtype), SIZE_MAX);
+             shown, npy_dtype_name(hi.dtype), SIZE_MAX);
         goto bad;
     }
     /* Fortran order with at most one axis longer than 1 (and empty arrays)
@@ -344,18 +333,18 @@ int lwt_map_raw_read(const char *path, lwt_dtype dtype, int ndim, const size_t *
     begin(out, err, errlen);
     if (!path || !out)
         return lwt__npy_fail(err, errlen, path, "lwt_map_raw_read: invalid argument");
-    if (dtype != LWT_F32 && dtype != LWT_F64)
+    if (!npy_dtype_ok(dtype))
         return lwt__npy_fail(err, errlen, path, "lwt_map_raw_read: invalid dtype %d", (int)dtype);
     if (ndim < 0 || ndim > NPY_MAX_DIMS)
         return lwt__npy_fail(err, errlen, path, "lwt_map_raw_read: invalid ndim %d (0..%d)", ndim,
                     NPY_MAX_DIMS);
     if (ndim > 0 && !shape)
         return lwt__npy_fail(err, errlen, path, "lwt_map_raw_read: shape is NULL");
-    elsize = dtype == LWT_F32 ? 4 : 8;
+    elsize = npy_elem_size(dtype);
     lwt__npy_format_shape(shown, sizeof shown, ndim, shape);
     if (lwt__npy_shape_count(ndim, shape, &count) || count > SIZE_MAX / elsize)
         return lwt__npy_fail(err, errlen, path, "array size overflows: shape %s of %s is more than %zu bytes",
-                    shown, dtype_name(dtype), SIZE_MAX);
+                    shown, npy_dtype_name(dtype), SIZE_MAX);
     if (open_regular(path, &fd, &fsize, err, errlen))
         return -1;
     if (fsize < (uintmax_t)offset_bytes) {
@@ -363,7 +352,7 @@ int lwt_map_raw_read(const char *path, lwt_dtype dtype, int ndim, const size_t *
         return lwt__npy_fail(err, errlen, path,
                     "size mismatch: the offset of %zu bytes is past the end of the file (%ju "
                     "bytes); shape %s of %s needs %ju bytes after it",
-                    offset_bytes, fsize, shown, dtype_name(dtype), (uintmax_t)count * elsize);
+                    offset_bytes, fsize, shown, npy_dtype_name(dtype), (uintmax_t)count * elsize);
     }
     avail = fsize - offset_bytes;
     if (avail != (uintmax_t)count * elsize) {
@@ -372,9 +361,9 @@ int lwt_map_raw_read(const char *path, lwt_dtype dtype, int ndim, const size_t *
             return lwt__npy_fail(err, errlen, path,
                         "size mismatch: shape %s of %s needs %ju bytes after the %zu-byte offset, "
                         "the file has %ju",
-                        shown, dtype_name(dtype), (uintmax_t)count * elsize, offset_bytes, avail);
+                        shown, npy_dtype_name(dtype), (uintmax_t)count * elsize, offset_bytes, avail);
         return lwt__npy_fail(err, errlen, path, "size mismatch: shape %s of %s needs %ju bytes, the file has %ju",
-                    shown, dtype_name(dtype), (uintmax_t)count * elsize, avail);
+                    shown, npy_dtype_name(dtype), (uintmax_t)count * elsize, avail);
     }
     return map_data_read(fd, path, offset_bytes, dtype, ndim, shape, count, out, err, errlen);
 }
@@ -393,7 +382,7 @@ int lwt_map_npy_create(const char *path, lwt_dtype dtype, int ndim, const size_t
     begin(out, err, errlen);
     if (!path || !*path || !out)
         return lwt__npy_fail(err, errlen, path, "lwt_map_npy_create: invalid argument");
-    if (dtype != LWT_F32 && dtype != LWT_F64)
+    if (!npy_dtype_ok(dtype))
         return lwt__npy_fail(err, errlen, path, "lwt_map_npy_create: invalid dtype %d", (int)dtype);
     if (ndim < 0 || ndim > NPY_MAX_DIMS)
         return lwt__npy_fail(err, errlen, path, "lwt_map_npy_create: invalid ndim %d (0..%d)", ndim,
@@ -403,7 +392,7 @@ int lwt_map_npy_create(const char *path, lwt_dtype dtype, int ndim, const size_t
     if (!host_is_little_endian())
         return lwt__npy_fail(err, errlen, path,
                     "a memory-mapped .npy output needs a little-endian machine; drop --stream");
-    elsize = dtype == LWT_F32 ? 4 : 8;
+    elsize = npy_elem_size(dtype);
     hdr = lwt__npy_build_header(header, sizeof header, dtype, ndim, shape);
     if (hdr == 0)
         return lwt__npy_fail(err, errlen, path, "lwt_map_npy_create: header too large");

@@ -3,7 +3,7 @@
  * than RAM.
  *
  * Input: a .npy file (lwt_map_npy_read) or a raw binary array of native
- * float32/float64 (lwt_map_raw_read), mapped read-only: the data is used in
+ * float16/float32/float64 (lwt_map_raw_read), mapped read-only: the data is used in
  * place, so only what needs no conversion is accepted (C order, this machine's
  * byte order, data at a multiple of the element size).
  *
@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 typedef struct lwt_mapped {
-    lwt_dtype dtype;             /* LWT_F32 or LWT_F64 (scratch: LWT_F32, unused) */
+    lwt_dtype dtype;             /* LWT_F16, LWT_F32 or LWT_F64 (scratch: LWT_F32, unused) */
     int ndim;                    /* 0..NPY_MAX_DIMS (scratch: 1) */
     size_t shape[NPY_MAX_DIMS];  /* entries past ndim are 0 (scratch: {bytes}) */
     size_t count;                /* product of shape (scratch: bytes) */
@@ -56,15 +56,16 @@ typedef struct lwt_mapped {
 } lwt_mapped;
 
 /* Maps an existing .npy file read-only. Versions 1.0, 2.0, 3.0. Only what can
-   be used in place: C order, float32/float64 in this machine's byte order
-   ('<f4'/'<f8' on little-endian machines, and the '|', '=' and bare
-   spellings). Fortran order (with two or more axes longer than 1) and the
+   be used in place: C order, float16/float32/float64 in this machine's byte
+   order ('<f2'/'<f4'/'<f8' on little-endian machines, and the '|', '=' and
+   bare spellings). Fortran order (with two or more axes longer than 1) and the
    other byte order are refused with a message saying to convert the file (or
    to drop --stream); so are other dtypes, truncated files, directories and
    anything that is not a regular file. Bytes after the data are ignored. */
 int lwt_map_npy_read(const char *path, lwt_mapped *out, char *err, size_t errlen);
 
-/* Maps a raw file of native float32/float64 with the given shape (ndim
+/* Maps a raw file of native float16/float32/float64 (bfloat16 is refused: no
+   .npy output could carry it) with the given shape (ndim
    0..NPY_MAX_DIMS; shape may be NULL when ndim is 0), the data starting at
    offset_bytes (a multiple of the element size). The file size minus the
    offset must equal count * element size; otherwise the message gives both
@@ -74,7 +75,7 @@ int lwt_map_raw_read(const char *path, lwt_dtype dtype, int ndim, const size_t *
 
 /* Creates path's temporary sibling (same directory, unique name
    "<path>.tmp-<pid>-<n>", mode 0666 & ~umask), writes the header npy_write
-   would write ('<f4'/'<f8', C order, version 1.0 or 2.0, data at a multiple of
+   would write ('<f2'/'<f4'/'<f8', C order, version 1.0 or 2.0, data at a multiple of
    64 bytes), extends it to its full size (ftruncate: sparse, zero-filled) and
    maps it read-write. Nothing appears at path until lwt_map_commit. On a
    big-endian machine this is refused (the data would not be '<'). */

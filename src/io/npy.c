@@ -774,7 +774,7 @@ int npy_read_max(const char *path, size_t max_bytes, npy_array *out, char *err, 
         char shown[NPY_MAX_DIMS * 22 + 4];
         lwt__npy_format_shape(shown, sizeof shown, hi.ndim, hi.shape);
         lwt__npy_fail(err, errlen, path, "array size overflows: shape %s of %s is more than %zu bytes",
-             shown, elsize == 2 ? "float16" : elsize == 4 ? "float32" : "float64", SIZE_MAX);
+             shown, npy_dtype_name(hi.dtype), SIZE_MAX);
         goto done;
     }
     nbytes = count * elsize;
@@ -996,7 +996,7 @@ int npy_write_sync(const char *path, lwt_dtype dtype, int ndim, const size_t *sh
         err[0] = '\0';
     if (!path || !*path)
         return lwt__npy_fail(err, errlen, path, "npy_write: empty path");
-    if (dtype != LWT_F32 && dtype != LWT_F64 && dtype != LWT_F16) /* bfloat16 has no numpy dtype */
+    if (!npy_dtype_ok(dtype))
         return lwt__npy_fail(err, errlen, path, "npy_write: invalid dtype %d", (int)dtype);
     if (ndim < 0 || ndim > NPY_MAX_DIMS)
         return lwt__npy_fail(err, errlen, path, "npy_write: invalid ndim %d (0..%d)", ndim, NPY_MAX_DIMS);

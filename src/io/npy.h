@@ -43,6 +43,18 @@ static inline size_t npy_elem_size(lwt_dtype dt)
     return dt == LWT_F16 ? 2 : dt == LWT_F32 ? 4 : 8;
 }
 
+/* numpy's name of an npy dtype, for messages */
+static inline const char *npy_dtype_name(lwt_dtype dt)
+{
+    return dt == LWT_F16 ? "float16" : dt == LWT_F32 ? "float32" : "float64";
+}
+
+/* whether a .npy file can carry dt (bfloat16 has no numpy dtype) */
+static inline int npy_dtype_ok(lwt_dtype dt)
+{
+    return dt == LWT_F16 || dt == LWT_F32 || dt == LWT_F64;
+}
+
 /* Reads path into *out. On failure *out is left zeroed (nothing to free), the
    return value is non-zero and err holds e.g.
    "in.npy: truncated: header says 1000 bytes of data, file has 996".
@@ -55,7 +67,7 @@ int npy_read(const char *path, npy_array *out, char *err, size_t errlen);
 #define NPY_OVER_LIMIT 2
 int npy_read_max(const char *path, size_t max_bytes, npy_array *out, char *err, size_t errlen);
 
-/* Writes a C-order little-endian '<f4'/'<f8' .npy file holding
+/* Writes a C-order little-endian '<f2'/'<f4'/'<f8' .npy file holding
    product(shape[0..ndim)) elements of data (native-endian). ndim may be
    0..NPY_MAX_DIMS; shape may be NULL when ndim is 0; data may be NULL when the
    element count is 0. Atomic: on failure no file at path is created or changed

@@ -4,7 +4,8 @@
  * Runs in a scratch directory made under the working directory and removed at
  * the end (kept when something failed). Files to read are written by npy_write
  * or built byte by byte (hand-made headers: version 2.0 and 3.0, other
- * spellings of the dtype, Fortran order, big-endian, truncation).
+ * spellings of the dtype, Fortran order, big-endian, truncation). float16
+ * (2-byte elements) is mapped, created and committed like float32 and float64.
  */
 #define _XOPEN_SOURCE 700
 
@@ -27,13 +28,11 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static size_t esize(lwt_dtype dt) { return dt == LWT_F32 ? 4 : 8; }
-
 /* index of the first element of data that differs from the reference, or count */
 static size_t first_diff(lwt_dtype dt, const void *data, size_t count)
 {
     void *ref = make_values(dt, count);
-    size_t es = esize(dt), i;
+    size_t es = npy_elem_size(dt), i;
     for (i = 0; i < count; i++)
         if (memcmp((const char *)data + i * es, (char *)ref + i * es, es) != 0)
             break;
@@ -132,6 +131,38 @@ static void expect_raw_refused(const char *name, lwt_dtype dt, int ndim, const s
         check_message(name, err, name, phrase2);
 }
 
+/* a raw file of `skip` bytes of header, then the reference values of dt in shape: mapped at that
+   offset it must give them */
+static void expect_raw_values(const char *name, lwt_dtype dt, int ndim, const size_t *shape, size_t skip)
+{
+    size_t count = prod(ndim, shape), n = count * npy_elem_size(dt);
+    void *v = make_values(dt, count);
+    unsigned char *b = malloc(skip + n);
+    memset(b, 'h', skip);
+    memcpy(b + skip, v, n);
+    put_raw(name, b, skip + n);
+    free(b);
+    free(v);
+    lwt_mapped m;
+    char err[512] = "";
+    int rc = lwt_map_raw_read(name, dt, ndim, shape, skip, &m, err, sizeof err);
+    CHECK(rc == 0, "%s: %s", name, err);
+    if (rc == 0) {
+        CHECK(m.dtype == dt && m.ndim == ndim && m.count == count && first_diff(dt, m.data, count) == count,
+              "%s: fields or values", name);
+        lwt_map_close(&m);
+    }
+}
+
+/* the test file's data (its last nbytes) starts at an odd multiple of the element size es */
+static void check_odd_offset(const char *name, size_t nbytes, size_t es)
+{
+    size_t n = 0;
+    unsigned char *b = slurp(name, &n);
+    CHECK(b && (n - nbytes) % es == 0 && (n - nbytes) % (2 * es) != 0, "%s: bad test file (%zu)", name, n);
+    free(b);
+}
+
 /* lwt_map_npy_read(name) must give dt, shape and the reference values */
 static void expect_mapped_values(const char *name, lwt_dtype dt, int ndim, const size_t *shape)
 {
@@ -151,7 +182,7 @@ static void expect_mapped_values(const char *name, lwt_dtype dt, int ndim, const
         CHECK(m.shape[k] == 0, "%s: shape[%d] = %zu past ndim", name, k, m.shape[k]);
     CHECK(m.count == count, "%s: count %zu, expected %zu", name, m.count, count);
     CHECK(m.data != NULL, "%s: data is NULL", name);
-    CHECK(((uintptr_t)m.data % esize(dt)) == 0, "%s: data misaligned", name);
+    CHECK(((uintptr_t)m.data % npy_elem_size(dt)) == 0, "%s: data misaligned", name);
     CHECK(!m.writable, "%s: read mapping says writable", name);
     if (m.data && m.count == count && m.dtype == dt) {
         size_t bad = first_diff(dt, m.data, count);
@@ -176,6 +207,7 @@ static void test_create_commit(void)
         {LWT_F32, 1, {1000}},         {LWT_F64, 1, {1}},           {LWT_F32, 2, {37, 53}},
         {LWT_F64, 2, {64, 64}},       {LWT_F32, 3, {5, 7, 9}},     {LWT_F64, 3, {2, 3, 4}},
         {LWT_F64, 0, {0}},            {LWT_F32, 2, {0, 5}},
+        {LWT_F16, 1, {1001}},         {LWT_F16, 2, {37, 53}},      {LWT_F16, 3, {3, 5, 7}},
     };
     mode_t um = umask(022);
     umask(um);
@@ -187,7 +219,7 @@ static void test_create_commit(void)
         lwt_dtype dt = cases[c].dt;
         int nd = cases[c].ndim;
         const size_t *shape = cases[c].shape;
-        size_t count = prod(nd, shape), es = esize(dt);
+        size_t count = prod(nd, shape), es = npy_elem_size(dt);
         char path[64], ref[64], err[512] = "";
         lwt_mapped m;
         snprintf(path, sizeof path, "cc/out%zu.npy", c);
@@ -301,6 +333,7 @@ static void test_read_npy(void)
         {LWT_F32, 1, {1}},        {LWT_F64, 1, {1001}},     {LWT_F32, 2, {3, 4}},
         {LWT_F64, 2, {100, 37}},  {LWT_F32, 3, {4, 5, 6}},  {LWT_F64, 3, {3, 1, 7}},
         {LWT_F64, 0, {0}},        {LWT_F32, 1, {0}},        {LWT_F64, 3, {2, 0, 3}},
+        {LWT_F16, 1, {1}},        {LWT_F16, 2, {13, 7}},    {LWT_F16, 3, {3, 5, 7}},
     };
     char err[512];
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -338,13 +371,20 @@ static void test_read_npy(void)
         expect_mapped_values("a16.npy", LWT_F64, 2, s2);
         /* f4 at an offset that is a multiple of 4 but not of 8 */
         put_npy("a4.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (60,)}  ", 0, f, 240);
-        {
-            size_t n = 0;
-            unsigned char *b = slurp("a4.npy", &n);
-            CHECK(b && (n - 240) % 4 == 0 && (n - 240) % 8 != 0, "a4.npy: bad test file (%zu)", n);
-            free(b);
-        }
+        check_odd_offset("a4.npy", 240, 4);
         expect_mapped_values("a4.npy", LWT_F32, 1, s1);
+        /* f2 at an offset that is a multiple of 2 but not of 4, spelled 'e' and 'float16' */
+        {
+            unsigned short *h = make_values(LWT_F16, 60);
+            put_npy("a2.npy", 1, "{'descr': '<f2', 'fortran_order': False, 'shape': (60,)}", 0, h, 120);
+            check_odd_offset("a2.npy", 120, 2);
+            expect_mapped_values("a2.npy", LWT_F16, 1, s1);
+            put_npy("e.npy", 1, "{'descr': 'e', 'fortran_order': False, 'shape': (6, 10)}", 64, h, 120);
+            expect_mapped_values("e.npy", LWT_F16, 2, s2);
+            put_npy("f16.npy", 3, "{'descr': 'float16', 'fortran_order': False, 'shape': (60,)}", 64, h, 120);
+            expect_mapped_values("f16.npy", LWT_F16, 1, s1);
+            free(h);
+        }
         /* Fortran order with one axis longer than 1 is C order as well */
         size_t sf[2] = {60, 1};
         put_npy("f1.npy", 1, "{'descr': '<f8', 'fortran_order': True, 'shape': (60, 1), }", 64, d,
@@ -414,6 +454,14 @@ static void test_refusals(void)
         /* f8 data at an offset that is not a multiple of 8 */
         {"a4_f8.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (60,)}  ", 0, d, 480,
          "not a multiple of the 8-byte element size", NULL},
+        /* float16: the other byte order (the message names the dtype to convert to), an odd offset,
+           a byte short */
+        {"big_endian2.npy", 1, "{'descr': '>f2', 'fortran_order': False, 'shape': (60,), }", 64, d,
+         120, "big-endian", "astype('<f2')"},
+        {"a1_f2.npy", 1, "{'descr': '<f2', 'fortran_order': False, 'shape': (60,)}   ", 0, d, 120,
+         "not a multiple of the 2-byte element size", NULL},
+        {"trunc2.npy", 1, "{'descr': '<f2', 'fortran_order': False, 'shape': (60,), }", 64, d, 119,
+         "truncated: header says 120 bytes of data, file has 119", NULL},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         put_npy(refused[i].name, refused[i].major, refused[i].dict, refused[i].align,
@@ -468,7 +516,6 @@ static void test_refusals(void)
 static void test_read_raw(void)
 {
     double *d = make_values(LWT_F64, 120);
-    float *f = make_values(LWT_F32, 120);
     char err[512] = "";
     lwt_mapped m;
     size_t s[3] = {2, 6, 10};
@@ -485,33 +532,12 @@ static void test_read_raw(void)
         CHECK(is_closed(&m), "r64.bin: not closed");
     }
 
-    /* a 64-byte header to skip */
+    /* a header to skip: 64 bytes; 4 before floats; 2 before float16 (2-byte elements) */
     {
-        unsigned char *b = malloc(64 + 480);
-        memset(b, 'h', 64);
-        memcpy(b + 64, f, 480);
-        put_raw("r32.bin", b, 64 + 480);
-        free(b);
-        size_t s2[2] = {12, 10};
-        rc = lwt_map_raw_read("r32.bin", LWT_F32, 2, s2, 64, &m, err, sizeof err);
-        CHECK(rc == 0, "r32.bin: %s", err);
-        if (rc == 0) {
-            CHECK(m.count == 120 && first_diff(LWT_F32, m.data, 120) == 120, "r32.bin: values");
-            lwt_map_close(&m);
-        }
-        /* a header of 4 bytes before floats is fine */
-        b = malloc(4 + 476);
-        memset(b, 'h', 4);
-        memcpy(b + 4, f, 476);
-        put_raw("r32o4.bin", b, 480);
-        free(b);
-        size_t s119[1] = {119};
-        rc = lwt_map_raw_read("r32o4.bin", LWT_F32, 1, s119, 4, &m, err, sizeof err);
-        CHECK(rc == 0, "r32o4.bin: %s", err);
-        if (rc == 0) {
-            CHECK(m.count == 119 && first_diff(LWT_F32, m.data, 119) == 119, "r32o4.bin: values");
-            lwt_map_close(&m);
-        }
+        size_t s2[2] = {12, 10}, s119[1] = {119};
+        expect_raw_values("r32.bin", LWT_F32, 2, s2, 64);
+        expect_raw_values("r32o4.bin", LWT_F32, 1, s119, 4);
+        expect_raw_values("r16.bin", LWT_F16, 2, s2, 2);
     }
 
     /* empty file, zero elements; ndim 0 with one element */
@@ -525,6 +551,14 @@ static void test_read_raw(void)
         rc = lwt_map_raw_read("r1.bin", LWT_F64, 0, NULL, 0, &m, err, sizeof err);
         CHECK(rc == 0 && m.count == 1 && m.ndim == 0 && *(double *)m.data == d[0], "r1.bin: %s", err);
         lwt_map_close(&m);
+    }
+
+    /* float16 without its header's offset: the sizes; bfloat16 has no .npy dtype: refused */
+    {
+        size_t s2[2] = {12, 10};
+        expect_raw_refused("r16.bin", LWT_F16, 2, s2, 0, "needs 240 bytes", "has 242");
+        CHECK(lwt_map_raw_read("r16.bin", LWT_BF16, 2, s2, 2, &m, err, sizeof err) != 0 && is_closed(&m),
+              "bfloat16 raw accepted");
     }
 
     /* argument errors */
@@ -542,7 +576,6 @@ static void test_read_raw(void)
     }
     CHECK(lwt_map_npy_read(NULL, &m, err, sizeof err) != 0, "NULL path accepted");
     free(d);
-    free(f);
 }
 
 /* close without commit, failed creates: nothing left behind */
@@ -621,6 +654,8 @@ static void test_nothing_left(void)
     /* argument errors leave nothing */
     CHECK(lwt_map_npy_create("abandon/x.npy", (lwt_dtype)5, 2, shape, &m, err, sizeof err) != 0,
           "bad dtype accepted");
+    CHECK(lwt_map_npy_create("abandon/x.npy", LWT_BF16, 2, shape, &m, err, sizeof err) != 0,
+          "bfloat16 accepted (no .npy dtype)");
     CHECK(lwt_map_npy_create("abandon/x.npy", LWT_F32, -1, shape, &m, err, sizeof err) != 0,
           "bad ndim accepted");
     CHECK(lwt_map_npy_create("abandon/x.npy", LWT_F32, 2, NULL, &m, err, sizeof err) != 0,

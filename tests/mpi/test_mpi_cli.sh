@@ -1,6 +1,6 @@
 #!/bin/sh
 # lwt forward|inverse --mpi on 1-3 ranks writes the same bytes as lwt forward|inverse (1-D, 2-D,
-# 3-D .npy, float32, float64 and float16 (16-bit storage: float32 between levels), a raw input, odd sizes, small chunks so that halos cross ranks,
+# 3-D .npy, float32, float64 and float16 (16-bit storage: float32 between levels), raw float32 and float16 inputs, odd sizes, small chunks so that halos cross ranks,
 # shares by measured speed);
 # a rank that fails (--fail-rank) fails the job with a non-zero status and leaves no output;
 # a bad input is refused on every rank; a FIFO or folder as input at once, never hanging.
@@ -14,6 +14,7 @@ np.save("a1.npy", rng.standard_normal(4097))
 np.save("a2.npy", rng.standard_normal((203, 131)).astype(np.float32))
 np.save("a3.npy", rng.standard_normal((29, 17, 23)))
 np.save("a4.npy", (rng.standard_normal((67, 45)) * 4).astype(np.float16))
+np.load("a4.npy").tofile("a4.f16")
 rng.standard_normal((77, 61)).astype(np.float32).tofile("r2.f32")
 PY
 same() {
@@ -36,6 +37,9 @@ done
 check "raw forward" "$lwt" forward --stream --raw f32 --shape 77,61 -w haar -m zero -l 3 r2.f32 r2.ref.npy
 check "raw forward on 3 ranks" $run -np 3 "$lwt" forward --mpi --raw f32 --shape 77,61 -w haar -m zero -l 3 r2.f32 r2.m.npy
 same r2.ref.npy r2.m.npy "raw forward on 3 ranks"
+check "raw float16 forward on 2 ranks" $run -np 2 "$lwt" forward --mpi --raw f16 --shape 67,45 -w db4 -m smooth -l 2 \
+  a4.f16 a4.r2.npy
+same a4.ref.npy a4.r2.npy "raw float16 forward on 2 ranks"
 # shares by measured speed: another distribution of the work, the same bytes
 check "a2 forward on 3 ranks, measured" $run -np 3 "$lwt" forward --mpi --weight measure --chunk-rows 6 -w bior4.4 \
   -m periodization -l 3 a2.npy a2.w3.npy

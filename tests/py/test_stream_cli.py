@@ -3,7 +3,7 @@ in-memory transform, reads raw files, survives failing workers, refuses what
 it cannot map, and reports per worker.
 
   lwt forward --stream [--chunk-rows R] [--cpu-workers N] [--balance P]
-              [--raw f32|f64 --shape D0[,D1[,D2]]] [--report] IN OUT.npy
+              [--raw f16|f32|f64 --shape D0[,D1[,D2]]] [--report] IN OUT.npy
   lwt inverse --stream ... --shape D0[,D1[,D2]] IN.npy OUT.npy
 
 1. bit identity: in-memory vs streamed .npy (dtype, shape and every byte of
@@ -18,6 +18,9 @@ it cannot map, and reports per worker.
    file (an existing output is left alone); usage errors are exit 2; Fortran
    order and big-endian inputs are refused with a message
 5. --report: one line per worker; a slowed worker does fewer chunks (queue)
+6. float16 .npy (16-bit storage, float32 arithmetic): streamed forward and
+   inverse byte for byte the in-memory ones, 1-D, odd 2-D and 3-D shapes,
+   several chunks; a non-finite float16 value refused as in memory
 
 Environment: LWT_BIN (required; exit 77 without it), LWT_SEED (default fixed),
 LWT_QUICK=1 (sanitizer build: a smaller subset).
@@ -178,7 +181,7 @@ def identity_case(x, w, mode, level, c, level_tag, nvariants=2):
         chk.check(mem_warns["forward"], "in-memory forward beyond the maximum level: no warning  [%s]" % cmdline(args))
     STATS["cases"] += 1
     STATS["dims"][x.ndim] = STATS["dims"].get(x.ndim, 0) + 1
-    STATS["levels"][level_tag] += 1
+    STATS["levels"][level_tag] = STATS["levels"].get(level_tag, 0) + 1
     ref_x = out_path("ref_x.npy")
     shape_arg = ",".join(str(s) for s in shape)
     inv_base = ["inverse"] + base + ["--shape", shape_arg]
@@ -368,7 +371,7 @@ def test_against_pywt():
 # ------------------------------------------------------------- 3. raw input
 def test_raw():
     for shape, dt, raw in (((150, 37), "<f4", "f32"), ((150, 37), "<f8", "f64"), ((1000,), "<f4", "f32"),
-                           ((20, 9, 7), "<f8", "f64")):
+                           ((20, 9, 7), "<f8", "f64"), ((67, 45), "<f2", "f16")):
         x = rng.standard_normal(shape).astype(dt)
         _n[0] += 1
         rawp = os.path.join(IN_DIR, "x%d.%s" % (_n[0], raw))
@@ -507,7 +510,7 @@ def test_failures():
         ("--fail-worker 0:1.5", ["--fail-worker", "0:1.5"], ("--fail-worker",)),
         ("--cpu-workers 0", ["--cpu-workers", "0"], ("--cpu-workers",)),
         ("--cpu-workers 17", ["--cpu-workers", "17"], ("--cpu-workers",)),
-        ("--raw f16", ["--raw", "f16", "--shape", "150,37"], ("--raw",)),
+        ("--raw bf16 (no .npy output carries it)", ["--raw", "bf16", "--shape", "150,37"], ("--raw",)),
         ("--raw without --shape", ["--raw", "f64"], ("--shape",)),
         ("--devices x", ["--devices", "x"], ("--devices",)),
         ("--chunk-rows without a value", None, ("--chunk-rows",)),
@@ -540,6 +543,7 @@ def test_failures():
     for what, arr, words in (("Fortran order", np.asfortranarray(x), ("fortran",)),
                              ("big-endian float64", x.astype(">f8"), ("big-endian",)),
                              ("big-endian float32", x.astype(">f4"), ("big-endian",)),
+                             ("big-endian float16", x.astype(">f2"), ("big-endian", "'<f2'")),
                              ("Fortran order big-endian 3-D", np.asfortranarray(rng.standard_normal((4, 5, 6))
                                                                                 .astype(">f8")), ())):
         p = new_in(arr)
@@ -613,6 +617,36 @@ def test_report():
     clean_out()
 
 
+# ----------------------------------------------------------------- 6. float16
+def test_float16():
+    """The 16-bit plans: the same bytes streamed as in memory (identity_case: forward and inverse, a chunk size
+    and 3 workers under a policy), then a non-finite value refused with the in-memory path's exit and words."""
+    cases = (((149, 38), "cdf97", "symmetric", 3), ((67, 45), "db4", "smooth", 1), ((33, 70), "sym5", "antireflect", 3),
+             ((101, 9), "haar", "periodization", 1), ((997,), "coif2", "reflect", 3), ((19, 10, 7), "bior2.2", "zero", 1))
+    for c, (shape, w, mode, level) in enumerate(cases):
+        x = (rng.standard_normal(shape) * 4).astype(np.float16)
+        # c + 1: chunk rows 2, 5, 64, 1, ... (several chunks on every shape)
+        identity_case(x, w, mode, level, c + 1, str(level))
+    print("  float16: %d cases, forward and inverse, streamed under 2 variants each" % len(cases))
+    x = (rng.standard_normal((16, 12)) * 4).astype(np.float16)
+    base = ["-w", "db2", "-l", "1", "-m", "symmetric"]
+    ref_c = os.path.join(TMP, "f16_c.npy")
+    _, ok = run_ok(["forward"] + base + [new_in(x), ref_c], "in-memory forward float16")
+    c = np.load(ref_c) if ok else None
+    x[3, 5] = np.inf
+    cases = [("forward", new_in(x), [], 3 * 12 + 5)]
+    if c is not None:
+        c.reshape(-1)[7] = np.nan
+        cases.append(("inverse", new_in(c), ["--shape", "16,12"], 7))
+    for direction, p, extra, pos in cases:
+        out = out_path("out.npy")
+        rc_m, _, se_m = run([direction] + base + extra + [p, out])
+        chk.check(rc_m == 1 and not os.path.exists(out), "in-memory %s of non-finite float16: exit %d" % (direction, rc_m))
+        args = [direction, "--stream", "--chunk-rows", "2"] + base + extra + [p, out]
+        se = expect_fail(args, 1, "--stream %s on non-finite float16" % direction, (str(pos),))
+        chk.check(se == se_m, "%s non-finite float16: streamed says %r, in memory %r" % (direction, se, se_m))
+
+
 chk.run("bit identity, streamed vs in memory", test_bit_identity)
 chk.run("options that change nothing, in place", test_options_that_change_nothing)
 chk.run("tiny arrays and odd options", test_edges)
@@ -620,6 +654,7 @@ chk.run("against PyWavelets", test_against_pywt)
 chk.run("raw input", test_raw)
 chk.run("failures and usage errors", test_failures)
 chk.run("report", test_report)
+chk.run("float16", test_float16)
 print("lwt invocations: %d" % NRUNS[0])
 shutil.rmtree(TMP, ignore_errors=True)
 chk.finish()
