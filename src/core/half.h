@@ -91,8 +91,13 @@ LWT_HD float lwt_f16_to_f32(uint16_t h)
 #if defined(__CUDA_ARCH__)
     float r;
     asm("cvt.f32.f16 %0, %1;" : "=f"(r) : "h"(h));
-    const uint32_t nan = ((uint32_t)(h & 0x8000u) << 16) | (((uint32_t)(h & 0x7fffu) << 13) + (224u << 23));
-    return (h & 0x7fffu) > 0x7c00u ? lwt_f32_from_bits(nan) : r;
+    /* a NaN keeps its sign and payload (the hardware gives its canonical NaN): the 16 bits
+       moved to the top and shifted down 3 with their sign spread over bits 28-31, whose lower
+       three the OR sets with the exponent's; tested on the NaN the conversion returns. Fewer
+       instructions than the masks before (SASS: 9 a value); measured (H100, CDF 9/7 16384^2
+       4 levels, float16): inverse 1.651 -> 1.632 ms, forward unchanged (1.088) */
+    const uint32_t nan = (uint32_t)((int32_t)((uint32_t)h << 16) >> 3) | 0x70000000u;
+    return r != r ? lwt_f32_from_bits(nan) : r;
 #else
     return lwt_f16_to_f32_soft(h);
 #endif
@@ -117,13 +122,28 @@ LWT_HD float lwt_bf16_to_f32(uint16_t b)
     return lwt_f32_from_bits((uint32_t)b << 16);
 }
 
-LWT_HD uint16_t lwt_f32_to_bf16(float f)
+LWT_HD uint16_t lwt_f32_to_bf16_soft(float f)
 {
     const uint32_t x = lwt_f32_bits(f);
     if ((x & 0x7fffffffu) > 0x7f800000u) /* NaN: quiet it, or dropping the low payload could leave inf */
         return (uint16_t)((x >> 16) | 0x40u);
     return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16); /* RNE on the dropped 16 bits; a carry
                                                                    bumps the exponent, up to inf */
+}
+
+/* On the device (sm_80 and later) the hardware's rounding, cvt.rn.bf16.f32, with NaN by hand as
+   the soft one makes it; the same bits for all 2^32 inputs (tests/gpu/half_cvt_check.cu).
+   Measured (H100, CDF 9/7 16384^2 4 levels, bfloat16): forward 0.980 -> 0.953 ms, inverse
+   1.570 -> 1.543 (the soft rounding: 7 integer instructions a value) */
+LWT_HD uint16_t lwt_f32_to_bf16(float f)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    uint16_t b;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b) : "f"(f));
+    return f != f ? (uint16_t)((lwt_f32_bits(f) >> 16) | 0x40u) : b;
+#else
+    return lwt_f32_to_bf16_soft(f);
+#endif
 }
 
 #endif

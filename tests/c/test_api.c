@@ -300,9 +300,10 @@ static void test_determinism(lwt_context *ctx)
 /* Every item of a batch equals a run of its own bit for bit, forward and inverse (the packed
  * arrays NaN-poisoned first, so every coefficient is written). 1: the batched plan ran its
  * levels over the whole batch (explain says so); 0: item by item; -1: both plans refused.
- * *paired (or NULL): whether its forward ran levels in pairs on the whole batch, on backend *be. */
+ * *paired (or NULL): whether its forward ran levels in pairs on the whole batch, *single whether
+ * the plan of one such array pairs them, on backend *be. */
 static int batch_case_paired(lwt_context *ctx, const char *name, int mode, int ndim, const size_t *shape, int levels,
-                             int dt32, int conv, size_t B, int *paired, lwt_backend *be)
+                             int dt32, int conv, size_t B, int *paired, int *single, lwt_backend *be)
 {
     const size_t es = dt32 ? 4 : 8;
     lwt_wavelet *w;
@@ -333,6 +334,10 @@ static int batch_case_paired(lwt_context *ctx, const char *name, int mode, int n
     const int whole = strstr(why, "whole batch in one call") != NULL;
     if (paired)
         *paired = whole && strstr(why, "two levels in one pass") != NULL;
+    if (single) {
+        lwt_plan_explain(p1, why, sizeof why, NULL);
+        *single = strstr(why, "two levels in one pass") != NULL;
+    }
     lwt_plan_info info;
     lwt_plan_get_info(pb, &info);
     if (be)
@@ -371,7 +376,7 @@ static int batch_case_paired(lwt_context *ctx, const char *name, int mode, int n
 static int batch_case(lwt_context *ctx, const char *name, int mode, int ndim, const size_t *shape, int levels,
                       int dt32, int conv, size_t B)
 {
-    return batch_case_paired(ctx, name, mode, ndim, shape, levels, dt32, conv, B, NULL, NULL);
+    return batch_case_paired(ctx, name, mode, ndim, shape, levels, dt32, conv, B, NULL, NULL, NULL);
 }
 
 /* A 1-D batch runs as one array of rows (plan.c, batch_rows), for lifting and convolution,
@@ -405,22 +410,28 @@ static void test_batch_levels(lwt_context *ctx)
        on a GPU (the default backend there) where the register kernel takes the level */
     printf("test_batch_levels: %d of 180 cases ran level by level over the batch\n", batched);
     CHECK(batched > 0);
-    /* forward levels in pairs on the whole batch (the GPU's pair kernel: periodization, float32,
-       sizes that are multiples of 4, its shapes: Haar, D4, CDF 5/3, CDF 9/7) */
+    /* forward levels in pairs on the whole batch wherever one array's plan pairs them (the GPU's
+       pair kernel: periodization, float32, its shapes: Haar, D4, CDF 5/3, CDF 9/7, sizes that
+       are multiples of 4 and fit its strips) */
     const char *pnames[] = {"haar", "cdf97", "db2", "bior2.2"};
     const size_t pshapes[][2] = {{64, 96}, {128, 40}};
     int paired = 0, cuda = 0;
     for (int wi = 0; wi < 4; wi++)
         for (int si = 0; si < 2; si++) {
-            int pr = 0;
+            int pr = 0, one = 0;
             lwt_backend be = LWT_BACKEND_CPU;
-            batch_case_paired(ctx, pnames[wi], LWT_MODE_PERIODIZATION, 2, pshapes[si], 2 + (wi + si) % 3, 1, 0,
-                              3 + (size_t)si, &pr, &be);
+            const int levels = 2 + (wi + si) % 3;
+            batch_case_paired(ctx, pnames[wi], LWT_MODE_PERIODIZATION, 2, pshapes[si], levels, 1, 0, 3 + (size_t)si,
+                              &pr, &one, &be);
+            CHECK(pr == one); /* paired on the batch exactly where one array's plan pairs */
+            if (pr != one)
+                fprintf(stderr, "  %s %zux%zu L%d: levels paired for one array %d, on the batch %d\n", pnames[wi],
+                        pshapes[si][0], pshapes[si][1], levels, one, pr);
             paired += pr;
             cuda += be == LWT_BACKEND_CUDA;
         }
     printf("test_batch_levels: %d of 8 batches ran forward levels in pairs (%d on CUDA)\n", paired, cuda);
-    CHECK(!cuda || paired == cuda);
+    CHECK(!cuda || paired > 0);
 }
 
 /* lifting and the direct filter bank compute the same function */

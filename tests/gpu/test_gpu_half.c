@@ -6,7 +6,7 @@
  * sizes, levels and batches; the device workspace it asks for; a CPU plan refused. The fused
  * levels (2-D arrays whose levels all run on the register kernel, 16 bits read and written by
  * the kernels themselves) for every compiled-in shape, with the plan saying it runs them. The
- * device's float16 conversions (the hardware's) equal the portable ones for every input
+ * device's float16 and bfloat16 conversions (the hardware's) equal the portable ones for every input
  * (half_cvt_check.cu). The host-pointer path of the same plans: test_half --cuda. Exits 77
  * without a CUDA device.
  *
@@ -29,7 +29,7 @@
 static int cases, fused_cases;
 static lwt_context *ctx;
 
-int half_cvt_check(unsigned long long mismatches[2], unsigned first[2]); /* half_cvt_check.cu */
+int half_cvt_check(unsigned long long mismatches[3], unsigned first[3]); /* half_cvt_check.cu */
 
 static lwt_plan *plan(const lwt_wavelet *w, int nd, const size_t *shape, int levels, lwt_mode mode, lwt_dtype dt,
                       size_t batch, lwt_backend backend)
@@ -151,13 +151,15 @@ int main(void)
     }
     if (lwt_context_create(&ctx) != LWT_OK)
         return 1;
-    unsigned long long bad[2] = {1, 1};
-    unsigned first[2] = {0, 0};
+    unsigned long long bad[3] = {1, 1, 1};
+    unsigned first[3] = {0, 0, 0};
     CHECK(half_cvt_check(bad, first) == 0, "the conversion check did not run on the device");
     CHECK(bad[0] == 0, "device float16 narrowing: %llu of 2^32 float32 values differ from half.h's (first 0x%08x)",
           bad[0], first[0]);
     CHECK(bad[1] == 0, "device float16 widening: %llu of 2^16 values differ from half.h's (first 0x%04x)", bad[1],
           first[1]);
+    CHECK(bad[2] == 0, "device bfloat16 narrowing: %llu of 2^32 float32 values differ from half.h's (first 0x%08x)",
+          bad[2], first[2]);
     static const char *names[] = {"haar", "db4", "cdf97", "sym8", "coif3", "db20", "rbio3.5", "dmey"};
     static const size_t sizes[][3] = {{37, 1, 1}, {256, 1, 1}, {19, 24, 1}, {64, 33, 1}, {9, 12, 11}, {8, 7, 6}};
     const fmt *fmts[2] = {&F16, &BF16};
