@@ -21,6 +21,7 @@ typedef struct bench_opts {
     size_t filter_n;   /* --filter N: the surface filter and the splitter (bench_filter.c) */
     int stream;        /* 1: --stream (bench_stream.c), 2: --resident, 3: --resident-levels (bench_spread.c) */
     int zero_copy;     /* --zero-copy (bench_zerocopy.c) */
+    int peer;          /* --peer (bench_peer.c) */
     size_t stream_n;
     int stream_reps;
     double big_gib, slow;
@@ -37,5 +38,7 @@ int bench_stream(lwt_context *ctx, int reps, double big_gib, double slow, size_t
 int bench_spread(lwt_context *ctx, int reps, size_t n16, int levels_breakdown);
 /* Seed 003's zero-copy memory against copy-in / copy-out on page-locked host arrays (bench_zerocopy.c). */
 int bench_zerocopy(lwt_context *ctx, const bench_opts *o);
+/* Copies between two GPUs by the copy engines, alone and beside a transform on each (bench_peer.c). */
+int bench_peer(lwt_context *ctx, const bench_opts *o);
 
 #endif

@@ -26,6 +26,7 @@ static void usage(FILE *f)
                "       lwt-bench --stream [--stream-reps N] [--stream-size N] [--big GIB] [--slow F]\n"
                "       lwt-bench --resident|--resident-levels [--stream-reps N] [--stream-size N]\n"
                "       lwt-bench --zero-copy [-w W1,W2] [--sizes N1,N2] [-l LEVELS] [--reps N] [--f16|--bf16]\n"
+               "       lwt-bench --peer [--reps N]\n"
                "       lwt-bench --seed-experiments | --experiments FILE\n"
                "\n"
                "Default: the transform table: median of --reps warm runs (CUDA events on device buffers; in a\n"
@@ -35,6 +36,8 @@ static void usage(FILE *f)
                "--stream: the streamed engine on host-resident data (seed 000's Table 1 and experiment 5);\n"
                "--resident: device-resident data spread over the GPUs; --resident-levels: the same, then the\n"
                "  2N^2 array with 1, 2 and 3 levels (where the time of several GPUs goes, level by level).\n"
+               "--peer: copies between two GPUs by the copy engines (a block, rows), alone and beside a\n"
+               "  transform on each (what the spread's remote rows would cost sent that way).\n"
                "--seed-experiments runs %s/seed000.txt; --experiments FILE runs FILE:\n"
                "one lwt-bench run per line (its options), lines starting with == printed, # comments.\n",
             LWT_BENCH_EXPERIMENTS);
@@ -98,6 +101,7 @@ static int parse(int argc, char **argv, bench_opts *o, run_what *what, const cha
         else if (!strcmp(a, "--resident")) o->stream = 2, took = 0;
         else if (!strcmp(a, "--resident-levels")) o->stream = 3, took = 0;
         else if (!strcmp(a, "--zero-copy")) o->zero_copy = 1, took = 0;
+        else if (!strcmp(a, "--peer")) o->peer = 1, took = 0;
         else if (!strcmp(a, "--seed-experiments")) *what = RUN_FILE, *file = NULL, took = 0;
         else if (!v) bad = 1;
         else if (!strcmp(a, "-w")) bad = text(o->wavelets, sizeof o->wavelets, v);
@@ -174,6 +178,8 @@ static int run(const bench_opts *o)
         rc = bench_filter(ctx, o->filter_n, o->f64);
     else if (o->zero_copy)
         rc = bench_zerocopy(ctx, o);
+    else if (o->peer)
+        rc = bench_peer(ctx, o);
 #endif
     else
         rc = bench_transform(ctx, o);
