@@ -106,6 +106,27 @@ static int run_median(peer_dev *dv, unsigned from, unsigned work, int rows2d, in
     return rc;
 }
 
+/* a CUDA plan of the 4-level CDF 9/7 forward of an n x n float32 array on device d; 0 or 1 */
+static int cdf97_plan(lwt_context *ctx, size_t n, int d, lwt_plan **p)
+{
+    lwt_wavelet *w;
+    *p = NULL;
+    if (lwt_wavelet_create(ctx, "bior4.4", &w) != LWT_OK)
+        return 1;
+    lwt_plan_desc desc = lwt_plan_desc_default();
+    desc.wavelet = w;
+    desc.ndim = 2;
+    desc.shape[0] = desc.shape[1] = n;
+    desc.levels = 4;
+    desc.mode = LWT_MODE_PERIODIZATION;
+    desc.dtype = LWT_F32;
+    desc.backend = LWT_BACKEND_CUDA;
+    desc.device = d;
+    const int bad = lwt_plan_create(ctx, &desc, p) != LWT_OK;
+    lwt_wavelet_destroy(w); /* the plan keeps its own copy */
+    return bad;
+}
+
 static int setup(lwt_context *ctx, peer_dev *dv, int d)
 {
     const size_t n = 16384, bytes = n * n * sizeof(float);
@@ -119,24 +140,9 @@ static int setup(lwt_context *ctx, peer_dev *dv, int d)
         check(cudaEventCreate(&dv->start), "event") || check(cudaEventCreate(&dv->copied), "event") ||
         check(cudaEventCreate(&dv->worked), "event"))
         return 1;
-    lwt_wavelet *w;
-    if (lwt_wavelet_create(ctx, "bior4.4", &w) != LWT_OK)
-        return 1;
-    lwt_plan_desc desc = lwt_plan_desc_default();
-    desc.wavelet = w;
-    desc.ndim = 2;
-    desc.shape[0] = desc.shape[1] = n;
-    desc.levels = 4;
-    desc.mode = LWT_MODE_PERIODIZATION;
-    desc.dtype = LWT_F32;
-    desc.backend = LWT_BACKEND_CUDA;
-    desc.device = d;
     size_t ws = 0;
-    const int bad = lwt_plan_create(ctx, &desc, &dv->plan) != LWT_OK ||
-                    lwt_plan_device_workspace_size(dv->plan, &ws) != LWT_OK ||
-                    (ws && check(cudaMalloc(&dv->ws, ws), "cudaMalloc"));
-    lwt_wavelet_destroy(w);
-    return bad;
+    return cdf97_plan(ctx, n, d, &dv->plan) || lwt_plan_device_workspace_size(dv->plan, &ws) != LWT_OK ||
+           (ws && check(cudaMalloc(&dv->ws, ws), "cudaMalloc"));
 }
 
 static void teardown(peer_dev *dv, int d)
@@ -200,22 +206,11 @@ static size_t rows_on_1(const lwt_spread *s, const char *c, size_t nrows, size_t
 static int vmm_rows(lwt_context *ctx, peer_dev *dv, int reps, double gb_rows)
 {
     const size_t n = 32768; /* a row of PITCH bytes */
-    lwt_wavelet *w;
-    if (lwt_wavelet_create(ctx, "bior4.4", &w) != LWT_OK)
-        return 1;
-    lwt_plan_desc desc = lwt_plan_desc_default();
-    desc.wavelet = w;
-    desc.ndim = 2;
-    desc.shape[0] = desc.shape[1] = n;
-    desc.levels = 4;
-    desc.mode = LWT_MODE_PERIODIZATION;
-    desc.dtype = LWT_F32;
-    desc.backend = LWT_BACKEND_CUDA;
     lwt_plan *p = NULL;
     lwt_spread *s = NULL;
     void *c = NULL;
     const int devs[2] = {0, 1};
-    int rc = lwt_plan_create(ctx, &desc, &p) != LWT_OK || lwt_spread_create(p, 2, devs, &s) != LWT_OK ||
+    int rc = cdf97_plan(ctx, n, 0, &p) || lwt_spread_create(p, 2, devs, &s) != LWT_OK ||
              lwt_spread_alloc(s, LWT_SPREAD_COEFFS, &c) != LWT_OK;
     size_t first = 0, run = rc ? 0 : rows_on_1(s, c, n, &first);
     if (!rc && run < 64) {
@@ -252,7 +247,6 @@ static int vmm_rows(lwt_context *ctx, peer_dev *dv, int reps, double gb_rows)
     free(v);
     lwt_spread_destroy(s);
     lwt_plan_destroy(p);
-    lwt_wavelet_destroy(w);
     return rc;
 }
 
