@@ -154,8 +154,9 @@ static int parse(int argc, char **argv, bench_opts *o, run_what *what, const cha
 static int run(const bench_opts *o)
 {
 #ifndef LWT_HAVE_CUDA
-    if (o->stream || o->filter_n) {
-        fprintf(stderr, "lwt-bench: --stream, --resident and --filter need a build with the CUDA backend\n");
+    if (o->stream || o->filter_n || o->zero_copy || o->peer) {
+        fprintf(stderr, "lwt-bench: --stream, --resident, --filter, --zero-copy and --peer need a build with the "
+                        "CUDA backend\n");
         return BENCH_EXIT_RUNTIME;
     }
 #endif

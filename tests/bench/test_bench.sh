@@ -13,7 +13,8 @@ bad() { echo "FAIL: $*"; fail=1; }
 
 "$bench" --help > "$tmp/help" 2>&1 || bad "--help exits non-zero"
 for opt in -w -m --sizes -l --reps --f64 --ndim --algo --lbb-threads --lbb-cols --lifting --fuse-levels \
-    --filter --stream --resident --stream-reps --stream-size --big --slow --seed-experiments --experiments; do
+    --filter --stream --resident --stream-reps --stream-size --big --slow --zero-copy --peer --seed-experiments \
+    --experiments; do
     grep -q -- "$opt" "$tmp/help" || bad "--help does not mention $opt"
 done
 
