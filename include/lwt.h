@@ -196,7 +196,7 @@ LWT_API lwt_status lwt_wavelet_from_puk(lwt_context *ctx, const lwt_puk_scheme *
 /* LWT_F16 (IEEE binary16) and LWT_BF16 (bfloat16): 16-bit storage of the input and the
    coefficients, computed in float32: the result is the float32 plan's on the input widened
    (exactly), each value rounded once to the 16-bit type, to nearest, ties to even (docs/API.md,
-   "16-bit storage"). Not yet taken by the streamed engine (lwt_stream.h, MPI) or lwt_spread. */
+   "16-bit storage"); in memory, streamed (lwt_stream.h) and over MPI. Not yet by lwt_spread. */
 typedef enum lwt_dtype { LWT_F32 = 0, LWT_F64 = 1, LWT_F16 = 2, LWT_BF16 = 3 } lwt_dtype;
 
 /** The path LWT_ALGO_AUTO plans of w take in (mode, dtype): lifting where the scheme's
