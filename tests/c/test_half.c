@@ -23,6 +23,7 @@
 
 #include "check.h"
 #include "core/half.h"
+#include "core/plan.h" /* lwt_half_widen, lwt_half_narrow: the array conversions */
 #include "half_ref.h"
 #include "lwt.h"
 
@@ -269,6 +270,50 @@ static void test_plan_api(void)
     lwt_wavelet_destroy(w);
 }
 
+/* The array conversions the CPU plans and the streamed engine use (core/half_plan.c: vector
+ * loops, and the F16C instruction for float16 rounding where the CPU has it) against half.h's
+ * portable ones, value by value: 2^20 float32 bit patterns spread over every exponent and sign,
+ * NaNs with several payloads, infinities, zeros, float32 subnormals, float16 subnormals and
+ * midpoints; an odd count from an odd offset, so every loop's tail runs. All 2^16 widened. */
+static void test_array_conversions(const fmt *f)
+{
+    const size_t n = ((size_t)1 << 20) + 13;
+    float *x = malloc((n + 1) * sizeof *x);
+    uint16_t *h = malloc((n + 1) * sizeof *h), *all = malloc(65536 * sizeof *all);
+    float *w = malloc(65536 * sizeof *w);
+    if (!x || !h || !all || !w) {
+        CHECK(0, "out of memory");
+        free(x), free(h), free(all), free(w);
+        return;
+    }
+    static const uint32_t special[] = {0x7fc00000u, 0x7f800001u, 0xffbfffffu, 0x7fa00000u, 0x7f800000u, 0xff800000u,
+                                       0x00000000u, 0x80000000u, 0x00000001u, 0x807fffffu, 0x33800000u, 0x33000000u,
+                                       0x33000001u, 0x387fe000u, 0x38800000u, 0x477fe000u, 0x477ff000u, 0x477fefffu};
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t u = i < sizeof special / sizeof *special ? special[i] : (uint32_t)(i * 4099u * 977u);
+        memcpy(&x[i + 1], &u, sizeof u);
+    }
+    lwt_half_narrow(f->dt, x + 1, h + 1, n);
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint16_t want = f->dt == LWT_F16 ? lwt_f32_to_f16_soft(x[i + 1]) : lwt_f32_to_bf16_soft(x[i + 1]);
+        if (h[i + 1] != want && !bad++)
+            first = i;
+    }
+    CHECK(bad == 0, "%s: %zu of %zu values rounded by the array loop differ from half.h's (first: value %zu)", f->name,
+          bad, n, first);
+    for (uint32_t b = 0; b < 65536; b++)
+        all[b] = (uint16_t)b;
+    lwt_half_widen(f->dt, all, w, 65536);
+    bad = 0;
+    for (uint32_t b = 0; b < 65536; b++) {
+        const float want = f->dt == LWT_F16 ? lwt_f16_to_f32_soft((uint16_t)b) : lwt_bf16_to_f32((uint16_t)b);
+        bad += memcmp(&w[b], &want, sizeof want) != 0;
+    }
+    CHECK(bad == 0, "%s: %zu of 2^16 values widened by the array loop differ from half.h's", f->name, bad);
+    free(x), free(h), free(all), free(w);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--cuda") == 0)
@@ -290,6 +335,8 @@ int main(int argc, char **argv)
     }
     test_conversions(&F16);
     test_conversions(&BF16);
+    test_array_conversions(&F16);
+    test_array_conversions(&BF16);
     test_plans(&F16);
     test_plans(&BF16);
     if (backend == LWT_BACKEND_CUDA) {
