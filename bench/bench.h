@@ -17,6 +17,7 @@ typedef struct bench_opts {
     int cpu_passes; /* 1: the CPU's separable passes, not the fused level (--cpu-passes) */
     int batch;       /* 2-D/3-D: arrays per batch, each of --sizes (--batch; 0 or 1: one) */
     int batch_items; /* 1: a batch's arrays one after the other, not level by level (--batch-items) */
+    int volume_pass; /* 1: 3-D forward levels in one pass where the volume kernel applies (--volume-pass) */
     lwt_algorithm algorithm;
     size_t filter_n;   /* --filter N: the surface filter and the splitter (bench_filter.c) */
     int stream;        /* 1: --stream (bench_stream.c), 2: --resident, 3: --resident-levels (bench_spread.c) */

@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: lwt-bench [-w W1,W2] [-m M1,M2] [--sizes N1,N2] [-l LEVELS] [--reps N] [--f64|--f16|--bf16] "
                "[--ndim 1|2|3] [--algo auto|rc|lbb|rc-steps|convolution] [--lbb-threads T1,T2] [--lbb-cols C1,C2]\n"
-               "                 [--lifting auto,classic,improved] [--fuse-levels 0|1] [--cpu-simd auto|portable|avx2|avx512] [--cpu-passes 0|1]\n"
+               "                 [--lifting auto,classic,improved] [--fuse-levels 0|1] [--volume-pass 0|1] [--cpu-simd auto|portable|avx2|avx512] [--cpu-passes 0|1]\n"
                "                 [--batch B [--batch-items 0|1]]\n"
                "       lwt-bench --filter N [--f64]\n"
                "       lwt-bench --stream [--stream-reps N] [--stream-size N] [--big GIB] [--slow F]\n"
@@ -118,6 +118,7 @@ static int parse(int argc, char **argv, bench_opts *o, run_what *what, const cha
         else if (!strcmp(a, "--cpu-passes")) o->cpu_passes = atoi(v);
         else if (!strcmp(a, "--batch")) o->batch = atoi(v);
         else if (!strcmp(a, "--batch-items")) o->batch_items = atoi(v);
+        else if (!strcmp(a, "--volume-pass")) o->volume_pass = atoi(v);
         else if (!strcmp(a, "--filter")) o->filter_n = strtoull(v, NULL, 10);
         else if (!strcmp(a, "--stream-reps")) o->stream_reps = atoi(v);
         else if (!strcmp(a, "--stream-size")) o->stream_n = strtoull(v, NULL, 10);

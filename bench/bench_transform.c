@@ -158,7 +158,7 @@ int bench_transform(lwt_context *ctx, const bench_opts *o)
            : o->algorithm == LWT_ALGO_LIFTING_LBB      ? "lbb"
            : o->algorithm == LWT_ALGO_LIFTING_RC_STEPS ? "rc-steps"
                                                        : "auto",
-           o->fuse_levels == 1 ? ", one level per pass" : "",
+           o->fuse_levels == 1 ? ", one level per pass" : o->volume_pass == 1 ? ", 3-D levels in one pass" : "",
            o->cpu_simd == LWT_SIMD_PORTABLE ? ", portable CPU passes"
            : o->cpu_simd == LWT_SIMD_AVX2   ? ", AVX2 CPU passes"
            : o->cpu_simd == LWT_SIMD_AVX512 ? ", AVX-512 CPU passes"
@@ -178,6 +178,7 @@ int bench_transform(lwt_context *ctx, const bench_opts *o)
                     k.cpu_simd = (lwt_cpu_simd)o->cpu_simd;
                     k.cpu_passes = o->cpu_passes;
                     k.batch_items = o->batch_items;
+                    k.volume_pass = o->volume_pass;
                     const int r = one_case(ctx, o, wv[wi], mv[mi], strtoull(sv[si], NULL, 10), &k);
                     if (r)
                         rc = r;

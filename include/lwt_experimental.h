@@ -85,6 +85,12 @@ typedef struct lwt_plan_tuning {
        kernels read the input and write the result over the bus in place, only the workspace on
        the device (unpinned arrays are copied as with 0). The same bits either way. */
     int zero_copy;
+    /* The GPU's 3-D forward levels: 0 = the planner's choice (by planes: the pass along axis 0,
+       then the planes' 2-D level, measured faster, docs/PERFORMANCE.md "3-D levels in one pass");
+       1 = in one pass where the volume kernel applies (float32 Haar, D4, CDF 5/3 and CDF 9/7,
+       every mode but smooth and antireflect), which reads and writes the level once. Both give
+       the same bits. */
+    int volume_pass;
 } lwt_plan_tuning;
 
 /** The planner's choices everywhere (all zero). */

@@ -143,6 +143,14 @@ typedef struct lwt_backend_ops {
      * asked once, when the 16-bit plan is made (core/half_plan.c); 1 also sends its host-pointer
      * calls to execute */
     int (*half_fused)(const lwt_plan *f32);
+    /* optional: forward level j of a 3-D plan in one pass (the pass along axis 0 and the
+     * planes' 2-D level fused), and the call that runs it where volume_kernel said so: in is
+     * the level's input (sizes[j-1]), rows in_row and planes in_plane elements apart; band mask
+     * b (bit k: a detail along axis k) goes to out[b], rows out_row[b] and planes out_plane[b]
+     * elements apart. */
+    const char *(*volume_kernel)(const void *q, const lwt_plan *p, int level);
+    lwt_status (*fused3d)(void *bctx, int level, const void *in, size_t in_row, size_t in_plane, void *const out[8],
+                          const size_t out_row[8], const size_t out_plane[8]);
 } lwt_backend_ops;
 
 extern const lwt_backend_ops lwt_cpu_ops;

@@ -10,7 +10,7 @@
  * the packed array and the previous approximation and runs the axes in
  * reverse order (PyWavelets' idwtn), producing exactly as many samples as the
  * next level needs, which is PyWavelets' crop of the approximation. Fused
- * steps (a 2-D level, two levels, a 3-D level by planes) do the same work in
+ * steps (a 2-D level, two levels, a 3-D level in one pass or by planes) do the same work in
  * fewer passes; which one a level takes was decided when the plan was made.
  */
 #include <stdlib.h>
@@ -287,6 +287,17 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
             const void *src[4] = {cur, NULL, NULL, NULL};
             const size_t src_stride[4] = {cur_shape[1], 0, 0, 0};
             if ((st = env->ops->fused2d(env->bctx, j, 0, src, src_stride, dst, stride, 1, no_bstride, no_bstride)))
+                return st;
+            break;
+        }
+        case LWT_LEVEL_VOLUME: {
+            /* the whole level in one pass, bands straight to their places */
+            void *dst[8];
+            size_t row[8], plane[8];
+            for (unsigned b = 0; b < 8; b++)
+                dst[b] = band3(p, j, b, coeffs, bufs[which], j == p->levels, &row[b], &plane[b]);
+            if ((st = env->ops->fused3d(env->bctx, j, cur, cur_shape[2], cur_shape[1] * cur_shape[2], dst, row,
+                                        plane)))
                 return st;
             break;
         }

@@ -63,6 +63,10 @@ static void explain_forward(const lwt_plan *p, const lwt_level_step *st, text *t
         line_start(t, 0, j);
         put(t, "axes 0,1: %s (%s) -> bands to the packed array, %s\n", st->kernel[0], be, approx_dest(p, j));
         return;
+    case LWT_LEVEL_VOLUME:
+        line_start(t, 0, j);
+        put(t, "axes 0,1,2: %s (%s) -> bands to the packed array, %s\n", st->kernel[0], be, approx_dest(p, j));
+        return;
     case LWT_LEVEL_PLANES:
         line_start(t, 0, j);
         put(t, "axis 0: %s (%s) -> workspace\n", st->kernel[0], be);
@@ -103,6 +107,7 @@ static void explain_inverse(const lwt_plan *p, const lwt_level_step *st, text *t
     const char *be = p->ops->name, *to = j == 1 ? "the output" : "workspace";
     switch (st->op) {
     case LWT_LEVEL_PAIR2D: /* forward only */
+    case LWT_LEVEL_VOLUME:
         return;
     case LWT_LEVEL_FUSED2D:
         line_start(t, 1, j);

@@ -147,6 +147,8 @@ static lwt_status check_tuning(lwt_context *ctx, const lwt_plan_tuning *t)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "zero_copy must be 0 or 1 (got %d)", t->zero_copy);
     if (t->batch_items != 0 && t->batch_items != 1)
         return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "batch_items must be 0 or 1 (got %d)", t->batch_items);
+    if (t->volume_pass != 0 && t->volume_pass != 1)
+        return lwt_fail(ctx, LWT_ERR_INVALID_ARGUMENT, "volume_pass must be 0 or 1 (got %d)", t->volume_pass);
     return LWT_OK;
 }
 

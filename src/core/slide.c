@@ -8,9 +8,8 @@
 #include "core/extend.h"
 #include "core/line.h"
 
-/* tile-0 ranges of one axis for tiles of T coefficients */
-static void fill_axis(lwt_slide_axis *a, lwt_line_prog *p, const lwt_scheme *s, lwt_mode mode, int F, int inverse,
-                      long n, long nc, int T)
+void lwt_slide_fill_axis(lwt_slide_axis *a, lwt_line_prog *p, const lwt_scheme *s, lwt_mode mode, int F, int inverse,
+                         long n, long nc, int T)
 {
     if (inverse) {
         lwt_line_prog_inverse(p, s, 0, F, mode, nc, n);
@@ -188,7 +187,7 @@ static lwt_line_prog *plan_begin(lwt_slide_geom *g, const lwt_scheme *s, int inv
 static void plan_segments(lwt_slide_geom *g, lwt_line_prog *p, const lwt_scheme *s, lwt_mode mode, int F, int inverse,
                           long n0, long nc0, long rows, long min_blocks)
 {
-    fill_axis(&g->ax[0], p, s, mode, F, inverse, n0, nc0, 1);
+    lwt_slide_fill_axis(&g->ax[0], p, s, mode, F, inverse, n0, nc0, 1);
     long out0 = inverse ? (n0 + 1) / 2 : g->ax[0].nc;
     if (rows > 0 && rows < out0)
         out0 = rows;
@@ -197,7 +196,7 @@ static void plan_segments(lwt_slide_geom *g, lwt_line_prog *p, const lwt_scheme 
         T0 /= 2;
     if (T0 > out0)
         T0 = (int)out0;
-    fill_axis(&g->ax[0], p, s, mode, F, inverse, n0, g->ax[0].nc, T0);
+    lwt_slide_fill_axis(&g->ax[0], p, s, mode, F, inverse, n0, g->ax[0].nc, T0);
     g->tiles[0] = (out0 + T0 - 1) / T0;
     const lwt_slide_axis *a = &g->ax[0];
     g->m_start = min_l(a->lo[0], a->lo[1]);
@@ -228,7 +227,7 @@ size_t lwt_slide_plan_rows(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode
     if (!p)
         return 0;
     /* strips: rows of 128 (float) or 64 (double) ring elements, the halo included */
-    fill_axis(&g->ax[1], p, s, mode, F, inverse, n1, nc1, 64);
+    lwt_slide_fill_axis(&g->ax[1], p, s, mode, F, inverse, n1, nc1, 64);
     const int halo = g->ax[1].len[0] + g->ax[1].len[1] - 128;
     const int target = cols > 0 ? cols : es <= 4 ? 128 : 64;
     long out1 = inverse ? (n1 + 1) / 2 : g->ax[1].nc; /* coefficients (pairs of samples) across */
@@ -241,7 +240,7 @@ size_t lwt_slide_plan_rows(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode
        extension reads; strips at the ends get that by being wide enough */
     g->late_ext = !inverse && (mode == LWT_MODE_SMOOTH || mode == LWT_MODE_ANTIREFLECT);
     for (;;) {
-        fill_axis(&g->ax[1], p, s, mode, F, inverse, n1, g->ax[1].nc, T1);
+        lwt_slide_fill_axis(&g->ax[1], p, s, mode, F, inverse, n1, g->ax[1].nc, T1);
         g->RW = g->ax[1].len[0] + g->ax[1].len[1];
         g->tiles[1] = (out1 + T1 - 1) / T1;
         if (!g->late_ext || late_ext_fits(g, s, mode, F, p))

@@ -182,6 +182,14 @@ size_t lwt_slide_plan_rows(lwt_slide_geom *g, const lwt_scheme *s, lwt_mode mode
                            long n1, long nc0, long nc1, long rows, size_t es, size_t smem_limit, long min_blocks,
                            int cols);
 
+/* One axis in tiles of T coefficients (tile 0's channel and step ranges), n samples
+ * (the inverse's output), nc coefficients per band (the inverse's input; the
+ * forward's is computed); p: scratch for the line program. Every plan above is
+ * made of these; cuda_vol.cu plans its three axes with it. */
+struct lwt_line_prog;
+void lwt_slide_fill_axis(lwt_slide_axis *a, struct lwt_line_prog *p, const lwt_scheme *s, lwt_mode mode, int F,
+                         int inverse, long n, long nc, int T);
+
 /* Axis 0 alone, for a pass along a strided axis (cuda_columns.cu): the lags,
  * ax[0] in tiles of 16 coefficient rows (or the whole axis when shorter),
  * tiles[0], m_start, out_lo and out_hi; ax[1] zero and tiles[1] 1, no ring.

@@ -1,7 +1,7 @@
 /*
  * The planner: for every level of both directions, what runs (steps.h). The
  * order of preference is the driver's fastest first: two 2-D levels in one
- * pass, one 2-D level in one pass, a 3-D level by planes, passes whose last
+ * pass, one 2-D level in one pass, a 3-D forward level in one pass, a 3-D level by planes, passes whose last
  * (forward) or first (inverse) one moves the bands through a map, and plain
  * passes with the bands copied. The shapes of the passes are the driver's
  * (plan.c), so the backend answers for exactly the passes that will run.
@@ -122,6 +122,12 @@ static const char *pair_step(const lwt_plan *p, const lwt_backend_ops *ops, cons
     return p->ndim == 2 && !p->direct && j < p->levels && ops->pair_kernel ? ops->pair_kernel(q, p, j) : NULL;
 }
 
+/* the backend's forward level j of a 3-D plan in one pass, or NULL */
+static const char *volume_step(const lwt_plan *p, const lwt_backend_ops *ops, const void *q, int j)
+{
+    return p->ndim == 3 && !p->direct && ops->volume_kernel ? ops->volume_kernel(q, p, j) : NULL;
+}
+
 /* A batch of 2-D arrays whose every level, both ways, the backend runs on a batch in one call
    (level_kernel's planes question: the kernels that take batches of planes): the FUSED2D steps
    of every level, run level by level over the whole batch (driver.c), and forward levels in
@@ -171,6 +177,9 @@ static lwt_status plan_forward(const lwt_plan *p, const lwt_backend_ops *ops, co
             st->op = LWT_LEVEL_PAIR2D;
             st->kernel[0] = kn;
             j++;
+        } else if ((kn = volume_step(p, ops, q, j))) {
+            st->op = LWT_LEVEL_VOLUME;
+            st->kernel[0] = kn;
         } else if ((fused = fused_step(p, ops, q, j, 0, st)) < 0) {
             return LWT_ERR_INTERNAL;
         } else if (!fused) {

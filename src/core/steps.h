@@ -28,14 +28,17 @@ typedef enum lwt_level_op {
     LWT_LEVEL_PLANES = 4,
     /* a batch of 1-D signals as one array of rows: one pass for all of them, each
        writing (reading) its bands in its own packed array through a map */
-    LWT_LEVEL_ROWS = 5
+    LWT_LEVEL_ROWS = 5,
+    /* a 3-D forward level in one pass: axis 0 and the planes fused, bands straight to
+       their places */
+    LWT_LEVEL_VOLUME = 6
 } lwt_level_op;
 
 typedef struct lwt_level_step {
     lwt_level_op op;
     int level;                        /* decomposition level j (a pair: j and j + 1) */
     const char *kernel[LWT_MAX_NDIM]; /* what runs: per axis for passes (in the order they
-                                         run), [0] for a fused level or pair, [0] the pass
+                                         run), [0] for a fused level, pair or volume, [0] the pass
                                          along axis 0 and [1] the planes' level for PLANES */
 } lwt_level_step;
 

@@ -25,6 +25,7 @@ extern "C" {
 #include "cuda/cuda_plan_levels.cuh"
 #include "cuda/cuda_slide_pair.cuh"
 #include "cuda/cuda_slide_regs.cuh"
+#include "cuda/cuda_vol.cuh"
 #include "lwt_cuda.h"
 
 
@@ -40,6 +41,9 @@ struct cuda_plan_state {
     /* forward levels j and j + 1 in one pass (cuda_slide_pair.cu), index j - 1; NULL
        where they run one by one */
     lwt_slide_pair **pair;
+    /* 3-D forward levels in one pass (cuda_vol.cu), index j - 1; NULL where a level runs
+       by planes */
+    lwt_vol_geom **vol;
     /* lwt_forward / lwt_inverse on host pointers: device buffers made by the first such
        call and kept until the plan goes, so later calls allocate nothing; the lock makes
        those calls take turns with them */
@@ -219,6 +223,10 @@ static void free_slides(const lwt_plan *p, cuda_plan_state *st)
         if (st->pair && i < p->levels)
             free(st->pair[i]);
     }
+    for (int i = 0; st->vol && i < p->levels; i++)
+        free(st->vol[i]);
+    free(st->vol);
+    st->vol = NULL;
     free(st->pair);
     st->pair = NULL;
     free(st->slide);
@@ -264,6 +272,27 @@ static lwt_status plan_pairs(lwt_plan *p, cuda_plan_state *st)
         if (st->pair[j - 1])
             lwt_log(ctx, LWT_LOG_DEBUG, "levels %d and %d forward: one pass (level-2 strips of %d columns)", j, j + 1,
                     st->pair[j - 1]->g2.ax[1].T);
+    }
+    return LWT_OK;
+}
+
+/* The 3-D forward levels that run in one pass (cuda_vol.cu) where the plan asks for it: float32
+ * plans computed in float, where the kernel applies. Not the planner's choice: on an H100, 1024^3
+ * CDF 9/7 3 levels take 15.6 ms in one pass against 8.8 ms by planes (the same DRAM bytes as a
+ * copy, 2.6 times the instructions; docs/PERFORMANCE.md, "3-D levels in one pass"). */
+static lwt_status plan_volumes(lwt_plan *p, cuda_plan_state *st, int sms)
+{
+    if (p->ndim != 3 || p->desc.dtype != LWT_F32 || !st->dev.f32_in_float || p->tune.volume_pass != 1)
+        return LWT_OK;
+    st->vol = (lwt_vol_geom **)calloc((size_t)p->levels, sizeof *st->vol);
+    if (!st->vol)
+        return LWT_ERR_OUT_OF_MEMORY;
+    for (int j = 1; j <= p->levels; j++) {
+        const size_t *in = p->sizes[j - 1];
+        st->vol[j - 1] = lwt_cuda_vol_plan(&p->wavelet.scheme, p->desc.mode, p->fb.length, in, in[2], sms);
+        if (st->vol[j - 1])
+            lwt_log(p->ctx, LWT_LOG_DEBUG, "level %d forward: the volume kernel (tiles of %d x %d, segments of %d rows)", j,
+                    st->vol[j - 1]->ax[1].T, st->vol[j - 1]->ax[2].T, st->vol[j - 1]->ax[0].T);
     }
     return LWT_OK;
 }
@@ -329,7 +358,8 @@ static lwt_status plan_slides(lwt_plan *p, cuda_plan_state *st)
             free(tab);
             LWT_CUDA_CHECK(ctx, e);
         }
-    return plan_pairs(p, st);
+    lwt_status vs = plan_volumes(p, st, sms);
+    return vs ? vs : plan_pairs(p, st);
 }
 
 extern "C" const lwt_slide_geom *lwt_cuda_plan_level(const lwt_plan *p, int j, int inverse, int *shape,
@@ -546,6 +576,17 @@ static lwt_status cuda_fused2d_pair(void *bctx, int level, const void *in, size_
     return LWT_OK;
 }
 
+static lwt_status cuda_fused3d(void *bctx, int level, const void *in, size_t in_row, size_t in_plane,
+                               void *const out[8], const size_t out_row[8], const size_t out_plane[8])
+{
+    cuda_call *call = (cuda_call *)bctx;
+    const lwt_plan *p = call->plan;
+    const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
+    LWT_CUDA_CHECK(p->ctx, lwt_cuda_vol_forward(st->vol[level - 1], &p->wavelet.scheme, (const float *)in, in_row,
+                                                in_plane, (float *const *)out, out_row, out_plane, call->stream));
+    return LWT_OK;
+}
+
 /* ----------------------------------------------------------- execution */
 
 static size_t device_workspace(const lwt_plan *p)
@@ -731,6 +772,13 @@ static const char *cuda_pair_kernel(const void *q, const lwt_plan *p, int level)
     return st->pair && st->pair[level - 1] ? "two levels in one pass, register kernel" : NULL;
 }
 
+static const char *cuda_volume_kernel(const void *q, const lwt_plan *p, int level)
+{
+    (void)q;
+    const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
+    return st->vol && st->vol[level - 1] ? "one pass, volume kernel" : NULL;
+}
+
 /* what cuda_run_pass launches for this pass (and lwt_cuda_launch_pass after it) */
 static const char *cuda_pass_kernel(const void *q, const lwt_plan *p, const lwt_pass *ps)
 {
@@ -761,6 +809,8 @@ static const lwt_backend_ops cuda_ops = {
     cuda_fused2d,
     cuda_fused2d_pair,
     lwt_cuda_half_fused,
+    cuda_volume_kernel,
+    cuda_fused3d,
 };
 
 extern "C" const lwt_backend_ops *lwt_cuda_backend(void)

@@ -6,7 +6,10 @@
  * ranges) run plane by plane, and refuses chosen levels when the planner asks (core/steps.c),
  * so that the driver mixes levels by planes and separable levels in both directions (a level
  * of one kind after one of the other
- * reads the approximation the other left). Every result must match the CPU backend's
+ * reads the approximation the other left). A second test backend also runs forward levels in
+ * one pass (the GPU's volume kernel, driver.c's LWT_LEVEL_VOLUME) as a one-level 3-D CPU plan
+ * whose bands it copies through the driver's pointers and strides, refusing other levels.
+ * Every result must match the CPU backend's
  * separable passes: float64 within 1e-12 of the largest coefficient, over wavelets, modes,
  * odd shapes, levels and refusal patterns; and the planes must have run.
  */
@@ -27,6 +30,8 @@ typedef struct planes_backend {
     lwt_context *ctx;
     unsigned refuse;   /* bit j set: level j is refused (separable passes) */
     int batches;       /* batched calls run */
+    unsigned refuse_volume; /* the volume backend: bit j set, forward level j is not one pass */
+    int volumes;            /* forward levels run in one pass */
 } planes_backend;
 
 /* level j of the 3-D plan on nbatch planes: a one-level 2-D plan of the planes' shape, run
@@ -74,6 +79,66 @@ static const lwt_backend_ops planes_ops = {.name = "test",
                                            .copy_block = cpu_copy_block,
                                            .zero_blocks = cpu_zero_blocks,
                                            .fused2d = pb_fused2d};
+
+/* Forward level j in one pass (the GPU's volume kernel): a one-level 3-D CPU plan of the
+   level's input shape, its eight bands copied to out[b] through the strides the driver gives */
+static lwt_status pb_fused3d(void *b, int level, const void *in, size_t in_row, size_t in_plane, void *const out[8],
+                             const size_t out_row[8], const size_t out_plane[8])
+{
+    planes_backend *t = b;
+    const lwt_plan *p = t->p;
+    const size_t *n = p->sizes[level - 1];
+    lwt_plan_desc d = p->desc;
+    d.levels = 1;
+    d.batch = 1;
+    d.backend = LWT_BACKEND_CPU;
+    for (int k = 0; k < 3; k++)
+        d.shape[k] = n[k];
+    lwt_plan *q;
+    lwt_status st = lwt_plan_create(t->ctx, &d, &q);
+    if (st)
+        return st;
+    const size_t ni = n[0] * n[1] * n[2];
+    double *x = malloc(ni * 8), *c = malloc(q->coeff_count * 8);
+    for (size_t i = 0; x && i < ni; i++)
+        x[i] = ((const double *)in)[i / (n[1] * n[2]) * in_plane + i / n[2] % n[1] * in_row + i % n[2]];
+    st = x && c ? lwt_forward(q, x, c, NULL) : LWT_ERR_OUT_OF_MEMORY;
+    for (unsigned m = 0; m < 8 && st == LWT_OK; m++) {
+        lwt_band bd;
+        if ((st = lwt_plan_band(q, m ? 1 : 0, m, &bd)))
+            break;
+        CHECK(bd.shape[0] == p->sizes[level][0] && bd.shape[1] == p->sizes[level][1] &&
+                  bd.shape[2] == p->sizes[level][2],
+              "level %d band %u: shape %zu x %zu x %zu", level, m, bd.shape[0], bd.shape[1], bd.shape[2]);
+        for (size_t i0 = 0; i0 < bd.shape[0]; i0++)
+            for (size_t i1 = 0; i1 < bd.shape[1]; i1++)
+                for (size_t i2 = 0; i2 < bd.shape[2]; i2++)
+                    ((double *)out[m])[i0 * out_plane[m] + i1 * out_row[m] + i2] =
+                        c[((bd.offset[0] + i0) * q->packed[1] + bd.offset[1] + i1) * q->packed[2] + bd.offset[2] + i2];
+    }
+    free(x);
+    free(c);
+    lwt_plan_destroy(q);
+    t->volumes += st == LWT_OK;
+    return st;
+}
+
+static const char *pb_volume_kernel(const void *q, const lwt_plan *p, int level)
+{
+    const planes_backend *t = q;
+    return p->ndim == 3 && !(t->refuse_volume >> level & 1) ? "test volume" : NULL;
+}
+
+/* the planes backend with forward levels in one pass besides */
+static const lwt_backend_ops volume_ops = {.name = "test",
+                                           .level_kernel = pb_level_kernel,
+                                           .pass_kernel = cpu_pass_kernel,
+                                           .run_pass = cpu_run_pass,
+                                           .copy_block = cpu_copy_block,
+                                           .zero_blocks = cpu_zero_blocks,
+                                           .fused2d = pb_fused2d,
+                                           .volume_kernel = pb_volume_kernel,
+                                           .fused3d = pb_fused3d};
 
 static unsigned long long rng = 0x9e3779b97f4a7c15ull;
 
@@ -126,7 +191,7 @@ static void run_case(lwt_context *ctx, const char *name, const size_t shape[3], 
         x[i] = xs_rnd(&rng);
     memset(c, 0xff, nc * 8); /* poison: every coefficient, gaps included, must be written */
     memset(y, 0xff, ni * 8);
-    planes_backend t = {p, ctx, refuse, 0};
+    planes_backend t = {p, ctx, refuse, 0, 0, 0};
     const lwt_status s1 = lwt_forward(p, x, cref, NULL), s2 = run_on(p, &planes_ops, &t, x, c, ws, 0);
     const int fwd_batches = t.batches;
     const lwt_status s3 = lwt_inverse(p, cref, yref, NULL), s4 = run_on(p, &planes_ops, &t, cref, y, ws, 1);
@@ -141,6 +206,19 @@ static void run_case(lwt_context *ctx, const char *name, const size_t shape[3], 
         taken += !(refuse >> j & 1);
     CHECK(fwd_batches == 2 * taken && t.batches == 4 * taken, "%s %s L%d refuse %#x: %d and %d batches, not %d",
           name, lwt_mode_name(mode), levels, refuse, fwd_batches, t.batches - fwd_batches, 2 * taken);
+    /* forward levels in one pass where the volume backend takes them (the others by planes or
+       separable passes, as refused), each band written through the driver's pointers */
+    const unsigned refuse_volume = refuse >> 1 | (refuse & 1u << levels);
+    planes_backend tv = {p, ctx, refuse, 0, refuse_volume, 0};
+    memset(c, 0xff, nc * 8);
+    const lwt_status s5 = run_on(p, &volume_ops, &tv, x, c, ws, 0);
+    const double ev = max_diff(c, cref, nc) / max_abs(cref, nc);
+    int volumes = 0;
+    for (int j = 1; j <= levels; j++)
+        volumes += !(refuse_volume >> j & 1);
+    CHECK(!s5 && ev <= 1e-12 && tv.volumes == volumes, "%s %s L%d refuse %#x/%#x: volume forward %.2e, %d of %d levels "
+          "in one pass (status %d)", name, lwt_mode_name(mode), levels, refuse, refuse_volume, ev, tv.volumes, volumes,
+          s5);
     free(x);
     free(cref);
     free(c);

@@ -49,6 +49,9 @@ static int compare_lifting;
 /* 1: a second CUDA plan with one level per pass (lwt_plan_tuning.fuse_levels) must give the
    same bits as the first, which runs levels in pairs where it can */
 static int compare_fuse;
+/* 1: a second CUDA plan with its 3-D forward levels in one pass where the volume kernel applies
+   (lwt_plan_tuning.volume_pass) must give the same bits as the first, by planes */
+static int compare_volume;
 
 static void run_case(lwt_context *ctx, const char *wname, int ndim, const size_t *shape, int levels, lwt_mode mode,
                      lwt_dtype dt, size_t batch)
@@ -83,7 +86,11 @@ static void run_case(lwt_context *ctx, const char *wname, int ndim, const size_t
         t.lifting = LWT_LIFT_AUTO;
         t.fuse_levels = 1;
     }
-    if ((compare_lifting || compare_fuse) && sg == LWT_OK && lwt_plan_create_tuned(ctx, &d, &t, &pk) != LWT_OK) {
+    if (compare_volume) {
+        t.lifting = LWT_LIFT_AUTO;
+        t.volume_pass = 1;
+    }
+    if ((compare_lifting || compare_fuse || compare_volume) && sg == LWT_OK && lwt_plan_create_tuned(ctx, &d, &t, &pk) != LWT_OK) {
         fprintf(stderr, "FAIL %s %s: no second plan\n", wname, lwt_mode_name(mode));
         failures++;
     }
@@ -126,8 +133,9 @@ static void run_case(lwt_context *ctx, const char *wname, int ndim, const size_t
                 memcmp(yk, yg, ni * es)) {
                 fprintf(stderr, "FAIL %s %s %zux%zu L=%d %s: %s\n", wname, lwt_mode_name(mode), shape[0],
                         ndim > 1 ? shape[1] : 1, levels, dt == LWT_F32 ? "f32" : "f64",
-                        compare_fuse ? "levels in pairs and one by one differ"
-                                     : "classic and improved lifting differ");
+                        compare_fuse     ? "levels in pairs and one by one differ"
+                        : compare_volume ? "3-D levels in one pass and by planes differ"
+                                         : "classic and improved lifting differ");
                 failures++;
             }
             free(ck); free(yk);
@@ -207,8 +215,9 @@ static void test_device_api(lwt_context *ctx)
 }
 #endif
 
-/* plan-creation messages: which 2-D levels took the register pipeline */
-static int regs_levels, pair_levels;
+/* plan-creation messages: which 2-D levels took the register pipeline, which pairs of levels
+   and which 3-D levels one pass */
+static int regs_levels, pair_levels, volume_levels;
 static void count_log(void *user, lwt_log_level level, const char *message)
 {
     (void)user;
@@ -217,6 +226,8 @@ static void count_log(void *user, lwt_log_level level, const char *message)
         regs_levels++;
     if (strstr(message, "forward: one pass"))
         pair_levels++;
+    if (strstr(message, "forward: the volume kernel"))
+        volume_levels++;
 }
 
 int main(int argc, char **argv)
@@ -333,6 +344,41 @@ int main(int argc, char **argv)
         run_case(ctx, "cdf97", 3, v, 1, LWT_MODE_SYMMETRIC, LWT_F32, 1);
     }
     compare_lifting = 0;
+    /* 3-D forward levels in one pass (cuda_vol.cu: float32 Haar, D4, CDF 5/3 and CDF 9/7, every
+       mode but smooth and antireflect): against the CPU and, bit for bit, against the level by
+       planes. Odd sizes with several tiles each way (tiles inside the array and at all its
+       edges), axis 0 long or short (segments, rows extended past both ends), 2 and 3 levels;
+       the plans must have chosen it for every level of the first shape in the seven modes it
+       takes */
+    gpu_algo = LWT_ALGO_AUTO;
+    compare_volume = 1;
+    const char *vols[] = {"haar", "db2", "cdf53", "cdf97"};
+    for (int i = 0; i < 4; i++) {
+        volume_levels = 0;
+        for (int mode = 0; mode < LWT_MODE_COUNT; mode++) {
+            /* within the maximum level, where float32 plans compute in float (the kernel's
+               arithmetic); the long axis 0 below goes past it, where they compute in double */
+            size_t s3[3] = {small ? 36 : 37 + (size_t)i, small ? 40 : 70 + (size_t)mode, small ? 70 : 131 + 2 * (size_t)mode};
+            run_case(ctx, vols[i], 3, s3, 2, (lwt_mode)mode, LWT_F32, 1);
+            size_t t3[3] = {small ? 70 : 300, 20 + (size_t)i, 33 + (size_t)mode};
+            run_case(ctx, vols[i], 3, t3, 3, (lwt_mode)mode, LWT_F32, 1);
+        }
+        checks++;
+        printf("%s 3-D: the volume kernel in %d planned levels\n", vols[i], volume_levels);
+        if (volume_levels < 2 * (LWT_MODE_COUNT - 2)) {
+            fprintf(stderr, "FAIL %s 3-D: the volume kernel was chosen for only %d levels\n", vols[i],
+                    volume_levels);
+            failures++;
+        }
+    }
+    if (!small) { /* a volume of many tiles and whole-axis segments, and a batch of volumes */
+        size_t v[3] = {130, 256, 260};
+        run_case(ctx, "cdf97", 3, v, 3, LWT_MODE_PERIODIZATION, LWT_F32, 1);
+        run_case(ctx, "cdf97", 3, v, 3, LWT_MODE_SYMMETRIC, LWT_F32, 1);
+        size_t b[3] = {16, 33, 64};
+        run_case(ctx, "db2", 3, b, 2, LWT_MODE_REFLECT, LWT_F32, 3);
+    }
+    compare_volume = 0;
     /* two forward levels in one pass (cuda_slide_pair.cu; float32 Haar, D4, CDF 5/3 and CDF 9/7,
        periodization, sizes multiples of 4): against the CPU and, bit for bit, against one
        level per pass. Sizes with several level-2 strips and runs of tiles, a short axis 0
