@@ -29,6 +29,10 @@ typedef struct exec_env {
     const lwt_backend_ops *ops;
     void *bctx;
     const lwt_steps *steps;
+    /* A float16/bfloat16 plan's fused levels (lwt_driver_run_half): the packed coefficients
+       (and the signal) are 16-bit, the approximations between levels float32 in the buffers,
+       the coarsest one converted at the packed corner by the backend's half_corner. */
+    int half;
 } exec_env;
 
 void lwt_plan_pass(const lwt_plan *p, int axis, int inverse, const size_t *shape_in, long n_axis_out,
@@ -225,11 +229,13 @@ static lwt_status planes_inverse(const lwt_plan *p, const exec_env *env, int j, 
 /* where a 2-D forward level j writes its bands: the approximation (dst[0]) to
    `approx` (compact) or, at the last level, the packed array's corner; the
    details to their places in the packed array */
-static void level_dests(const lwt_plan *p, int j, char *coeffs, char *approx, void *dst[4], size_t stride[4])
+static void level_dests(const lwt_plan *p, const exec_env *env, int j, char *coeffs, char *approx, void *dst[4],
+                        size_t stride[4])
 {
-    const size_t es = lwt_plan_elem_size(p);
-    dst[0] = j == p->levels ? (void *)coeffs : (void *)approx;
-    stride[0] = j == p->levels ? p->packed[1] : p->sizes[j][1];
+    const size_t es = env->half ? 2 : lwt_plan_elem_size(p);
+    const int corner = j == p->levels && !env->half; /* 16-bit: the corner is converted after */
+    dst[0] = corner ? (void *)coeffs : (void *)approx;
+    stride[0] = corner ? p->packed[1] : p->sizes[j][1];
     for (unsigned mask = 1; mask < 4; mask++) {
         size_t off[LWT_MAX_NDIM];
         band_offset(p, p->levels - j + 1, mask, off);
@@ -247,12 +253,20 @@ static void approx_in_buffer(const lwt_plan *p, int j, char *bufs[2], const char
     *which ^= 1;
 }
 
+/* the end of a forward whose last level left its approximation in buf: a 16-bit plan's to the
+   packed array's corner (the others write it there themselves) */
+static lwt_status forward_end(const lwt_plan *p, const exec_env *env, const char *buf, char *coeffs)
+{
+    const size_t *nc = p->sizes[p->levels];
+    return env->half ? env->ops->half_corner(env->bctx, 1, buf, nc[1], coeffs, p->packed[1], nc[0], nc[1]) : LWT_OK;
+}
+
 static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char *in, char *coeffs, char *bufs[2])
 {
     const size_t es = lwt_plan_elem_size(p);
     const size_t zero[LWT_MAX_NDIM] = {0, 0, 0};
     if (!p->tight) {
-        lwt_status zs = env->ops->zero_blocks(env->bctx, es, coeffs, p->gap_shape, p->gaps, p->ngaps);
+        lwt_status zs = env->ops->zero_blocks(env->bctx, env->half ? 2 : es, coeffs, p->gap_shape, p->gaps, p->ngaps);
         if (zs)
             return zs;
     }
@@ -264,18 +278,20 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
         const lwt_level_step *step = &env->steps->v[0][i];
         const int j = step->level;
         lwt_status st = LWT_OK;
+        if (env->half && step->op != LWT_LEVEL_PAIR2D && step->op != LWT_LEVEL_FUSED2D)
+            return lwt_fail(p->ctx, LWT_ERR_INTERNAL, "forward step %d has no 16-bit kernel", i);
         switch (step->op) {
         case LWT_LEVEL_PAIR2D: {
             /* levels j and j + 1 in one pass: level j's approximation is never stored */
             void *dst1[4], *dst2[4];
             size_t stride1[4], stride2[4];
-            level_dests(p, j, coeffs, bufs[which], dst1, stride1);
-            level_dests(p, j + 1, coeffs, bufs[which], dst2, stride2);
+            level_dests(p, env, j, coeffs, bufs[which], dst1, stride1);
+            level_dests(p, env, j + 1, coeffs, bufs[which], dst2, stride2);
             if ((st = env->ops->fused2d_pair(env->bctx, j, cur, cur_shape[1], dst1, stride1, dst2, stride2, 1, 0,
                                              no_bstride, no_bstride)))
                 return st;
             if (j + 1 == p->levels)
-                return LWT_OK;
+                return forward_end(p, env, bufs[which], coeffs);
             approx_in_buffer(p, j + 1, bufs, &cur, cur_shape, &which);
             continue;
         }
@@ -283,7 +299,7 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
             /* the whole level in one pass, bands straight to their places */
             void *dst[4];
             size_t stride[4];
-            level_dests(p, j, coeffs, bufs[which], dst, stride);
+            level_dests(p, env, j, coeffs, bufs[which], dst, stride);
             const void *src[4] = {cur, NULL, NULL, NULL};
             const size_t src_stride[4] = {cur_shape[1], 0, 0, 0};
             if ((st = env->ops->fused2d(env->bctx, j, 0, src, src_stride, dst, stride, 1, no_bstride, no_bstride)))
@@ -355,7 +371,7 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
         }
         /* the bands are in place and the approximation in bufs[which] */
         if (j == p->levels)
-            return LWT_OK;
+            return forward_end(p, env, bufs[which], coeffs);
         approx_in_buffer(p, j, bufs, &cur, cur_shape, &which);
     }
     COPY(cur, cur_shape, zero, coeffs, p->packed, zero, cur_shape);
@@ -371,23 +387,34 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
         COPY(coeffs, all, zero, out, all, zero, all);
         return LWT_OK;
     }
-    /* the approximation cA_J: read in place by fused levels, else copied to buffer 0 */
+    /* the approximation cA_J: read in place by fused levels, else copied to buffer 0; a 16-bit
+       plan's converted to float32 in buffer 0 */
     int which = 0;
     char *cur = bufs[which];
     const char *approx = coeffs;
     size_t approx_stride = p->packed[1];
+    if (env->half) {
+        const size_t *nj = p->sizes[p->levels];
+        lwt_status hs = env->ops->half_corner(env->bctx, 0, coeffs, p->packed[1], cur, nj[1], nj[0], nj[1]);
+        if (hs)
+            return hs;
+        approx = cur;
+        approx_stride = nj[1];
+    }
     for (int i = 0; i < env->steps->n[1]; i++) {
         const lwt_level_step *step = &env->steps->v[1][i];
         const int j = step->level;
         const size_t *nc = p->sizes[j];
         lwt_status st;
+        if (env->half && step->op != LWT_LEVEL_FUSED2D)
+            return lwt_fail(p->ctx, LWT_ERR_INTERNAL, "inverse step %d has no 16-bit kernel", i);
         if (step->op == LWT_LEVEL_FUSED2D) {
             const void *src[4] = {approx, NULL, NULL, NULL};
             size_t src_stride[4] = {approx_stride, p->packed[1], p->packed[1], p->packed[1]};
             for (unsigned mask = 1; mask < 4; mask++) {
                 size_t off[LWT_MAX_NDIM];
                 band_offset(p, p->levels - j + 1, mask, off);
-                src[mask] = coeffs + (off[0] * p->packed[1] + off[1]) * es;
+                src[mask] = coeffs + (off[0] * p->packed[1] + off[1]) * (env->half ? 2 : es);
             }
             char *dst = j == 1 ? out : bufs[which ^ 1];
             void *outs[4] = {dst, NULL, NULL, NULL};
@@ -560,7 +587,7 @@ static lwt_status forward_batch(const lwt_plan *p, const exec_env *env, const ch
         const int j = step->level, jl = step->op == LWT_LEVEL_PAIR2D ? j + 1 : j; /* its last level */
         void *dst[4];
         size_t stride[4], out_bstride[4];
-        level_dests(p, jl, coeffs, bufs[which], dst, stride);
+        level_dests(p, env, jl, coeffs, bufs[which], dst, stride);
         for (unsigned b = 0; b < 4; b++)
             out_bstride[b] = b == 0 && jl < p->levels ? p->sizes[jl][0] * p->sizes[jl][1] : p->coeff_count;
         lwt_status st;
@@ -568,7 +595,7 @@ static lwt_status forward_batch(const lwt_plan *p, const exec_env *env, const ch
             void *dst1[4];
             size_t stride1[4];
             const size_t bstride1[4] = {0, p->coeff_count, p->coeff_count, p->coeff_count};
-            level_dests(p, j, coeffs, NULL, dst1, stride1);
+            level_dests(p, env, j, coeffs, NULL, dst1, stride1);
             dst1[0] = NULL; /* level j's approximation is never stored */
             st = env->ops->fused2d_pair(env->bctx, j, cur, cur_cols, dst1, stride1, dst, stride, B, cur_bstride,
                                         bstride1, out_bstride);
@@ -623,7 +650,7 @@ lwt_status lwt_driver_run(const lwt_plan *p, const lwt_steps *steps, const lwt_b
                           const void *in, void *out, void *workspace, int inverse)
 {
     const size_t es = lwt_plan_elem_size(p);
-    exec_env env = {ops, bctx, steps};
+    exec_env env = {ops, bctx, steps, 0};
     char *bufs[2] = {(char *)workspace, (char *)workspace + p->buf_elems * es};
     if (steps->n[inverse] > 0 && steps->v[inverse][0].op == LWT_LEVEL_ROWS)
         return batch_rows(p, &env, (const char *)in, (char *)out, bufs, inverse);
@@ -639,6 +666,17 @@ lwt_status lwt_driver_run(const lwt_plan *p, const lwt_steps *steps, const lwt_b
         st = inverse ? inverse_one(p, &env, src, dst, bufs) : forward_one(p, &env, src, dst, bufs);
     }
     return st;
+}
+
+lwt_status lwt_driver_run_half(const lwt_plan *q, const lwt_backend_ops *ops, void *bctx, const void *in, void *out,
+                               float *bufs[2], int inverse)
+{
+    if (q->desc.batch != 1 || q->steps.batch_levels || q->ndim != 2 || !ops->half_corner)
+        return lwt_fail(q->ctx, LWT_ERR_INTERNAL, "16-bit levels: not a plan of one 2-D array on a converting backend");
+    exec_env env = {ops, bctx, &q->steps, 1};
+    char *b[2] = {(char *)bufs[0], (char *)bufs[1]};
+    return inverse ? inverse_one(q, &env, (const char *)in, (char *)out, b)
+                   : forward_one(q, &env, (const char *)in, (char *)out, b);
 }
 
 static lwt_status execute(const lwt_plan *p, const void *in, void *out, void *workspace, int inverse)

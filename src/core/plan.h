@@ -98,6 +98,14 @@ static inline void lwt_unit_axis_first(size_t v[3], size_t unit)
 lwt_status lwt_driver_run(const lwt_plan *p, const lwt_steps *steps, const lwt_backend_ops *ops, void *bctx,
                           const void *in, void *out, void *workspace, int inverse);
 
+/* A float16/bfloat16 plan's fused levels (lwt_backend_ops.half_fused) on its float32 plan q's
+ * steps, one 2-D array: in and out in 16 bits (the packed coefficients, the signal), the
+ * approximations between levels in the float32 buffers bufs[0] and bufs[1] (q->buf_elems floats
+ * each); the backend's call context bctx tells its kernels the 16-bit type, and half_corner
+ * converts the coarsest approximation. */
+lwt_status lwt_driver_run_half(const lwt_plan *q, const lwt_backend_ops *ops, void *bctx, const void *in, void *out,
+                               float *bufs[2], int inverse);
+
 /* The pass along `axis` of an array of shape_in (padded with 1s) as the driver runs it,
  * buffers unset (ps->prog = prog); n_axis_out: the inverse's output length. */
 void lwt_plan_pass(const lwt_plan *p, int axis, int inverse, const size_t *shape_in, long n_axis_out,

@@ -56,6 +56,9 @@ struct cuda_call {
     const lwt_plan *plan;
     cudaStream_t stream;
     double *scratch;
+    /* a 16-bit plan's fused levels (lwt_driver_run_half): 1 float16, 2 bfloat16; the fused
+       levels then store their detail bands, and level 1's signal side, in that type */
+    int half;
 };
 
 extern "C" int lwt_cuda_device_count(void)
@@ -548,6 +551,11 @@ static lwt_status cuda_fused2d(void *bctx, int level, int inverse, const void *c
        the generic one single 2-D levels */
     const lwt_slide_geom *g = st->slide[2 * (level - 1) + inverse];
     const int shape = st->slide_regs[2 * (level - 1) + inverse];
+    if (call->half) { /* lwt_cuda_half_fused said every level runs the register kernel */
+        LWT_CUDA_CHECK(ctx, lwt_cuda_slide2d_regs_half(shape, g, &p->wavelet.scheme, call->half == 2, level == 1, in,
+                                                       in_stride, out, out_stride, call->stream));
+        return LWT_OK;
+    }
     if (shape >= 0) {
         LWT_CUDA_CHECK(ctx, lwt_cuda_slide2d_regs_batch(shape, regs_improved(p), g, &p->wavelet.scheme, p->desc.dtype, in, in_stride,
                                        out, out_stride, nbatch, in_bstride, out_bstride, call->stream));
@@ -570,10 +578,32 @@ static lwt_status cuda_fused2d_pair(void *bctx, int level, const void *in, size_
     const lwt_context *ctx = p->ctx;
     const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
     const lwt_slide_pair *pp = st->pair[level - 1]; /* cuda_pair_kernel said it is there */
+    if (call->half) {
+        LWT_CUDA_CHECK(ctx, lwt_cuda_slide_pair_half(st->slide_regs[2 * (level - 1)], pp, &p->wavelet.scheme,
+                                                     call->half == 2, level == 1, in, in_stride, out1, out1_stride,
+                                                     out2, out2_stride, call->stream));
+        return LWT_OK;
+    }
     LWT_CUDA_CHECK(ctx, lwt_cuda_slide_pair(st->slide_regs[2 * (level - 1)], pp, &p->wavelet.scheme, p->desc.dtype, in, in_stride,
                            out1, out1_stride, out2, out2_stride, nbatch, in_bstride, out1_bstride, out2_bstride,
                            call->stream));
     return LWT_OK;
+}
+
+static lwt_status cuda_half_corner(void *bctx, int narrow, const void *in, size_t in_stride, void *out,
+                                   size_t out_stride, size_t rows, size_t cols)
+{
+    cuda_call *call = (cuda_call *)bctx;
+    LWT_CUDA_CHECK(call->plan->ctx, lwt_cuda_half_corner(call->half == 2, narrow, in, in_stride, out, out_stride, rows,
+                                                         cols, call->stream));
+    return LWT_OK;
+}
+
+lwt_status lwt_cuda_half_fused_run(const lwt_plan *p, const void *d_in, void *d_out, float *ab[2], cudaStream_t stream,
+                                   int inverse)
+{
+    cuda_call call = {p->f32, stream, NULL, p->desc.dtype == LWT_BF16 ? 2 : 1};
+    return lwt_driver_run_half(p->f32, lwt_cuda_backend(), &call, d_in, d_out, ab, inverse);
 }
 
 static lwt_status cuda_fused3d(void *bctx, int level, const void *in, size_t in_row, size_t in_plane,
@@ -621,6 +651,7 @@ static lwt_status run_device(const lwt_plan *p, const void *d_in, void *d_out, v
     cuda_call call;
     call.plan = p;
     call.stream = stream;
+    call.half = 0;
     size_t ws = 2 * p->buf_elems * lwt_plan_elem_size(p);
     call.scratch = (double *)((char *)d_ws + (ws + 255) / 256 * 256);
     lwt_status s = lwt_driver_run(p, &p->steps, lwt_cuda_backend(), &call, d_in, d_out, d_ws, inverse);
@@ -703,8 +734,7 @@ static lwt_status io_run(const lwt_plan *p, const lwt_plan *q, const cuda_plan_s
     if (p == q)
         return run_device(p, d_in, d_out, st->io_ws, st->io_stream, inverse);
     float *ab[2] = {(float *)st->io_ws, (float *)st->io_ws + q->buf_elems};
-    const cudaError_t e = lwt_cuda_half_fused_run(p, d_in, d_out, ab, st->io_stream, inverse);
-    return e == cudaSuccess ? LWT_OK : lwt_cuda_fail(p->ctx, e, "a 16-bit level on the device");
+    return lwt_cuda_half_fused_run(p, d_in, d_out, ab, st->io_stream, inverse);
 }
 
 /* lwt_forward / lwt_inverse of a CUDA plan: in and out are host memory, copied through
@@ -809,6 +839,7 @@ static const lwt_backend_ops cuda_ops = {
     cuda_fused2d,
     cuda_fused2d_pair,
     lwt_cuda_half_fused,
+    cuda_half_corner,
     cuda_volume_kernel,
     cuda_fused3d,
 };

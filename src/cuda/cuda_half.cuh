@@ -12,10 +12,16 @@ extern "C" int lwt_cuda_half_fused(const lwt_plan *q);
 /* device workspace of a 16-bit plan (p->f32 set) */
 lwt_status lwt_cuda_half_workspace(const lwt_plan *p, size_t *bytes);
 /* the fused levels of 16-bit plan p (p->half_fused) on device arrays, asynchronously on stream
-   (the caller has set the device): the approximations between levels in ab[0] and ab[1], each
-   of at least p->f32->buf_elems floats (its float32 plan's driver buffers will do) */
-cudaError_t lwt_cuda_half_fused_run(const lwt_plan *p, const void *d_in, void *d_out, float *ab[2], cudaStream_t stream,
-                                    int inverse);
+   (the caller has set the device): the driver's walk of its float32 plan's steps
+   (lwt_driver_run_half, cuda_backend.cu), the approximations between levels in ab[0] and ab[1],
+   each of at least p->f32->buf_elems floats (its float32 plan's driver buffers will do) */
+lwt_status lwt_cuda_half_fused_run(const lwt_plan *p, const void *d_in, void *d_out, float *ab[2], cudaStream_t stream,
+                                   int inverse);
+/* rows x cols values between a float32 array and a 16-bit one (bfloat16 when bf16, else float16;
+   narrow: float32 in), row strides in values: a 16-bit plan's coarsest approximation between
+   its float32 buffer and the packed array's corner (lwt_backend_ops.half_corner) */
+cudaError_t lwt_cuda_half_corner(int bf16, int narrow, const void *in, size_t in_stride, void *out, size_t out_stride,
+                                 size_t rows, size_t cols, cudaStream_t stream);
 /* its forward (inverse) on device pointers, asynchronously on stream */
 lwt_status lwt_cuda_half_run(const lwt_plan *p, const void *d_in, void *d_out, void *d_ws, cudaStream_t stream,
                              int inverse);
