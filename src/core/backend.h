@@ -177,10 +177,15 @@ lwt_status lwt_cpu_run_pass(const lwt_pass *p);
    than two passes: where the plan lets the backend choose (cpu_ops.c) */
 int lwt_cpu_fuses(const lwt_plan *p);
 /* one 2-D level of p in one sweep from its two axes' line programs (cpu_level.h; in and out as
-   lwt_backend_ops.fused2d's): the plan's levels, and a streamed chunk's (stream/worker_cpu.c) */
+   lwt_backend_ops.fused2d's): the plan's levels, and a streamed chunk's (stream/worker_cpu.c);
+   _level16 with a 16-bit plan's storage (lwt_cpu_level.half, .signal16; 0, 0: none) */
 lwt_status lwt_cpu_fused_level(const lwt_plan *p, const lwt_line_prog prog[2], int threads, const void *const in[4],
                                const size_t in_stride[4], void *const out[4], const size_t out_stride[4], size_t nbatch,
                                const size_t in_bstride[4], const size_t out_bstride[4]);
+lwt_status lwt_cpu_fused_level16(const lwt_plan *p, const lwt_line_prog prog[2], int threads, const void *const in[4],
+                                 const size_t in_stride[4], void *const out[4], const size_t out_stride[4],
+                                 size_t nbatch, const size_t in_bstride[4], const size_t out_bstride[4], lwt_dtype half,
+                                 int signal16);
 /* the instruction set a plan asking for `want` gets: LWT_OK, or LWT_ERR_UNSUPPORTED when this
    CPU or build lacks it (cpu_simd.c) */
 lwt_status lwt_cpu_simd_resolve(lwt_cpu_simd want, lwt_cpu_simd *got);

@@ -167,11 +167,11 @@ lwt_status lwt_plan_explain(const lwt_plan *p16, char *buf, size_t len, size_t *
         buf[0] = '\0';
     const lwt_plan *p = lwt_plan_compute(p16);
     const char *h = p16->desc.dtype == LWT_F16 ? "float16" : "bfloat16";
-    if (p16->f32 && p16->half_fused) /* src/cuda/cuda_half.cu */
+    if (p16->f32 && p16->half_fused) /* lwt_driver_run_half: src/cuda/cuda_half.cu, src/cpu/cpu_level_tmpl.h */
         put(&t, "%s storage, fused: each level's kernel below reads and writes %s where a value is input or "
                 "final and float32 between levels, computing in float32, each result rounded once to %s (to "
-                "nearest, ties to even); host arrays go to the device and back in %s\n",
-            h, h, h, h);
+                "nearest, ties to even)%s\n",
+            h, h, h, p->ops == &lwt_cpu_ops ? "" : "; host arrays go to the device and back in 16 bits");
     else if (p16->f32) /* core/half_plan.c */
         put(&t, "%s storage: the input widened to float32 (exact), the float32 plan below, each result rounded "
                 "once to %s (to nearest, ties to even)\n",

@@ -10,15 +10,25 @@
  * input once and writes its bands once, where the passes read and write it twice.
  * Threads take shares of the output rows of a plane, each starting its pipeline a halo of
  * rows early (those rows are computed twice, never stored twice).
+ * A 16-bit plan's level (lv->half) converts its 16-bit rows as it reads and writes them: into
+ * and out of float rows of the thread's own, so the row loops below stay as they are and every
+ * value is the float32 level's, rounded once (the definition of docs/API.md, "16-bit storage").
  */
 
 typedef struct FN(level_ctx) {
     const lwt_cpu_level *lv;
     const lwt_line_prog *p1;
-    const REAL *in[4];   /* this plane's */
+    const REAL *in[4];   /* this plane's (16-bit bands: as uint16_t, see band16) */
     REAL *out[4];
     WREAL *line_work;
+    float *row16[3];     /* a 16-bit level's float rows (two bands, or the signal) */
 } FN(level_ctx);
+
+/* whether band b (the signal when b < 0) of the level is a 16-bit array */
+static inline int FN(band16)(const lwt_cpu_level *lv, int b)
+{
+    return lv->half && (b < 0 ? lv->signal16 : b != 0);
+}
 
 static void FN(line_forward)(const FN(line_io) *io, const lwt_cpu_level *lv, const lwt_line_prog *p, WREAL *work)
 {
@@ -44,9 +54,55 @@ static void FN(level_store)(const FN(col) *c, int b, long k, WREAL scale, const 
     io.win = v;
     io.wscale = scale;
     const size_t row = (size_t)(k - x->lv->prog[0].out_lo); /* a chunk's level starts at its first output */
-    io.out = x->out[b] + row * x->lv->out_stride[b];
-    io.out2 = x->out[b | 2] + row * x->lv->out_stride[b | 2];
+    const int h = FN(band16)(x->lv, b), h2 = FN(band16)(x->lv, b | 2);
+    io.out = h ? (REAL *)(void *)x->row16[0] : x->out[b] + row * x->lv->out_stride[b];
+    io.out2 = h2 ? (REAL *)(void *)x->row16[1] : x->out[b | 2] + row * x->lv->out_stride[b | 2];
     FN(line_forward)(&io, x->lv, x->p1, x->line_work);
+    const size_t nc = (size_t)(x->p1->out_hi - x->p1->out_lo);
+    if (h)
+        lwt_half_narrow(x->lv->half, x->row16[0], (uint16_t *)(void *)x->out[b] + row * x->lv->out_stride[b], nc);
+    if (h2)
+        lwt_half_narrow(x->lv->half, x->row16[1],
+                        (uint16_t *)(void *)x->out[b | 2] + row * x->lv->out_stride[b | 2], nc);
+}
+
+/* forward, a 16-bit signal: extended sample row idx as strip_load makes it from float rows */
+static void FN(sig16_load)(const FN(col) *c, int b, long idx, WREAL scale, WREAL *restrict dst)
+{
+    (void)b;
+    (void)scale;
+    const FN(level_ctx) *x = c->level;
+    const uint16_t *in = (const uint16_t *)(const void *)c->in;
+    float *restrict r = x->row16[2];
+    size_t at[3];
+    double w[3];
+    const int nt = lwt_cpu_sample_src(c->p, idx, at, w);
+    if (nt < 0) {
+        lwt_half_widen(x->lv->half, in + at[0] * c->stride, r, (size_t)c->nl);
+        for (long l = 0; l < c->nl; l++)
+            dst[l] = r[l];
+        return;
+    }
+    for (long l = 0; l < c->nl; l++)
+        dst[l] = 0;
+    for (int t = 0; t < nt; t++) {
+        lwt_half_widen(x->lv->half, in + at[t] * c->stride, r, (size_t)c->nl);
+        const WREAL wt = (WREAL)w[t];
+        for (long l = 0; l < c->nl; l++)
+            dst[l] += wt * (REAL)r[l];
+    }
+}
+
+/* inverse, a 16-bit signal: sample row idx as strip_store writes it, then rounded to 16 bits */
+static void FN(sig16_store)(const FN(col) *c, int b, long idx, WREAL scale, const WREAL *restrict v)
+{
+    (void)b;
+    const FN(level_ctx) *x = c->level;
+    float *restrict r = x->row16[2];
+    for (long l = 0; l < c->nl; l++)
+        r[l] = (float)(REAL)(scale * v[l]);
+    lwt_half_narrow(x->lv->half, r, (uint16_t *)(void *)c->out + (size_t)(idx - c->p->out_lo) * c->stride,
+                    (size_t)c->nl);
 }
 
 /* inverse: coefficient row k of column band b, made from bands b and b | 2 by the row transform */
@@ -62,6 +118,18 @@ static void FN(level_load)(const FN(col) *c, int b, long k, WREAL scale, WREAL *
     FN(line_io) io = {0};
     io.in = x->in[b] + (size_t)pos * x->lv->in_stride[b];
     io.in2 = x->in[b | 2] + (size_t)pos * x->lv->in_stride[b | 2];
+    const size_t nc = (size_t)x->p1->nc;
+    if (FN(band16)(x->lv, b)) {
+        lwt_half_widen(x->lv->half, (const uint16_t *)(const void *)x->in[b] + (size_t)pos * x->lv->in_stride[b],
+                       x->row16[0], nc);
+        io.in = (const REAL *)(const void *)x->row16[0];
+    }
+    if (FN(band16)(x->lv, b | 2)) {
+        lwt_half_widen(x->lv->half,
+                       (const uint16_t *)(const void *)x->in[b | 2] + (size_t)pos * x->lv->in_stride[b | 2],
+                       x->row16[1], nc);
+        io.in2 = (const REAL *)(const void *)x->row16[1];
+    }
     io.wout = dst;
     io.wscale = scale;
     FN(line_inverse)(&io, x->lv, x->p1, x->line_work);
@@ -93,11 +161,14 @@ static lwt_status FN(run_level)(const lwt_cpu_level *lv)
     const size_t ring_elems = 2 * (size_t)ring_rows * (size_t)n1;
     const size_t acc_elems = p0->direct ? 2 * (size_t)n1 : 0;
     const size_t line_elems = FN(line_work)(p1);
+    /* a 16-bit level's three float rows (lv->half: REAL is float) */
+    const size_t row16 = lv->half ? (size_t)(n1 > 2 * p1->nc ? n1 : 2 * p1->nc) + 16 : 0;
+    const size_t row16_elems = 3 * row16 * sizeof(float) / sizeof(WREAL) + 3;
     int failed = 0;
 
 #pragma omp parallel num_threads(nthreads) reduction(| : failed)
     {
-        WREAL *work = malloc((ring_elems + acc_elems + line_elems) * sizeof(WREAL));
+        WREAL *work = malloc((ring_elems + acc_elems + line_elems + row16_elems) * sizeof(WREAL));
         if (!work)
             failed = 1;
         const long nu = (long)units;
@@ -115,18 +186,21 @@ static lwt_status FN(run_level)(const lwt_cpu_level *lv)
                 x.out[b] = lv->out[b] ? (REAL *)lv->out[b] + z * lv->out_bstride[b] : NULL;
             }
             x.line_work = work + ring_elems + acc_elems;
+            for (int r = 0; r < 3; r++)
+                x.row16[r] = (float *)(void *)(work + ring_elems + acc_elems + line_elems) + (size_t)r * row16;
             FN(col) c;
             memset(&c, 0, sizeof c);
             c.p = p0;
             c.nl = n1;
             c.level = &x;
+            const int sig16 = FN(band16)(lv, -1);
             if (inverse) {
                 c.load = FN(level_load);
-                c.store = FN(strip_store);
+                c.store = sig16 ? FN(sig16_store) : FN(strip_store);
                 c.out = x.out[0];
                 c.stride = lv->out_stride[0];
             } else {
-                c.load = FN(strip_load);
+                c.load = sig16 ? FN(sig16_load) : FN(strip_load);
                 c.store = FN(level_store);
                 c.in = x.in[0];
                 c.stride = lv->in_stride[0];

@@ -1,5 +1,6 @@
 /* The CPU backend's table: plan state, the planner's questions, and the driver's
    operations (passes, block copies, zeroing, sliding-window levels). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,13 @@
 #include "core/plan.h"
 #include "cpu/cpu_level.h"
 #include "cpu/cpu_slide.h"
+
+/* the driver's call context: the plan, and a 16-bit plan's storage type for the fused levels
+   of its float32 plan (lwt_driver_run_half; 0 otherwise) */
+typedef struct cpu_call {
+    const lwt_plan *p;
+    lwt_dtype half;
+} cpu_call;
 
 static lwt_status cpu_run_pass(void *bctx, const lwt_pass *p)
 {
@@ -64,8 +72,18 @@ lwt_status lwt_cpu_fused_level(const lwt_plan *p, const lwt_line_prog prog[2], i
                                const size_t in_stride[4], void *const out[4], const size_t out_stride[4], size_t nbatch,
                                const size_t in_bstride[4], const size_t out_bstride[4])
 {
+    return lwt_cpu_fused_level16(p, prog, threads, in, in_stride, out, out_stride, nbatch, in_bstride, out_bstride, 0, 0);
+}
+
+lwt_status lwt_cpu_fused_level16(const lwt_plan *p, const lwt_line_prog prog[2], int threads, const void *const in[4],
+                                 const size_t in_stride[4], void *const out[4], const size_t out_stride[4],
+                                 size_t nbatch, const size_t in_bstride[4], const size_t out_bstride[4], lwt_dtype half,
+                                 int signal16)
+{
     lwt_cpu_level lv;
     memset(&lv, 0, sizeof lv);
+    lv.half = half;
+    lv.signal16 = signal16;
     lv.prog[0] = prog[0];
     lv.prog[1] = prog[1];
     lv.scheme = &p->wavelet.scheme;
@@ -87,7 +105,8 @@ static lwt_status cpu_fused2d(void *bctx, int level, int inverse, const void *co
                               void *const out[4], const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
                               const size_t out_bstride[4])
 {
-    const lwt_plan *p = bctx;
+    const cpu_call *call = bctx;
+    const lwt_plan *p = call->p;
     if (!lwt_cpu_fuses(p)) /* the sliding window: one plane a call (cpu_level_kernel) */
         return lwt_cpu_slide2d(p, level, inverse, in, in_stride, out, out_stride);
     /* the plane's two axes: the last two of the plan's */
@@ -102,8 +121,8 @@ static lwt_status cpu_fused2d(void *bctx, int level, int inverse, const void *co
         lwt_line_prog_forward(&prog[0], s, p->direct, p->fb.length, p->desc.mode, (long)n[a0]);
         lwt_line_prog_forward(&prog[1], s, p->direct, p->fb.length, p->desc.mode, (long)n[a1]);
     }
-    lwt_status st = lwt_cpu_fused_level(p, prog, p->ctx ? p->ctx->threads : 0, in, in_stride, out, out_stride, nbatch,
-                                        in_bstride, out_bstride);
+    lwt_status st = lwt_cpu_fused_level16(p, prog, p->ctx ? p->ctx->threads : 0, in, in_stride, out, out_stride,
+                                          nbatch, in_bstride, out_bstride, call->half, call->half && level == 1);
     if (st)
         return lwt_fail(p->ctx, st, "cannot allocate the fused level's rows (level %d)", level);
     return LWT_OK;
@@ -133,18 +152,59 @@ static size_t cpu_workspace_size(const lwt_plan *p)
     return 2 * p->buf_elems * lwt_plan_elem_size(p);
 }
 
+/* p, or a 16-bit plan with fused levels (cpu_half_fused): then the driver walks its float32
+   plan's steps with 16-bit arrays, the approximations between levels in the float32 plan's two
+   buffers, which the 16-bit plan's workspace holds after its two conversion buffers (unused) */
 static lwt_status cpu_execute(const lwt_plan *p, const void *in, void *out, void *workspace, int inverse)
 {
-    const size_t bytes = cpu_workspace_size(p);
+    const size_t bytes = p->f32 ? lwt_half_workspace_size(p) : cpu_workspace_size(p);
     int held = 0;
     /* none given: the plan's own (ws_cache.h; the cache is the plan's one mutable part) */
     void *ws = workspace ? workspace : lwt_ws_borrow(&((lwt_plan *)p)->ws, bytes, &held);
     if (!ws)
         return lwt_fail(p->ctx, LWT_ERR_OUT_OF_MEMORY, "cannot allocate a %zu-byte workspace", bytes);
-    lwt_status st = lwt_driver_run(p, &p->steps, &lwt_cpu_ops, (void *)p, in, out, ws, inverse);
+    lwt_status st;
+    if (p->f32) {
+        const lwt_plan *q = p->f32;
+        const cpu_call call = {q, p->desc.dtype};
+        float *bufs[2];
+        bufs[0] = (float *)((char *)ws + 2 * lwt_half_buf_bytes(p));
+        bufs[1] = bufs[0] + q->buf_elems;
+        st = lwt_driver_run_half(q, &lwt_cpu_ops, (void *)&call, in, out, bufs, inverse);
+    } else {
+        const cpu_call call = {p, 0};
+        st = lwt_driver_run(p, &p->steps, &lwt_cpu_ops, (void *)&call, in, out, ws, inverse);
+    }
     if (!workspace)
         lwt_ws_return(&((lwt_plan *)p)->ws, ws, held);
     return st;
+}
+
+/* A float16/bfloat16 plan made of float32 plan q runs fused levels (lwt_backend_ops.half_fused):
+   one 2-D array whose every level, both ways, is the fused level (FUSED2D steps). Measured on the
+   development VM (docs/PERFORMANCE.md, "16-bit storage on the CPU"): the conversions in the
+   level's rows instead of two passes over the arrays around the float32 plan. */
+static int cpu_half_fused(const lwt_plan *q)
+{
+    if (q->ndim != 2 || q->desc.batch != 1 || q->levels < 1 || q->steps.batch_levels || !lwt_cpu_fuses(q))
+        return 0;
+    for (int inv = 0; inv < 2; inv++)
+        for (int i = 0; i < q->steps.n[inv]; i++)
+            if (q->steps.v[inv][i].op != LWT_LEVEL_FUSED2D)
+                return 0;
+    return 1;
+}
+
+static lwt_status cpu_half_corner(void *bctx, int narrow, const void *in, size_t in_stride, void *out,
+                                  size_t out_stride, size_t rows, size_t cols)
+{
+    const cpu_call *call = bctx;
+    for (size_t r = 0; r < rows; r++)
+        if (narrow)
+            lwt_half_narrow(call->half, (const float *)in + r * in_stride, (uint16_t *)out + r * out_stride, cols);
+        else
+            lwt_half_widen(call->half, (const uint16_t *)in + r * in_stride, (float *)out + r * out_stride, cols);
+    return LWT_OK;
 }
 
 const lwt_backend_ops lwt_cpu_ops = {
@@ -159,4 +219,6 @@ const lwt_backend_ops lwt_cpu_ops = {
     .copy_block = cpu_copy_block,
     .zero_blocks = cpu_zero_blocks,
     .fused2d = cpu_fused2d,
+    .half_fused = cpu_half_fused,
+    .half_corner = cpu_half_corner,
 };

@@ -20,6 +20,7 @@
 
 #include "core/backend.h"
 #include "core/extend.h"
+#include "core/plan.h"
 #include "cpu/cpu_level.h"
 #include "cpu/cpu_pipe.h"
 

@@ -12,8 +12,10 @@
  * levels, batches, the convolution path, a caller's workspace and the plan's own.
  *
  *   test_half          the CPU backend
- *   test_half --cuda   the CUDA backend (host pointers; exits 77 without a device), with 2-D
- *                      plans that must run fused 16-bit levels (their arrays sent in 16 bits)
+ *   test_half --cuda   the CUDA backend (host pointers; exits 77 without a device)
+ * On both, 2-D plans that must run fused 16-bit levels (the driver's lwt_driver_run_half: the
+ * CPU's fused sweep converting its rows, the GPU's kernels with their arrays sent in 16 bits),
+ * besides the cases above, which mix fused and converted plans.
  */
 #include <math.h>
 #include <stdint.h>
@@ -210,8 +212,8 @@ static void test_plans(const fmt *f)
     }
 }
 
-/* CUDA plans with fused levels (src/cuda/cuda_half.cu) on host pointers: the 16-bit arrays go to
-   the device as they are; each of these plans must say it runs fused levels, so the bits
+/* Plans with fused levels on host pointers (lwt_driver_run_half; CUDA: the 16-bit arrays go to
+   the device as they are); each of these plans must say it runs fused levels, so the bits
    checked are those of that path */
 static void test_fused_host(const fmt *f)
 {
@@ -226,7 +228,7 @@ static void test_fused_host(const fmt *f)
             lwt_plan *p = plan(w, 2, shape, 3, modes[mi], f->dt, 1, LWT_ALGO_AUTO);
             char text[4096];
             CHECK(p && lwt_plan_explain(p, text, sizeof text, NULL) == LWT_OK && strstr(text, "storage, fused"),
-                  "%s %s mode %d: the CUDA plan does not run fused levels", f->name, names[wi], (int)modes[mi]);
+                  "%s %s mode %d: the plan does not run fused levels", f->name, names[wi], (int)modes[mi]);
             lwt_plan_destroy(p);
             check_case(f, w, names[wi], 2, shape, 3, modes[mi], 1, LWT_ALGO_AUTO, k % 2, 5000u + (uint64_t)k);
         }
@@ -339,10 +341,8 @@ int main(int argc, char **argv)
     test_array_conversions(&BF16);
     test_plans(&F16);
     test_plans(&BF16);
-    if (backend == LWT_BACKEND_CUDA) {
-        test_fused_host(&F16);
-        test_fused_host(&BF16);
-    }
+    test_fused_host(&F16);
+    test_fused_host(&BF16);
     test_plan_api();
     printf("%d plan cases on the %s backend\n", cases, backend == LWT_BACKEND_CUDA ? "CUDA" : "CPU");
     lwt_context_destroy(ctx);
