@@ -571,11 +571,26 @@ static lwt_status batch_rows(const lwt_plan *p, const exec_env *env, const char 
  * the buffers, b of them one after another. The bits are those of the arrays one at a time:
  * the same kernel runs each array's level the same way.
  */
+/* a 16-bit batch's coarsest approximations, B compact float32 arrays from buf, to or from (narrow:
+   to) the packed corners of its 16-bit coefficients */
+static lwt_status batch_corners(const lwt_plan *p, const exec_env *env, int narrow, char *buf, char *coeffs)
+{
+    const size_t *nc = p->sizes[p->levels];
+    for (size_t b = 0; b < p->desc.batch; b++) {
+        char *f = buf + b * nc[0] * nc[1] * sizeof(float), *h = coeffs + b * p->coeff_count * 2;
+        lwt_status st = narrow ? env->ops->half_corner(env->bctx, 1, f, nc[1], h, p->packed[1], nc[0], nc[1])
+                               : env->ops->half_corner(env->bctx, 0, h, p->packed[1], f, nc[1], nc[0], nc[1]);
+        if (st)
+            return st;
+    }
+    return LWT_OK;
+}
+
 static lwt_status forward_batch(const lwt_plan *p, const exec_env *env, const char *in, char *coeffs, char *bufs[2])
 {
     const size_t es = lwt_plan_elem_size(p), B = p->desc.batch;
     if (!p->tight) {
-        lwt_status zs = env->ops->zero_blocks(env->bctx, es, coeffs, p->bgap_shape, p->bgaps, p->ngaps);
+        lwt_status zs = env->ops->zero_blocks(env->bctx, env->half ? 2 : es, coeffs, p->bgap_shape, p->bgaps, p->ngaps);
         if (zs)
             return zs;
     }
@@ -588,8 +603,9 @@ static lwt_status forward_batch(const lwt_plan *p, const exec_env *env, const ch
         void *dst[4];
         size_t stride[4], out_bstride[4];
         level_dests(p, env, jl, coeffs, bufs[which], dst, stride);
-        for (unsigned b = 0; b < 4; b++)
-            out_bstride[b] = b == 0 && jl < p->levels ? p->sizes[jl][0] * p->sizes[jl][1] : p->coeff_count;
+        for (unsigned b = 0; b < 4; b++) /* a 16-bit batch keeps even its last approximations compact */
+            out_bstride[b] = b == 0 && (jl < p->levels || env->half) ? p->sizes[jl][0] * p->sizes[jl][1]
+                                                                     : p->coeff_count;
         lwt_status st;
         if (step->op == LWT_LEVEL_PAIR2D) { /* level j's details, then level j + 1's bands (dst) */
             void *dst1[4];
@@ -611,15 +627,25 @@ static lwt_status forward_batch(const lwt_plan *p, const exec_env *env, const ch
         cur_bstride = out_bstride[0];
         which ^= 1;
     }
-    return LWT_OK;
+    return env->half ? batch_corners(p, env, 1, (char *)cur, coeffs) : LWT_OK;
 }
 
 static lwt_status inverse_batch(const lwt_plan *p, const exec_env *env, const char *coeffs, char *out, char *bufs[2])
 {
-    const size_t es = lwt_plan_elem_size(p), B = p->desc.batch;
+    const size_t es = env->half ? 2 : lwt_plan_elem_size(p), B = p->desc.batch;
     const char *approx = coeffs;
     size_t approx_cols = p->packed[1], approx_bstride = p->coeff_count;
     int which = 0;
+    if (env->half) { /* the corners widened into buffer 0, the first level's output to buffer 1 */
+        const size_t *nc = p->sizes[p->levels];
+        lwt_status hs = batch_corners(p, env, 0, bufs[0], (char *)coeffs);
+        if (hs)
+            return hs;
+        approx = bufs[0];
+        approx_cols = nc[1];
+        approx_bstride = nc[0] * nc[1];
+        which = 1;
+    }
     for (int i = 0; i < env->steps->n[1]; i++) {
         const int j = env->steps->v[1][i].level;
         const void *src[4] = {approx, NULL, NULL, NULL};
@@ -671,12 +697,21 @@ lwt_status lwt_driver_run(const lwt_plan *p, const lwt_steps *steps, const lwt_b
 lwt_status lwt_driver_run_half(const lwt_plan *q, const lwt_backend_ops *ops, void *bctx, const void *in, void *out,
                                float *bufs[2], int inverse)
 {
-    if (q->desc.batch != 1 || q->steps.batch_levels || q->ndim != 2 || !ops->half_corner)
-        return lwt_fail(q->ctx, LWT_ERR_INTERNAL, "16-bit levels: not a plan of one 2-D array on a converting backend");
+    if (q->ndim != 2 || !ops->half_corner)
+        return lwt_fail(q->ctx, LWT_ERR_INTERNAL, "16-bit levels: not a 2-D plan on a converting backend");
     exec_env env = {ops, bctx, &q->steps, 1};
     char *b[2] = {(char *)bufs[0], (char *)bufs[1]};
-    return inverse ? inverse_one(q, &env, (const char *)in, (char *)out, b)
-                   : forward_one(q, &env, (const char *)in, (char *)out, b);
+    if (q->steps.batch_levels)
+        return inverse ? inverse_batch(q, &env, (const char *)in, (char *)out, b)
+                       : forward_batch(q, &env, (const char *)in, (char *)out, b);
+    /* the arrays one after the other, 16-bit values apart */
+    const size_t in_stride = (inverse ? q->coeff_count : q->input_count) * 2;
+    const size_t out_stride = (inverse ? q->input_count : q->coeff_count) * 2;
+    lwt_status st = LWT_OK;
+    for (size_t i = 0; i < q->desc.batch && st == LWT_OK; i++)
+        st = inverse ? inverse_one(q, &env, (const char *)in + i * in_stride, (char *)out + i * out_stride, b)
+                     : forward_one(q, &env, (const char *)in + i * in_stride, (char *)out + i * out_stride, b);
+    return st;
 }
 
 static lwt_status execute(const lwt_plan *p, const void *in, void *out, void *workspace, int inverse)

@@ -99,7 +99,8 @@ lwt_status lwt_driver_run(const lwt_plan *p, const lwt_steps *steps, const lwt_b
                           const void *in, void *out, void *workspace, int inverse);
 
 /* A float16/bfloat16 plan's fused levels (lwt_backend_ops.half_fused) on its float32 plan q's
- * steps, one 2-D array: in and out in 16 bits (the packed coefficients, the signal), the
+ * steps, 2-D arrays (a batch level by level or one after the other, as q's steps say): in and
+ * out in 16 bits (the packed coefficients, the signal), the
  * approximations between levels in the float32 buffers bufs[0] and bufs[1] (q->buf_elems floats
  * each); the backend's call context bctx tells its kernels the 16-bit type, and half_corner
  * converts the coarsest approximation. */

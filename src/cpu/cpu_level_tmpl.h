@@ -181,9 +181,12 @@ static lwt_status FN(run_level)(const lwt_cpu_level *lv)
             FN(level_ctx) x;
             x.lv = lv;
             x.p1 = p1;
-            for (int b = 0; b < 4; b++) {
-                x.in[b] = lv->in[b] ? (const REAL *)lv->in[b] + z * lv->in_bstride[b] : NULL;
-                x.out[b] = lv->out[b] ? (REAL *)lv->out[b] + z * lv->out_bstride[b] : NULL;
+            for (int b = 0; b < 4; b++) { /* 16-bit arrays: the forward's signal, the inverse's bands, ... */
+                const size_t ei = FN(band16)(lv, inverse ? b : b == 0 ? -1 : 0) ? 2 : sizeof(REAL);
+                const size_t eo = FN(band16)(lv, inverse ? (b == 0 ? -1 : 0) : b) ? 2 : sizeof(REAL);
+                x.in[b] = lv->in[b] ? (const REAL *)(const void *)((const char *)lv->in[b] + z * lv->in_bstride[b] * ei)
+                                    : NULL;
+                x.out[b] = lv->out[b] ? (REAL *)(void *)((char *)lv->out[b] + z * lv->out_bstride[b] * eo) : NULL;
             }
             x.line_work = work + ring_elems + acc_elems;
             for (int r = 0; r < 3; r++)

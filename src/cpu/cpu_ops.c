@@ -181,12 +181,12 @@ static lwt_status cpu_execute(const lwt_plan *p, const void *in, void *out, void
 }
 
 /* A float16/bfloat16 plan made of float32 plan q runs fused levels (lwt_backend_ops.half_fused):
-   one 2-D array whose every level, both ways, is the fused level (FUSED2D steps). Measured on the
+   2-D arrays (a batch too) whose every level, both ways, is the fused level (FUSED2D steps). Measured on the
    development VM (docs/PERFORMANCE.md, "16-bit storage on the CPU"): the conversions in the
    level's rows instead of two passes over the arrays around the float32 plan. */
 static int cpu_half_fused(const lwt_plan *q)
 {
-    if (q->ndim != 2 || q->desc.batch != 1 || q->levels < 1 || q->steps.batch_levels || !lwt_cpu_fuses(q))
+    if (q->ndim != 2 || q->levels < 1 || !lwt_cpu_fuses(q))
         return 0;
     for (int inv = 0; inv < 2; inv++)
         for (int i = 0; i < q->steps.n[inv]; i++)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "lwt.h"
+#include "lwt_experimental.h"
 
 /* a binary format: significand bits after the point, exponent bits */
 typedef struct fmt {
@@ -109,7 +110,8 @@ static void ref_random(const fmt *f, uint16_t *x, size_t n, unsigned long long s
 
 /* a plan of the tests' cases; NULL when refused */
 static lwt_plan *half_test_plan(lwt_context *ctx, const lwt_wavelet *w, int nd, const size_t *shape, int levels,
-                                lwt_mode mode, lwt_dtype dt, size_t batch, lwt_backend backend, lwt_algorithm algo)
+                                lwt_mode mode, lwt_dtype dt, size_t batch, lwt_backend backend, lwt_algorithm algo,
+                                int batch_items)
 {
     lwt_plan_desc d = lwt_plan_desc_default();
     d.wavelet = w;
@@ -122,8 +124,10 @@ static lwt_plan *half_test_plan(lwt_context *ctx, const lwt_wavelet *w, int nd, 
     d.batch = batch;
     d.backend = backend;
     d.algorithm = algo;
+    lwt_plan_tuning t = lwt_plan_tuning_default();
+    t.batch_items = batch_items; /* 1: a batch's arrays one after the other */
     lwt_plan *p = NULL;
-    return lwt_plan_create(ctx, &d, &p) == LWT_OK ? p : NULL;
+    return lwt_plan_create_tuned(ctx, &d, &t, &p) == LWT_OK ? p : NULL;
 }
 
 #endif

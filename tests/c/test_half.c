@@ -112,11 +112,12 @@ static void test_conversions(const fmt *f)
 
 static lwt_backend backend = LWT_BACKEND_CPU;
 static lwt_context *ctx;
+static int batch_items; /* lwt_plan_tuning.batch_items of the plans made here */
 
 static lwt_plan *plan(const lwt_wavelet *w, int nd, const size_t *shape, int levels, lwt_mode mode, lwt_dtype dt,
                       size_t batch, lwt_algorithm algo)
 {
-    return half_test_plan(ctx, w, nd, shape, levels, mode, dt, batch, backend, algo);
+    return half_test_plan(ctx, w, nd, shape, levels, mode, dt, batch, backend, algo, batch_items);
 }
 
 /* the reference: f32 (the float32 plan) on the widened 16-bit in, each result rounded */
@@ -231,6 +232,19 @@ static void test_fused_host(const fmt *f)
                   "%s %s mode %d: the plan does not run fused levels", f->name, names[wi], (int)modes[mi]);
             lwt_plan_destroy(p);
             check_case(f, w, names[wi], 2, shape, 3, modes[mi], 1, LWT_ALGO_AUTO, k % 2, 5000u + (uint64_t)k);
+            /* the CPU's fused levels take batches too, level by level (each level on every array:
+               the approximations of all arrays in the float32 buffers, one corner each) */
+            if (backend != LWT_BACKEND_CPU)
+                continue;
+            const size_t small[3] = {33 + (size_t)k, 70, 1};
+            p = plan(w, 2, small, 2, modes[mi], f->dt, 3, LWT_ALGO_AUTO);
+            CHECK(p && lwt_plan_explain(p, text, sizeof text, NULL) == LWT_OK && strstr(text, "storage, fused"),
+                  "%s %s mode %d: the batch plan does not run fused levels", f->name, names[wi], (int)modes[mi]);
+            lwt_plan_destroy(p);
+            check_case(f, w, names[wi], 2, small, 2, modes[mi], 3, LWT_ALGO_AUTO, k % 2, 6000u + (uint64_t)k);
+            batch_items = 1; /* and the arrays one after the other, through the same driver */
+            check_case(f, w, names[wi], 2, small, 2, modes[mi], 3, LWT_ALGO_AUTO, k % 2, 7000u + (uint64_t)k);
+            batch_items = 0;
         }
         lwt_wavelet_destroy(w);
     }

@@ -34,7 +34,7 @@ int half_cvt_check(unsigned long long mismatches[3], unsigned first[3]); /* half
 static lwt_plan *plan(const lwt_wavelet *w, int nd, const size_t *shape, int levels, lwt_mode mode, lwt_dtype dt,
                       size_t batch, lwt_backend backend)
 {
-    return half_test_plan(ctx, w, nd, shape, levels, mode, dt, batch, backend, LWT_ALGO_AUTO);
+    return half_test_plan(ctx, w, nd, shape, levels, mode, dt, batch, backend, LWT_ALGO_AUTO, 0);
 }
 
 /* plan p on device copies of the n_in host values `in` (es bytes each) into n_out values; the
