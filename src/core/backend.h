@@ -143,13 +143,14 @@ typedef struct lwt_backend_ops {
      * asked once, when the 16-bit plan is made (core/half_plan.c); 1 also sends its host-pointer
      * calls to execute */
     int (*half_fused)(const lwt_plan *f32);
-    /* with half_fused: a 16-bit plan's coarsest approximation, rows x cols values, between its
-     * float32 buffer and the 16-bit packed array's corner (row strides in values); narrow: the
-     * forward's end (float32 to 16 bits, rounded once), else the inverse's start. The 16-bit
-     * type is the call context's (lwt_driver_run_half), as it is for fused2d and fused2d_pair,
-     * which then store the detail bands, and level 1's signal side, in 16 bits. */
-    lwt_status (*half_corner)(void *bctx, int narrow, const void *in, size_t in_stride, void *out, size_t out_stride,
-                              size_t rows, size_t cols);
+    /* with half_fused: a 16-bit plan's coarsest approximations, nbatch arrays of rows x cols
+     * values, between its float32 buffer and the 16-bit packed arrays' corners (row and array
+     * strides in values); narrow: the forward's end (float32 to 16 bits, rounded once), else the
+     * inverse's start. The 16-bit type is the call context's (lwt_driver_run_half), as it is for
+     * fused2d and fused2d_pair, which then store the detail bands, and level 1's signal side, in
+     * 16 bits. */
+    lwt_status (*half_corner)(void *bctx, int narrow, const void *in, size_t in_stride, size_t in_bstride, void *out,
+                              size_t out_stride, size_t out_bstride, size_t rows, size_t cols, size_t nbatch);
     /* optional: forward level j of a 3-D plan in one pass (the pass along axis 0 and the
      * planes' 2-D level fused), and the call that runs it where volume_kernel said so: in is
      * the level's input (sizes[j-1]), rows in_row and planes in_plane elements apart; band mask

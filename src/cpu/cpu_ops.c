@@ -195,15 +195,19 @@ static int cpu_half_fused(const lwt_plan *q)
     return 1;
 }
 
-static lwt_status cpu_half_corner(void *bctx, int narrow, const void *in, size_t in_stride, void *out,
-                                  size_t out_stride, size_t rows, size_t cols)
+static lwt_status cpu_half_corner(void *bctx, int narrow, const void *in, size_t in_stride, size_t in_bstride,
+                                  void *out, size_t out_stride, size_t out_bstride, size_t rows, size_t cols,
+                                  size_t nbatch)
 {
     const cpu_call *call = bctx;
-    for (size_t r = 0; r < rows; r++)
-        if (narrow)
-            lwt_half_narrow(call->half, (const float *)in + r * in_stride, (uint16_t *)out + r * out_stride, cols);
-        else
-            lwt_half_widen(call->half, (const uint16_t *)in + r * in_stride, (float *)out + r * out_stride, cols);
+    for (size_t z = 0; z < nbatch; z++)
+        for (size_t r = 0; r < rows; r++) {
+            const size_t i = z * in_bstride + r * in_stride, o = z * out_bstride + r * out_stride;
+            if (narrow)
+                lwt_half_narrow(call->half, (const float *)in + i, (uint16_t *)out + o, cols);
+            else
+                lwt_half_widen(call->half, (const uint16_t *)in + i, (float *)out + o, cols);
+        }
     return LWT_OK;
 }
 

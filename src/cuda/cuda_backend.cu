@@ -553,7 +553,8 @@ static lwt_status cuda_fused2d(void *bctx, int level, int inverse, const void *c
     const int shape = st->slide_regs[2 * (level - 1) + inverse];
     if (call->half) { /* lwt_cuda_half_fused said every level runs the register kernel */
         LWT_CUDA_CHECK(ctx, lwt_cuda_slide2d_regs_half(shape, g, &p->wavelet.scheme, call->half == 2, level == 1, in,
-                                                       in_stride, out, out_stride, call->stream));
+                                                       in_stride, out, out_stride, nbatch, in_bstride, out_bstride,
+                                                       call->stream));
         return LWT_OK;
     }
     if (shape >= 0) {
@@ -581,7 +582,8 @@ static lwt_status cuda_fused2d_pair(void *bctx, int level, const void *in, size_
     if (call->half) {
         LWT_CUDA_CHECK(ctx, lwt_cuda_slide_pair_half(st->slide_regs[2 * (level - 1)], pp, &p->wavelet.scheme,
                                                      call->half == 2, level == 1, in, in_stride, out1, out1_stride,
-                                                     out2, out2_stride, call->stream));
+                                                     out2, out2_stride, nbatch, in_bstride, out1_bstride, out2_bstride,
+                                                     call->stream));
         return LWT_OK;
     }
     LWT_CUDA_CHECK(ctx, lwt_cuda_slide_pair(st->slide_regs[2 * (level - 1)], pp, &p->wavelet.scheme, p->desc.dtype, in, in_stride,
@@ -590,12 +592,13 @@ static lwt_status cuda_fused2d_pair(void *bctx, int level, const void *in, size_
     return LWT_OK;
 }
 
-static lwt_status cuda_half_corner(void *bctx, int narrow, const void *in, size_t in_stride, void *out,
-                                   size_t out_stride, size_t rows, size_t cols)
+static lwt_status cuda_half_corner(void *bctx, int narrow, const void *in, size_t in_stride, size_t in_bstride,
+                                   void *out, size_t out_stride, size_t out_bstride, size_t rows, size_t cols,
+                                   size_t nbatch)
 {
     cuda_call *call = (cuda_call *)bctx;
-    LWT_CUDA_CHECK(call->plan->ctx, lwt_cuda_half_corner(call->half == 2, narrow, in, in_stride, out, out_stride, rows,
-                                                         cols, call->stream));
+    LWT_CUDA_CHECK(call->plan->ctx, lwt_cuda_half_corner(call->half == 2, narrow, in, in_stride, in_bstride, out,
+                                                         out_stride, out_bstride, rows, cols, nbatch, call->stream));
     return LWT_OK;
 }
 

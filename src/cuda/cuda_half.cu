@@ -2,7 +2,7 @@
  * float16 and bfloat16 plans on device pointers (lwt_cuda.h; docs/API.md, "16-bit storage"),
  * two ways, chosen when the plan is made (lwt_cuda_half_fused):
  *
- *   - fused levels, for 2-D arrays whose every level the register kernel runs: each level's
+ *   - fused levels, for 2-D arrays (batches too) whose every level the register kernel runs: each level's
  *     kernel reads and writes 16 bits where a value is input or final (the input, the detail
  *     bands, the output) and float32 where the next level computes on it (the approximation
  *     between levels), so that the bytes moved are about half the float32 plan's. The driver
@@ -47,20 +47,23 @@ static __global__ void half_narrow(int bf16, const float *in, uint16_t *out, siz
         out[i] = bf16 ? lwt_f32_to_bf16(in[i]) : lwt_f32_to_f16(in[i]);
 }
 
-/* rows x cols values between float32 and 16 bits (narrow: float32 in), row strides in values:
-   the coarsest approximation, between its float32 buffer and the packed array's corner */
-static __global__ void half_corner(int bf16, int narrow, const void *in, size_t is, void *out, size_t os, size_t rows,
-                                   size_t cols)
+/* nbatch arrays of rows x cols values between float32 and 16 bits (narrow: float32 in), row and
+   array strides in values: the coarsest approximations, between their float32 buffer and the
+   packed arrays' corners; a block row per array row (no division per value) */
+static __global__ void half_corner(int bf16, int narrow, const void *in, size_t is, size_t ibs, void *out, size_t os,
+                                   size_t obs, size_t rows, size_t cols, size_t nrows)
 {
-    for (size_t r = blockIdx.y; r < rows; r += gridDim.y)
+    for (size_t zr = blockIdx.y; zr < nrows; zr += gridDim.y) {
+        const size_t z = zr / rows, r = zr - z * rows, i0 = z * ibs + r * is, o0 = z * obs + r * os;
         for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < cols; c += (size_t)gridDim.x * blockDim.x)
             if (narrow) {
-                const float v = ((const float *)in)[r * is + c];
-                ((uint16_t *)out)[r * os + c] = bf16 ? lwt_f32_to_bf16(v) : lwt_f32_to_f16(v);
+                const float v = ((const float *)in)[i0 + c];
+                ((uint16_t *)out)[o0 + c] = bf16 ? lwt_f32_to_bf16(v) : lwt_f32_to_f16(v);
             } else {
-                const uint16_t h = ((const uint16_t *)in)[r * is + c];
-                ((float *)out)[r * os + c] = bf16 ? lwt_bf16_to_f32(h) : lwt_f16_to_f32(h);
+                const uint16_t h = ((const uint16_t *)in)[i0 + c];
+                ((float *)out)[o0 + c] = bf16 ? lwt_bf16_to_f32(h) : lwt_f16_to_f32(h);
             }
+    }
 }
 
 /* a grid-stride launch: enough blocks to fill the device, never more than the values need */
@@ -80,8 +83,8 @@ lwt_status lwt_cuda_half_workspace(const lwt_plan *p, size_t *bytes)
 
 extern "C" int lwt_cuda_half_fused(const lwt_plan *q)
 {
-    if (q->backend != LWT_BACKEND_CUDA || q->ndim != 2 || q->desc.batch != 1 || q->levels < 1 ||
-        q->steps.batch_levels)
+    /* a batch in one launch a level at most (gridDim.y), which the fused levels' kernels take */
+    if (q->backend != LWT_BACKEND_CUDA || q->ndim != 2 || q->desc.batch > 65535 || q->levels < 1)
         return 0;
     for (int inv = 0; inv < 2; inv++)
         for (int i = 0; i < q->steps.n[inv]; i++) {
@@ -96,13 +99,17 @@ extern "C" int lwt_cuda_half_fused(const lwt_plan *q)
     return 1;
 }
 
-cudaError_t lwt_cuda_half_corner(int bf16, int narrow, const void *in, size_t in_stride, void *out, size_t out_stride,
-                                 size_t rows, size_t cols, cudaStream_t stream)
+cudaError_t lwt_cuda_half_corner(int bf16, int narrow, const void *in, size_t in_stride, size_t in_bstride, void *out,
+                                 size_t out_stride, size_t out_bstride, size_t rows, size_t cols, size_t nbatch,
+                                 cudaStream_t stream)
 {
-    /* a block row per array row (no division per value) */
+    const size_t nrows = rows * nbatch;
+    if (nrows == 0 || cols == 0)
+        return cudaSuccess;
     const dim3 grid((unsigned)((cols + 255) / 256 < 16 ? (cols + 255) / 256 : 16),
-                    (unsigned)(rows < 65535 ? rows : 65535));
-    half_corner<<<grid, 256, 0, stream>>>(bf16, narrow, in, in_stride, out, out_stride, rows, cols);
+                    (unsigned)(nrows < 65535 ? nrows : 65535));
+    half_corner<<<grid, 256, 0, stream>>>(bf16, narrow, in, in_stride, in_bstride, out, out_stride, out_bstride, rows,
+                                          cols, nrows);
     return cudaGetLastError();
 }
 

@@ -7,7 +7,8 @@
 #include "lwt.h"
 
 /* whether the 16-bit plan of float32 CUDA plan q runs fused levels (lwt_backend_ops.half_fused):
-   a 2-D array, one, whose every level both ways runs on the register kernel, classic lifting */
+   2-D arrays (a batch of at most 65535) whose every level both ways runs on the register kernel,
+   classic lifting */
 extern "C" int lwt_cuda_half_fused(const lwt_plan *q);
 /* device workspace of a 16-bit plan (p->f32 set) */
 lwt_status lwt_cuda_half_workspace(const lwt_plan *p, size_t *bytes);
@@ -17,11 +18,13 @@ lwt_status lwt_cuda_half_workspace(const lwt_plan *p, size_t *bytes);
    each of at least p->f32->buf_elems floats (its float32 plan's driver buffers will do) */
 lwt_status lwt_cuda_half_fused_run(const lwt_plan *p, const void *d_in, void *d_out, float *ab[2], cudaStream_t stream,
                                    int inverse);
-/* rows x cols values between a float32 array and a 16-bit one (bfloat16 when bf16, else float16;
-   narrow: float32 in), row strides in values: a 16-bit plan's coarsest approximation between
-   its float32 buffer and the packed array's corner (lwt_backend_ops.half_corner) */
-cudaError_t lwt_cuda_half_corner(int bf16, int narrow, const void *in, size_t in_stride, void *out, size_t out_stride,
-                                 size_t rows, size_t cols, cudaStream_t stream);
+/* nbatch arrays of rows x cols values between float32 arrays and 16-bit ones (bfloat16 when bf16,
+   else float16; narrow: float32 in), row and array strides in values: a 16-bit plan's coarsest
+   approximations between its float32 buffer and the packed arrays' corners
+   (lwt_backend_ops.half_corner), in one launch */
+cudaError_t lwt_cuda_half_corner(int bf16, int narrow, const void *in, size_t in_stride, size_t in_bstride, void *out,
+                                 size_t out_stride, size_t out_bstride, size_t rows, size_t cols, size_t nbatch,
+                                 cudaStream_t stream);
 /* its forward (inverse) on device pointers, asynchronously on stream */
 lwt_status lwt_cuda_half_run(const lwt_plan *p, const void *d_in, void *d_out, void *d_ws, cudaStream_t stream,
                              int inverse);

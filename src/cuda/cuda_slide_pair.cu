@@ -311,14 +311,10 @@ cudaError_t launch_enabled(const lwt_slide_pair &pp, rp_args<REAL> A, size_t nba
     const long need = A.sa + P.D[A.ach] - g1.m_start + (lead > 0 ? lead : 0);
     A.wb = need > 0 ? (int)((need + R - 1) / R) : 0;
     A.p_first = A.sa + P.D[A.ach] - (long)A.wb * R;
-    /* batches of float32 arrays only (the 16-bit plans' batches run the conversions) */
-    auto k = rp_forward<ID, REAL, ST, false>;
-    if constexpr (ST == RS_PLAIN) {
-        if (nbatch > 1)
-            k = rp_forward<ID, REAL, ST, true>;
-    } else if (nbatch > 1) {
+    /* a 16-bit plan's batch: one launch (the offsets below are in float32 elements) */
+    if (ST != RS_PLAIN && nbatch > 65535)
         return cudaErrorInvalidValue;
-    }
+    auto k = nbatch > 1 ? rp_forward<ID, REAL, ST, true> : rp_forward<ID, REAL, ST, false>;
     const size_t smem = rp_smem(R, sizeof(REAL));
     cudaError_t e = cudaSuccess;
     if (smem > 48 * 1024 && (e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)))
@@ -428,12 +424,13 @@ cudaError_t lwt_cuda_slide_pair(int shape, const lwt_slide_pair *pp, const lwt_s
 cudaError_t lwt_cuda_slide_pair_half(int shape, const lwt_slide_pair *pp, const lwt_scheme *s, int bf16, int signal16,
                                      const void *in, size_t in_stride, void *const out1[4],
                                      const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4],
-                                     cudaStream_t stream)
+                                     size_t nbatch, size_t in_bstride, const size_t out1_bstride[4],
+                                     const size_t out2_bstride[4], cudaStream_t stream)
 {
     if (shape < 0 || shape >= kNumShapes)
         return cudaErrorInvalidValue;
     return signal16 ? launch_pair<float, RS_XD16>(shape, pp, s, bf16, in, in_stride, out1, out1_stride, out2,
-                                                  out2_stride, 1, 0, NULL, NULL, stream)
+                                                  out2_stride, nbatch, in_bstride, out1_bstride, out2_bstride, stream)
                     : launch_pair<float, RS_D16>(shape, pp, s, bf16, in, in_stride, out1, out1_stride, out2,
-                                                 out2_stride, 1, 0, NULL, NULL, stream);
+                                                 out2_stride, nbatch, in_bstride, out1_bstride, out2_bstride, stream);
 }

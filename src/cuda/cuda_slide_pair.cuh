@@ -33,6 +33,7 @@ cudaError_t lwt_cuda_slide_pair(int shape, const lwt_slide_pair *pp, const lwt_s
 cudaError_t lwt_cuda_slide_pair_half(int shape, const lwt_slide_pair *pp, const lwt_scheme *s, int bf16, int signal16,
                                      const void *in, size_t in_stride, void *const out1[4],
                                      const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4],
-                                     cudaStream_t stream);
+                                     size_t nbatch, size_t in_bstride, const size_t out1_bstride[4],
+                                     const size_t out2_bstride[4], cudaStream_t stream);
 
 #endif

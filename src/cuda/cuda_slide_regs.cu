@@ -790,12 +790,16 @@ cudaError_t launch_part(int id, const lwt_slide_geom &g, const rs_args<double> &
     return launch_kernel(tab[id], id, g, A, stream);
 }
 
-/* a 16-bit plan's level (RS_D16, RS_XD16): float32 arithmetic, classic lifting, one array */
-template <int ST, int... ID> kern_t<float> half_kernel(int id, bool inverse, std::integer_sequence<int, ID...>)
+/* a 16-bit plan's level (RS_D16, RS_XD16): float32 arithmetic, classic lifting, one array or a
+   batch of them (one per blockIdx.y) */
+template <int ST, int... ID>
+kern_t<float> half_kernel(int id, bool inverse, bool batch, std::integer_sequence<int, ID...>)
 {
     const kern_t<float> fwd[] = {rs_forward<ID, 1, float, float, false, false, ST>...};
     const kern_t<float> inv[] = {rs_inverse<ID, 1, float, float, false, ST>...};
-    return inverse ? inv[id] : fwd[id];
+    const kern_t<float> fwd_batch[] = {rs_forward<ID, 1, float, float, false, true, ST>...};
+    const kern_t<float> inv_batch[] = {rs_inverse<ID, 1, float, float, true, ST>...};
+    return batch ? (inverse ? inv_batch[id] : fwd_batch[id]) : inverse ? inv[id] : fwd[id];
 }
 
 } // namespace
@@ -911,15 +915,25 @@ cudaError_t lwt_cuda_slide2d_regs_part(int shape, const lwt_slide_geom *g, const
 
 cudaError_t lwt_cuda_slide2d_regs_half(int shape, const lwt_slide_geom *g, const lwt_scheme *s, int bf16, int signal16,
                                        const void *const in[4], const size_t in_stride[4], void *const out[4],
-                                       const size_t out_stride[4], cudaStream_t stream)
+                                       const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
+                                       const size_t out_bstride[4], cudaStream_t stream)
 {
-    if (shape < 0 || shape >= kNumShapes)
+    if (shape < 0 || shape >= kNumShapes || nbatch > 65535) /* one launch: gridDim.y */
         return cudaErrorInvalidValue;
     rs_args<float> A;
     fill_args(A, g, s, in, in_stride, out, out_stride);
     A.bf16 = bf16;
+    const bool batch = nbatch > 1;
+    if (batch) {
+        for (int bnd = 0; bnd < 4; bnd++) {
+            A.in_bstride[bnd] = in_bstride[bnd];
+            A.out_bstride[bnd] = out_bstride[bnd];
+        }
+        A.nbatch = (unsigned)nbatch;
+    }
     const auto ids = std::make_integer_sequence<int, kNumShapes>{};
     const bool inv = g->inverse != 0;
-    return launch_kernel(signal16 ? half_kernel<RS_XD16>(shape, inv, ids) : half_kernel<RS_D16>(shape, inv, ids), shape,
-                         *g, A, stream);
+    return launch_kernel(signal16 ? half_kernel<RS_XD16>(shape, inv, batch, ids)
+                                  : half_kernel<RS_D16>(shape, inv, batch, ids),
+                         shape, *g, A, stream);
 }

@@ -57,10 +57,12 @@ cudaError_t lwt_cuda_slide2d_regs_tiles(int shape, int improved, const lwt_slide
    float32 with classic lifting, its detail bands stored in 16 bits (bfloat16 when bf16, else
    float16), and its signal side too (the forward's input, the inverse's output) when signal16;
    the approximation band is float32 either way. Each 16-bit value is the float32 one rounded
-   once (core/half.h). */
+   once (core/half.h). nbatch (at most 65535) such levels at once as lwt_cuda_slide2d_regs_batch's,
+   the batch strides in elements of each array's own type. */
 cudaError_t lwt_cuda_slide2d_regs_half(int shape, const lwt_slide_geom *g, const lwt_scheme *s, int bf16, int signal16,
                                        const void *const in[4], const size_t in_stride[4], void *const out[4],
-                                       const size_t out_stride[4], cudaStream_t stream);
+                                       const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
+                                       const size_t out_bstride[4], cudaStream_t stream);
 
 /* A streamed chunk's forward level (g from lwt_cuda_slide_regs_plan with rows =
    row_end - row0): coefficient rows [row0, row_end) from the input rows that win

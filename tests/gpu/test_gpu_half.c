@@ -5,7 +5,7 @@
  * the tests' own conversions (tests/c/half_ref.h), over wavelets, modes, 1-3-D, odd and even
  * sizes, levels and batches; the device workspace it asks for; a CPU plan refused. The fused
  * levels (2-D arrays whose levels all run on the register kernel, 16 bits read and written by
- * the kernels themselves) for every compiled-in shape, with the plan saying it runs them. The
+ * the kernels themselves) for every compiled-in shape, batches too, with the plan saying it runs them. The
  * device's float16 and bfloat16 conversions (the hardware's) equal the portable ones for every input
  * (half_cvt_check.cu). The host-pointer path of the same plans: test_half --cuda. Exits 77
  * without a CUDA device.
@@ -28,13 +28,14 @@
 #ifdef LWT_HAVE_CUDA
 static int cases, fused_cases;
 static lwt_context *ctx;
+static int batch_items; /* lwt_plan_tuning.batch_items of the plans made here */
 
 int half_cvt_check(unsigned long long mismatches[3], unsigned first[3]); /* half_cvt_check.cu */
 
 static lwt_plan *plan(const lwt_wavelet *w, int nd, const size_t *shape, int levels, lwt_mode mode, lwt_dtype dt,
                       size_t batch, lwt_backend backend)
 {
-    return half_test_plan(ctx, w, nd, shape, levels, mode, dt, batch, backend, LWT_ALGO_AUTO, 0);
+    return half_test_plan(ctx, w, nd, shape, levels, mode, dt, batch, backend, LWT_ALGO_AUTO, batch_items);
 }
 
 /* plan p on device copies of the n_in host values `in` (es bytes each) into n_out values; the
@@ -193,6 +194,16 @@ int main(void)
             for (size_t mi = 0; mi < sizeof fmodes / sizeof fmodes[0]; mi++, k++)
                 check_case(fmts[k % 2], w, fused_names[wi], 2, fsizes[si], si == 2 ? 1 : 4 - si, fmodes[mi], 1,
                            101u + (unsigned long long)k, si < 2 && mi < 2 ? 1 : -1);
+        /* batches: each level on every array in one launch (pairs of levels where the float32
+           plan pairs them: periodization, sizes multiples of 4), and the arrays one after the
+           other (lwt_plan_tuning.batch_items); periodization and symmetric must fuse at 256 x 260 */
+        static const size_t bsizes[][3] = {{256, 260, 1}, {67, 130, 1}};
+        for (int si = 0; si < 2; si++)
+            for (size_t mi = 0; mi < 2; mi++, k++)
+                for (batch_items = 0; batch_items < 2; batch_items++)
+                    check_case(fmts[k % 2], w, fused_names[wi], 2, bsizes[si], 3 - si, fmodes[mi], 5 - 2 * (size_t)si,
+                               301u + (unsigned long long)k, si == 0 ? 1 : -1);
+        batch_items = 0;
         lwt_wavelet_destroy(w);
     }
     cpu_plan_refused();
