@@ -253,13 +253,21 @@ static void approx_in_buffer(const lwt_plan *p, int j, char *bufs[2], const char
     *which ^= 1;
 }
 
+/* A 16-bit plan's coarsest approximations: nb compact float32 arrays in buf, to (narrow) or from
+   the packed corners of its 16-bit coefficients, in one call (4096 calls, one an array, took 14 ms
+   on the GPU for a batch of 256^2 arrays whose transform takes 2.4) */
+static lwt_status half_corners(const lwt_plan *p, const exec_env *env, int narrow, char *buf, char *coeffs, size_t nb)
+{
+    const size_t *nc = p->sizes[p->levels], fb = nc[0] * nc[1], hb = p->coeff_count;
+    return narrow ? env->ops->half_corner(env->bctx, 1, buf, nc[1], fb, coeffs, p->packed[1], hb, nc[0], nc[1], nb)
+                  : env->ops->half_corner(env->bctx, 0, coeffs, p->packed[1], hb, buf, nc[1], fb, nc[0], nc[1], nb);
+}
+
 /* the end of a forward whose last level left its approximation in buf: a 16-bit plan's to the
    packed array's corner (the others write it there themselves) */
-static lwt_status forward_end(const lwt_plan *p, const exec_env *env, const char *buf, char *coeffs)
+static lwt_status forward_end(const lwt_plan *p, const exec_env *env, char *buf, char *coeffs)
 {
-    const size_t *nc = p->sizes[p->levels];
-    return env->half ? env->ops->half_corner(env->bctx, 1, buf, nc[1], 0, coeffs, p->packed[1], 0, nc[0], nc[1], 1)
-                     : LWT_OK;
+    return env->half ? half_corners(p, env, 1, buf, coeffs, 1) : LWT_OK;
 }
 
 static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char *in, char *coeffs, char *bufs[2])
@@ -396,7 +404,7 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
     size_t approx_stride = p->packed[1];
     if (env->half) {
         const size_t *nj = p->sizes[p->levels];
-        lwt_status hs = env->ops->half_corner(env->bctx, 0, coeffs, p->packed[1], 0, cur, nj[1], 0, nj[0], nj[1], 1);
+        lwt_status hs = half_corners(p, env, 0, cur, (char *)coeffs, 1);
         if (hs)
             return hs;
         approx = cur;
@@ -572,16 +580,6 @@ static lwt_status batch_rows(const lwt_plan *p, const exec_env *env, const char 
  * the buffers, b of them one after another. The bits are those of the arrays one at a time:
  * the same kernel runs each array's level the same way.
  */
-/* a 16-bit batch's coarsest approximations, B compact float32 arrays from buf, to or from (narrow:
-   to) the packed corners of its 16-bit coefficients, in one call (4096 calls, one an array, took
-   14 ms on the GPU for a batch of 256^2 arrays whose transform takes 2.4) */
-static lwt_status batch_corners(const lwt_plan *p, const exec_env *env, int narrow, char *buf, char *coeffs)
-{
-    const size_t *nc = p->sizes[p->levels], B = p->desc.batch, fb = nc[0] * nc[1], hb = p->coeff_count;
-    return narrow ? env->ops->half_corner(env->bctx, 1, buf, nc[1], fb, coeffs, p->packed[1], hb, nc[0], nc[1], B)
-                  : env->ops->half_corner(env->bctx, 0, coeffs, p->packed[1], hb, buf, nc[1], fb, nc[0], nc[1], B);
-}
-
 static lwt_status forward_batch(const lwt_plan *p, const exec_env *env, const char *in, char *coeffs, char *bufs[2])
 {
     const size_t es = lwt_plan_elem_size(p), B = p->desc.batch;
@@ -623,7 +621,7 @@ static lwt_status forward_batch(const lwt_plan *p, const exec_env *env, const ch
         cur_bstride = out_bstride[0];
         which ^= 1;
     }
-    return env->half ? batch_corners(p, env, 1, (char *)cur, coeffs) : LWT_OK;
+    return env->half ? half_corners(p, env, 1, (char *)cur, coeffs, B) : LWT_OK;
 }
 
 static lwt_status inverse_batch(const lwt_plan *p, const exec_env *env, const char *coeffs, char *out, char *bufs[2])
@@ -634,7 +632,7 @@ static lwt_status inverse_batch(const lwt_plan *p, const exec_env *env, const ch
     int which = 0;
     if (env->half) { /* the corners widened into buffer 0, the first level's output to buffer 1 */
         const size_t *nc = p->sizes[p->levels];
-        lwt_status hs = batch_corners(p, env, 0, bufs[0], (char *)coeffs);
+        lwt_status hs = half_corners(p, env, 0, bufs[0], (char *)coeffs, B);
         if (hs)
             return hs;
         approx = bufs[0];
