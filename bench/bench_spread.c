@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include "lwt_cuda.h"
+#include "stream/spread_job.h"
 
 
 /* what one timed call runs */
@@ -87,8 +88,29 @@ static int same_bytes(const void *a, const void *b, size_t bytes)
     return r;
 }
 
+/* where the passes of one call ran on each device (lwt_spread_timeline): three calls each way */
+static int print_timeline(bench_bufs *b, int ndev)
+{
+    if (lwt_spread_timeline_on(b->s))
+        return -1;
+    for (int inv = 0; inv < 2; inv++)
+        for (int call = 0; call < 3; call++) {
+            if (run_once(b, inv ? RUN_INV_SPREAD : RUN_FWD_SPREAD))
+                return -1;
+            for (int k = 0; k < ndev; k++) {
+                printf("  %s call %d, device %d, passes (ms from idle):", inv ? "inverse" : "forward", call + 1, k);
+                float t0, t1;
+                for (int i = 0; lwt_spread_timeline(b->s, k, i, &t0, &t1); i++)
+                    printf(" %.3f-%.3f", t0, t1);
+                printf("\n");
+            }
+        }
+    fflush(stdout);
+    return 0;
+}
+
 static int spread_rows(bench_bufs *b, const int *devs, int ndev, const char *label, int reps, double t_fwd1,
-                       double t_inv1)
+                       double t_inv1, int timeline)
 {
     if (lwt_spread_create(b->plan, ndev, devs, &b->s) || lwt_spread_alloc(b->s, LWT_SPREAD_SAMPLES, &b->s_in) ||
         lwt_spread_alloc(b->s, LWT_SPREAD_COEFFS, &b->s_co) || lwt_spread_alloc(b->s, LWT_SPREAD_SAMPLES, &b->s_back) ||
@@ -106,6 +128,8 @@ static int spread_rows(bench_bufs *b, const int *devs, int ndev, const char *lab
            1e3 * ti, t_inv1 / ti,
            fsame == 1 && isame == 1 ? "bits = one GPU" : "RESULT DIFFERS FROM ONE GPU");
     fflush(stdout);
+    if (timeline && ndev > 1 && print_timeline(b, ndev))
+        fprintf(stderr, "lwt-bench: no timeline of the spread over %s\n", label);
     lwt_spread_destroy(b->s); /* frees its arrays */
     b->s = NULL;
     return tf > 0 && ti > 0 && fsame == 1 && isame == 1 ? 0 : -1;
@@ -113,7 +137,7 @@ static int spread_rows(bench_bufs *b, const int *devs, int ndev, const char *lab
 
 /* levels: 4 prints the full table (1, 2, 4 ... GPUs and four parts on GPU 0); fewer levels
    print one line a device count, for the per-level breakdown (bench_spread) */
-static int spread_size(lwt_context *ctx, int ndev, size_t n, int reps, int levels)
+static int spread_size(lwt_context *ctx, int ndev, size_t n, int reps, int levels, int timeline)
 {
     lwt_wavelet *w = NULL;
     bench_bufs b;
@@ -177,13 +201,21 @@ static int spread_size(lwt_context *ctx, int ndev, size_t n, int reps, int level
         for (int k = 0; k < gs[i]; k++)
             devs[k] = k;
         snprintf(label, sizeof label, "spread over %d GPU%s", gs[i], gs[i] > 1 ? "s" : "");
-        if (spread_rows(&b, devs, gs[i], label, reps, tf1, ti1))
+        if (spread_rows(&b, devs, gs[i], label, reps, tf1, ti1, timeline))
+            goto out;
+    }
+    /* the same two GPUs the other way round: whether a slower share follows its place in the
+       rows or its GPU */
+    if (timeline && ndev == 2) {
+        devs[0] = 1;
+        devs[1] = 0;
+        if (spread_rows(&b, devs, 2, "spread over GPUs 1, 0", reps, tf1, ti1, 1))
             goto out;
     }
     /* the split's own cost: four parts on one GPU */
     for (int k = 0; k < 4; k++)
         devs[k] = 0;
-    if (levels == 4 && spread_rows(&b, devs, 4, "4 parts on GPU 0", reps, tf1, ti1))
+    if (levels == 4 && spread_rows(&b, devs, 4, "4 parts on GPU 0", reps, tf1, ti1, 0))
         goto out;
     rc = 0;
 out:
@@ -204,12 +236,13 @@ out:
 int bench_spread(lwt_context *ctx, int reps, size_t n16, int levels_breakdown)
 {
     const int ndev = lwt_context_device_count(ctx);
-    if (spread_size(ctx, ndev, n16, reps, 4) || spread_size(ctx, ndev, 2 * n16, reps, 4))
+    if (spread_size(ctx, ndev, n16, reps, 4, 0) || spread_size(ctx, ndev, 2 * n16, reps, 4, levels_breakdown))
         return BENCH_EXIT_RUNTIME;
     /* where the time of several GPUs goes, level by level (issue 28 item 4): the same
-       2n16^2 array with 1, 2 and 3 levels; a level's cost is the difference of two tables */
+       2n16^2 array with 1, 2 and 3 levels; a level's cost is the difference of two tables;
+       and (above) each pass of the 4 levels on each device */
     for (int levels = 1; levels_breakdown && ndev > 1 && levels < 4; levels++)
-        if (spread_size(ctx, ndev, 2 * n16, reps, levels))
+        if (spread_size(ctx, ndev, 2 * n16, reps, levels, 0))
             return BENCH_EXIT_RUNTIME;
     return BENCH_EXIT_OK;
 }

@@ -284,7 +284,7 @@ cudaError_t launch(int id, const lwt_slide_geom &g, const lwt_pass *ps, cudaStre
         (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, CT, 0)))
         return e;
     const long outer = (long)ps->outer, resident = (long)sms * (per_sm > 0 ? per_sm : 1);
-    const long blocks = lwt_slide_runs_plan(&A.runs, 0, g.tiles[0], A.groups, (resident + outer - 1) / outer);
+    const long blocks = lwt_slide_runs_plan(&A.runs, 0, g.tiles[0], A.groups, (resident + outer - 1) / outer, 1);
     if (blocks > 0)
         k<<<dim3((unsigned)blocks, (unsigned)outer), CT, 0, stream>>>(g, A);
     return cudaGetLastError();

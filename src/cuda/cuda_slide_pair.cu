@@ -77,7 +77,8 @@ template <typename REAL> struct rp_args {
     int u0;
     int wb;       /* level-1 batches before level 2's first */
     long p_first; /* first level-1 row pushed, from the first level-1 approximation row level 2 reads */
-    lwt_slide_runs runs; /* over level 2's tiles */
+    lwt_slide_runs runs; /* over level 2's tiles [runs.t0, runs.t0 + runs.ntr) */
+    int regions;         /* the runs' order (lwt_slide_runs_plan) */
     int bf16;            /* 16-bit storage: bfloat16, else float16 */
     /* a batch of arrays, one per blockIdx.y (the BATCH kernels): array z's input at in +
        z in_bstride, its bands at out1[b] + z out1_bstride[b] and out2[b] + z out2_bstride[b] */
@@ -324,8 +325,8 @@ cudaError_t launch_enabled(const lwt_slide_pair &pp, rp_args<REAL> A, size_t nba
         (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, RS_THREADS, smem)))
         return e;
     /* a batch: full runs only (rs_forward's launch_kernel says why) */
-    const long blocks = lwt_slide_runs_plan(&A.runs, 0, g2.tiles[0], g2.tiles[1],
-                                            nbatch > 1 ? 0 : (long)sms * (per_sm > 0 ? per_sm : 1));
+    const long blocks = lwt_slide_runs_plan(&A.runs, A.runs.t0, A.runs.ntr, g2.tiles[1],
+                                            nbatch > 1 ? 0 : (long)sms * (per_sm > 0 ? per_sm : 1), A.regions);
     if (blocks <= 0)
         return cudaSuccess;
     const size_t most = 65535; /* arrays per launch (gridDim.y) */
@@ -362,14 +363,18 @@ cudaError_t launch(int id, const lwt_slide_pair &pp, const rp_args<REAL> &A, siz
     return tab[id](pp, A, nbatch, stream);
 }
 
-/* storage ST (cuda_store16.cuh; bf16: its 16-bit type); nbatch arrays, bstrides as rp_args' */
+/* storage ST (cuda_store16.cuh; bf16: its 16-bit type); nbatch arrays, bstrides as rp_args';
+   level 2's tile rows [t0, t1) in the runs' order of `regions` */
 template <typename REAL, int ST>
 cudaError_t launch_pair(int shape, const lwt_slide_pair *pp, const lwt_scheme *s, int bf16, const void *in,
                         size_t in_stride, void *const out1[4], const size_t out1_stride[4], void *const out2[4],
                         const size_t out2_stride[4], size_t nbatch, size_t in_bstride, const size_t out1_bstride[4],
-                        const size_t out2_bstride[4], cudaStream_t stream)
+                        const size_t out2_bstride[4], long t0, long t1, int regions, cudaStream_t stream)
 {
     rp_args<REAL> A;
+    A.runs.t0 = t0;
+    A.runs.ntr = t1 - t0;
+    A.regions = regions;
     for (int i = 0; i < LWT_RS_MAX_TAPS; i++)
         A.taps[i] = i < s->ntaps_total ? (REAL)s->taps[i] : (REAL)0;
     for (int bnd = 0; bnd < 4; bnd++) {
@@ -418,7 +423,18 @@ cudaError_t lwt_cuda_slide_pair(int shape, const lwt_slide_pair *pp, const lwt_s
     if (dtype != LWT_F32)
         return cudaErrorInvalidValue; /* rp_enabled: float32 only */
     return launch_pair<float, RS_PLAIN>(shape, pp, s, 0, in, in_stride, out1, out1_stride, out2, out2_stride, nbatch,
-                                        in_bstride, out1_bstride, out2_bstride, stream);
+                                        in_bstride, out1_bstride, out2_bstride, 0, pp->g2.tiles[0], 1, stream);
+}
+
+cudaError_t lwt_cuda_slide_pair_tiles(int shape, const lwt_slide_pair *pp, const lwt_scheme *s, const void *in,
+                                      size_t in_stride, void *const out1[4], const size_t out1_stride[4],
+                                      void *const out2[4], const size_t out2_stride[4], long t0, long t1, int regions,
+                                      cudaStream_t stream)
+{
+    if (shape < 0 || shape >= kNumShapes || t0 < 0 || t1 > pp->g2.tiles[0] || t0 > t1 || regions < 1)
+        return cudaErrorInvalidValue;
+    return launch_pair<float, RS_PLAIN>(shape, pp, s, 0, in, in_stride, out1, out1_stride, out2, out2_stride, 1, 0,
+                                        NULL, NULL, t0, t1, regions, stream);
 }
 
 cudaError_t lwt_cuda_slide_pair_half(int shape, const lwt_slide_pair *pp, const lwt_scheme *s, int bf16, int signal16,
@@ -429,8 +445,11 @@ cudaError_t lwt_cuda_slide_pair_half(int shape, const lwt_slide_pair *pp, const 
 {
     if (shape < 0 || shape >= kNumShapes)
         return cudaErrorInvalidValue;
+    const long nt = pp->g2.tiles[0];
     return signal16 ? launch_pair<float, RS_XD16>(shape, pp, s, bf16, in, in_stride, out1, out1_stride, out2,
-                                                  out2_stride, nbatch, in_bstride, out1_bstride, out2_bstride, stream)
+                                                  out2_stride, nbatch, in_bstride, out1_bstride, out2_bstride, 0, nt, 1,
+                                                  stream)
                     : launch_pair<float, RS_D16>(shape, pp, s, bf16, in, in_stride, out1, out1_stride, out2,
-                                                 out2_stride, nbatch, in_bstride, out1_bstride, out2_bstride, stream);
+                                                 out2_stride, nbatch, in_bstride, out1_bstride, out2_bstride, 0, nt, 1,
+                                                 stream);
 }

@@ -27,6 +27,14 @@ cudaError_t lwt_cuda_slide_pair(int shape, const lwt_slide_pair *pp, const lwt_s
                                 void *const out2[4], const size_t out2_stride[4], size_t nbatch, size_t in_bstride,
                                 const size_t out1_bstride[4], const size_t out2_bstride[4], cudaStream_t stream);
 
+/* level 2's tile rows [t0, t1) of the pair only, one float32 array, the same bits as in the
+   whole pair (a device's share of a spread, stream/spread_job.cu); regions as
+   lwt_cuda_slide2d_regs_tiles' */
+cudaError_t lwt_cuda_slide_pair_tiles(int shape, const lwt_slide_pair *pp, const lwt_scheme *s, const void *in,
+                                      size_t in_stride, void *const out1[4], const size_t out1_stride[4],
+                                      void *const out2[4], const size_t out2_stride[4], long t0, long t1, int regions,
+                                      cudaStream_t stream);
+
 /* The pair of a float16/bfloat16 plan (cuda_half.cu), float32 arithmetic: the detail bands
    stored in 16 bits (bfloat16 when bf16, else float16), the input too when signal16, level 2's
    approximation in float32 (cuda_store16.cuh). */

@@ -144,6 +144,7 @@ template <typename WREAL> struct rs_args {
     /* the blocks' runs of tiles over tile rows [t0, t0 + ntr) (a device's share of a
        level spread over several, stream/spread_job.cu; all of them otherwise) */
     lwt_slide_runs runs;
+    int regions; /* the runs' order (lwt_slide_runs_plan): 1, or a spread's share */
     int bf16; /* 16-bit storage (RS_D16, RS_XD16): bfloat16, else float16 (last: the plain
                  kernels' parameters keep their places) */
 };
@@ -695,7 +696,8 @@ cudaError_t launch_kernel(kern_t<WREAL> k, int id, const lwt_slide_geom &g, rs_a
     /* a batch of levels: full runs only. Its slices' own shorter runs (planned for the
        device's share of one slice) were mostly empty blocks: 20 of 30 per 1024^2 plane */
     const long resident = (long)sms * (per_sm > 0 ? per_sm : 1), slices = A.nbatch > 0 ? A.nbatch : 1;
-    const long blocks = lwt_slide_runs_plan(&A.runs, A.runs.t0, A.runs.ntr, g.tiles[1], slices > 1 ? 0 : resident);
+    const long blocks = lwt_slide_runs_plan(&A.runs, A.runs.t0, A.runs.ntr, g.tiles[1], slices > 1 ? 0 : resident,
+                                            A.regions);
     k<<<dim3((unsigned)blocks, (unsigned)slices), RS_THREADS, smem, stream>>>(g, A);
     return cudaGetLastError();
 }
@@ -742,18 +744,20 @@ void fill_args(rs_args<WREAL> &A, const lwt_slide_geom *g, const lwt_scheme *s, 
     memset(&A.win, 0, sizeof A.win);
     A.runs.t0 = 0;
     A.runs.ntr = g->tiles[0];
+    A.regions = 1;
 }
 
 /* tile rows [t0, t1) of a level, storage and arithmetic in REAL */
 template <typename REAL>
 cudaError_t launch_tiles(int shape, int improved, const lwt_slide_geom *g, const lwt_scheme *s, const void *const in[4],
                          const size_t in_stride[4], void *const out[4], const size_t out_stride[4], long t0, long t1,
-                         cudaStream_t stream)
+                         int regions, cudaStream_t stream)
 {
     rs_args<REAL> A;
     fill_args(A, g, s, in, in_stride, out, out_stride);
     A.runs.t0 = t0;
     A.runs.ntr = t1 - t0;
+    A.regions = regions;
     return launch_variant<REAL, REAL>(shape, improved, *g, A, stream);
 }
 
@@ -839,20 +843,20 @@ int lwt_cuda_slide_regs_threads(void) { return RS_THREADS; }
 cudaError_t lwt_cuda_slide2d_regs_tiles(int shape, int improved, const lwt_slide_geom *g, const lwt_scheme *s,
                                         lwt_dtype dtype, const void *const in[4], const size_t in_stride[4],
                                         void *const out[4], const size_t out_stride[4], long t0, long t1,
-                                        cudaStream_t stream)
+                                        int regions, cudaStream_t stream)
 {
-    if (shape < 0 || shape >= kNumShapes || t0 < 0 || t1 > g->tiles[0] || t0 > t1)
+    if (shape < 0 || shape >= kNumShapes || t0 < 0 || t1 > g->tiles[0] || t0 > t1 || regions < 1)
         return cudaErrorInvalidValue;
     return dtype == LWT_F64
-               ? launch_tiles<double>(shape, improved, g, s, in, in_stride, out, out_stride, t0, t1, stream)
-               : launch_tiles<float>(shape, improved, g, s, in, in_stride, out, out_stride, t0, t1, stream);
+               ? launch_tiles<double>(shape, improved, g, s, in, in_stride, out, out_stride, t0, t1, regions, stream)
+               : launch_tiles<float>(shape, improved, g, s, in, in_stride, out, out_stride, t0, t1, regions, stream);
 }
 
 cudaError_t lwt_cuda_slide2d_regs(int shape, int improved, const lwt_slide_geom *g, const lwt_scheme *s, lwt_dtype dtype,
                                   const void *const in[4], const size_t in_stride[4], void *const out[4],
                                   const size_t out_stride[4], cudaStream_t stream)
 {
-    return lwt_cuda_slide2d_regs_tiles(shape, improved, g, s, dtype, in, in_stride, out, out_stride, 0, g->tiles[0],
+    return lwt_cuda_slide2d_regs_tiles(shape, improved, g, s, dtype, in, in_stride, out, out_stride, 0, g->tiles[0], 1,
                                        stream);
 }
 

@@ -47,11 +47,13 @@ cudaError_t lwt_cuda_slide2d_regs_batch(int shape, int improved, const lwt_slide
                                         const size_t in_bstride[4], const size_t out_bstride[4], cudaStream_t stream);
 
 /* the tile rows [t0, t1) of that level only, the same bits as in the whole level
-   (a device's share of a level spread over several devices) */
+   (a device's share of a level spread over several devices); regions > 1: the blocks
+   at work at any time take their rows from that many places of [t0, t1)
+   (lwt_slide_runs_plan), 1: in order */
 cudaError_t lwt_cuda_slide2d_regs_tiles(int shape, int improved, const lwt_slide_geom *g, const lwt_scheme *s,
                                         lwt_dtype dtype, const void *const in[4], const size_t in_stride[4],
                                         void *const out[4], const size_t out_stride[4], long t0, long t1,
-                                        cudaStream_t stream);
+                                        int regions, cudaStream_t stream);
 
 /* A level of a float16/bfloat16 plan (cuda_half.cu) as lwt_cuda_slide2d_regs computes it in
    float32 with classic lifting, its detail bands stored in 16 bits (bfloat16 when bf16, else

@@ -4,7 +4,9 @@
  * spread_layout.c).
  *
  * Device k launches the tile rows of its share of each level
- * (lwt_cuda_slide2d_regs_tiles) on its own stream. Rows of the arrays live
+ * (lwt_cuda_slide2d_regs_tiles; forward levels in pairs where the plan pairs
+ * them, lwt_cuda_slide_pair_tiles) on its own stream, its blocks going round
+ * regions of its rows (SPREAD_REGIONS). Rows of the arrays live
  * where they are written (forward: the share's coefficient rows at each level,
  * and the samples they come from); what a device reads from its neighbours is
  * its tiles' halo, over NVLink. Between levels each device's stream waits for
@@ -24,6 +26,7 @@ extern "C" {
 #include "core/fail.h"
 #include "cuda/cuda_kernels.cuh"
 #include "cuda/cuda_plan_levels.cuh"
+#include "cuda/cuda_slide_pair.cuh"
 #include "cuda/cuda_slide_regs.cuh"
 #include "cuda/cuda_spread_mem.cuh"
 #include "lwt_cuda.h"
@@ -46,6 +49,10 @@ struct lwt_spread {
         int used;
     } arr[SPREAD_MAX_ALLOCS];
     void *ws; /* the plan device's workspace (the whole-plan path) */
+    /* lwt_spread_timeline: per device, the idle point then each pass's begin and end
+       (tl[k * tl_cap + 0], then 1 + 2 i and 2 + 2 i), tl_n passes recorded in the last call */
+    cudaEvent_t *tl;
+    int tl_cap, tl_n;
 };
 
 /* ------------------------------------------------------------ placement */
@@ -118,6 +125,13 @@ static lwt_status plan_levels(lwt_spread *s)
             if (!L->g[inv])
                 s->split[inv] = 0;
         }
+    /* forward levels in pairs where the plan pairs them (the same bits as one level at a time):
+       the level-j approximation is neither written nor read back, as on one GPU in memory.
+       Measured on 2 x H100, 32768^2 CDF 9/7 4 levels, one level at a time: one device through
+       the spread 4.78 ms against 4.20 in memory; in pairs 4.24 against 4.17 */
+    for (int j = 1; j < p->levels && s->split[0]; j++)
+        if ((s->lay.lv[j].pair = lwt_cuda_plan_pair(p, j, &s->lay.lv[j].pair_shape)))
+            j++;
     return spread_layout_shares(&s->lay);
 }
 
@@ -227,6 +241,13 @@ extern "C" void lwt_spread_destroy(lwt_spread *s)
         cudaSetDevice(s->plan->device);
         cudaFree(s->ws);
     }
+    for (int k = 0; s->tl && k < s->ndev; k++) {
+        cudaSetDevice(s->dev[k]);
+        for (int i = 0; i < s->tl_cap; i++)
+            if (s->tl[k * s->tl_cap + i])
+                cudaEventDestroy(s->tl[k * s->tl_cap + i]);
+    }
+    free(s->tl);
     cudaSetDevice(cur);
     free(s->lay.lv);
     free(s->approx);
@@ -319,24 +340,117 @@ static lwt_status barrier(lwt_spread *s)
     return LWT_OK;
 }
 
-/* one level on every device, after the others' last step: its share of the tile rows, then its event */
-static lwt_status run_level(lwt_spread *s, int j, int inv, const void *const in[4], const size_t in_stride[4],
-                            void *const out[4], const size_t out_stride[4])
+/* The blocks of a device's share go round this many regions of its tile rows
+ * (lwt_slide_runs_plan) instead of down them in order. The rows a device writes to another
+ * device's memory (the forward's level-j detail rows beside coarser bands placed elsewhere,
+ * spread_layout.c) lie in one or two stretches of its share; in order, the blocks writing them
+ * ran together, at what NVLink takes, and the others after them. Measured on 2 x H100 (NVLink
+ * NV18), 32768^2 CDF 9/7 4 levels, forward / inverse, ms (one GPU 4.17 / 4.98): one level a
+ * pass, in order 2.609 / 2.824; whole rows of runs taken from the regions in turn (a first
+ * version: about one wave of blocks a row, so still one region at a time) 2 regions 2.987 /
+ * 2.762, 4 regions 2.472 / 2.749, 8 regions 2.508 / 2.747; the blocks themselves going round
+ * the regions (this version), forward levels in pairs: in order 2.454 / 2.799, 4 regions
+ * 2.315 / 2.823, 8 regions 2.302 / 2.761 (docs/PERFORMANCE.md, "Two GPUs: the blocks' order
+ * and the pairs of levels"). */
+#define SPREAD_REGIONS 8
+
+/* ------------------------------------------------------------ timeline */
+
+extern "C" lwt_status lwt_spread_timeline_on(lwt_spread *s)
 {
-    const lwt_plan *p = s->plan;
-    const lwt_context *ctx = p->ctx;
-    const spread_level *L = &s->lay.lv[j];
+    if (!s)
+        return LWT_ERR_INVALID_ARGUMENT;
+    if (s->tl)
+        return LWT_OK;
+    const lwt_context *ctx = s->plan->ctx;
+    const int cap = 1 + 2 * s->plan->levels;
+    s->tl = (cudaEvent_t *)calloc((size_t)(s->ndev * cap), sizeof *s->tl);
+    if (!s->tl)
+        return lwt_fail(ctx, LWT_ERR_OUT_OF_MEMORY, "spread: out of memory");
+    s->tl_cap = cap;
+    s->tl_n = 0;
+    int cur = 0;
+    cudaGetDevice(&cur);
+    lwt_status st = LWT_OK;
+    for (int k = 0; k < s->ndev && !st; k++) {
+        cudaError_t e = cudaSetDevice(s->dev[k]);
+        for (int i = 0; i < cap && e == cudaSuccess; i++)
+            e = cudaEventCreate(&s->tl[k * cap + i]);
+        if (e != cudaSuccess)
+            st = lwt_cuda_fail(ctx, e, "spread: making the timeline's events");
+    }
+    cudaSetDevice(cur);
+    return st;
+}
+
+extern "C" int lwt_spread_timeline(const lwt_spread *s, int k, int i, float *begin_ms, float *end_ms)
+{
+    if (!s || !s->tl || k < 0 || k >= s->ndev || i < 0 || i >= s->tl_n || !begin_ms || !end_ms)
+        return 0;
+    const cudaEvent_t *e = s->tl + k * s->tl_cap;
+    int cur = 0;
+    cudaGetDevice(&cur);
+    cudaSetDevice(s->dev[k]);
+    const int ok = cudaEventElapsedTime(begin_ms, e[0], e[1 + 2 * i]) == cudaSuccess &&
+                   cudaEventElapsedTime(end_ms, e[0], e[2 + 2 * i]) == cudaSuccess;
+    cudaSetDevice(cur);
+    return ok;
+}
+
+/* the timeline's event `which` (0: idle point, 1: a pass begins, 2: it ends) on device k
+   (the current device), for pass tl_n; nothing when the timeline is off */
+static cudaError_t mark(lwt_spread *s, int k, int which)
+{
+    if (!s->tl || s->tl_n >= (s->tl_cap - 1) / 2)
+        return cudaSuccess;
+    return cudaEventRecord(s->tl[k * s->tl_cap + (which ? 2 * s->tl_n + which : 0)], s->stream[k]);
+}
+
+/* one pass on every device, after the others' last step: launch(k) runs device k's share on
+   its stream (the current device), then the device's event; the timeline's marks around it */
+template <typename LAUNCH> static lwt_status run_pass(lwt_spread *s, LAUNCH launch)
+{
+    const lwt_context *ctx = s->plan->ctx;
     lwt_status st = barrier(s);
     if (st)
         return st;
     for (int k = 0; k < s->ndev; k++) {
         LWT_CUDA_CHECK(ctx, cudaSetDevice(s->dev[k]));
-        LWT_CUDA_CHECK(ctx, lwt_cuda_slide2d_regs_tiles(L->shape[inv], L->improved[inv], L->g[inv], &p->wavelet.scheme,
-                                       p->desc.dtype, in, in_stride, out, out_stride, L->tile[inv][k],
-                                       L->tile[inv][k + 1], s->stream[k]));
+        LWT_CUDA_CHECK(ctx, mark(s, k, 1));
+        LWT_CUDA_CHECK(ctx, launch(k));
+        LWT_CUDA_CHECK(ctx, mark(s, k, 2));
         LWT_CUDA_CHECK(ctx, cudaEventRecord(s->done[k], s->stream[k]));
     }
+    s->tl_n++;
     return LWT_OK;
+}
+
+/* one level: each device its share of the tile rows */
+static lwt_status run_level(lwt_spread *s, int j, int inv, const void *const in[4], const size_t in_stride[4],
+                            void *const out[4], const size_t out_stride[4])
+{
+    const lwt_plan *p = s->plan;
+    const spread_level *L = &s->lay.lv[j];
+    const int regions = s->ndev > 1 ? SPREAD_REGIONS : 1;
+    return run_pass(s, [&](int k) {
+        return lwt_cuda_slide2d_regs_tiles(L->shape[inv], L->improved[inv], L->g[inv], &p->wavelet.scheme,
+                                           p->desc.dtype, in, in_stride, out, out_stride, L->tile[inv][k],
+                                           L->tile[inv][k + 1], regions, s->stream[k]);
+    });
+}
+
+/* the pair of forward levels j and j + 1: each device its share of level j + 1's tile rows */
+static lwt_status run_pair(lwt_spread *s, int j, const void *in, size_t in_stride, void *const out1[4],
+                           const size_t out1_stride[4], void *const out2[4], const size_t out2_stride[4])
+{
+    const lwt_plan *p = s->plan;
+    const spread_level *L = &s->lay.lv[j], *L2 = &s->lay.lv[j + 1];
+    const int regions = s->ndev > 1 ? SPREAD_REGIONS : 1;
+    return run_pass(s, [&](int k) {
+        return lwt_cuda_slide_pair_tiles(L->pair_shape, L->pair, &p->wavelet.scheme, in, in_stride, out1, out1_stride,
+                                         out2, out2_stride, L2->tile[0][k], L2->tile[0][k + 1], regions,
+                                         s->stream[k]);
+    });
 }
 
 static lwt_status wait_all(lwt_spread *s)
@@ -362,6 +476,11 @@ static lwt_status start(lwt_spread *s)
         LWT_CUDA_CHECK(ctx, cudaSetDevice(s->dev[k]));
         LWT_CUDA_CHECK(ctx, cudaDeviceSynchronize());
     }
+    s->tl_n = 0;
+    for (int k = 0; k < s->ndev; k++) {
+        LWT_CUDA_CHECK(ctx, cudaSetDevice(s->dev[k]));
+        LWT_CUDA_CHECK(ctx, mark(s, k, 0));
+    }
     return LWT_OK;
 }
 
@@ -384,22 +503,25 @@ static lwt_status forward_split(lwt_spread *s, const void *in, void *coeffs)
     const void *cur = in;
     size_t cur_stride = p->shape[1];
     for (int j = 1; j <= p->levels; j++) {
-        const bool last = j == p->levels;
-        void *dst[4];
-        size_t stride[4];
-        dst[0] = last ? coeffs : (void *)s->approx[j].base;
-        stride[0] = last ? p->packed[1] : p->sizes[j][1];
+        const int jl = s->lay.lv[j].pair ? j + 1 : j; /* the last level of this pass */
+        void *dst[4], *dst1[4] = {NULL, NULL, NULL, NULL};
+        size_t stride[4], stride1[4] = {0, 0, 0, 0};
+        dst[0] = jl == p->levels ? coeffs : (void *)s->approx[jl].base;
+        stride[0] = jl == p->levels ? p->packed[1] : p->sizes[jl][1];
         for (unsigned mask = 1; mask < 4; mask++) {
-            dst[mask] = band_at(p, coeffs, j, mask);
-            stride[mask] = p->packed[1];
+            dst[mask] = band_at(p, coeffs, jl, mask);
+            dst1[mask] = band_at(p, coeffs, j, mask);
+            stride[mask] = stride1[mask] = p->packed[1];
         }
         const void *src[4] = {cur, NULL, NULL, NULL};
         const size_t src_stride[4] = {cur_stride, 0, 0, 0};
-        lwt_status st = run_level(s, j, 0, src, src_stride, dst, stride);
+        lwt_status st = jl > j ? run_pair(s, j, cur, cur_stride, dst1, stride1, dst, stride)
+                               : run_level(s, j, 0, src, src_stride, dst, stride);
         if (st)
             return st;
         cur = dst[0];
         cur_stride = stride[0];
+        j = jl;
     }
     return LWT_OK;
 }

@@ -26,8 +26,16 @@ static lwt_status take_shares(const lwt_context *ctx, lwt_sched *sch, long n, in
     return LWT_OK;
 }
 
-/* the device index that writes coefficient row r of level j: the share holding its tile row,
-   or, where level j has no forward tiles, the share holding the row itself */
+/* the forward tiles the devices share at level j: the second level of a pair's, or the level's
+   own; NULL where it has none (the register kernel does not run it) */
+static const lwt_slide_geom *forward_tiles(const spread_layout *L, int j)
+{
+    return j > 1 && L->lv[j - 1].pair ? &L->lv[j - 1].pair->g2 : L->lv[j].g[0];
+}
+
+/* the device index that writes coefficient row r of level j: the share holding its tile row
+   (the first level of a pair: the pair's block writing level j + 1's row r / 2), or, where
+   level j has no forward tiles, the share holding the row itself */
 static int level_row_owner(const spread_layout *L, int j, size_t r)
 {
     const size_t rows = L->plan->sizes[j][0];
@@ -36,8 +44,11 @@ static int level_row_owner(const spread_layout *L, int j, size_t r)
     if (r >= rows)
         r = rows - 1;
     const spread_level *v = &L->lv[j];
-    const long x = v->g[0] ? (long)r / v->g[0]->ax[0].T : (long)r;
-    const long *cut = v->g[0] ? v->tile[0] : v->row;
+    if (v->pair)
+        return level_row_owner(L, j + 1, r / 2);
+    const lwt_slide_geom *g = forward_tiles(L, j);
+    const long x = g ? (long)r / g->ax[0].T : (long)r;
+    const long *cut = g ? v->tile[0] : v->row;
     int k = 0;
     while (k + 1 < L->ndev && cut[k + 1] <= x)
         k++;
@@ -99,8 +110,11 @@ lwt_status spread_layout_shares(spread_layout *L)
     lwt_status st = LWT_OK;
     for (int j = 1; j <= p->levels && !st; j++) {
         spread_level *v = &L->lv[j];
-        st = v->g[0] ? take_shares(p->ctx, sch, v->g[0]->tiles[0], L->ndev, v->tile[0])
-                     : take_shares(p->ctx, sch, (long)p->sizes[j][0], L->ndev, v->row);
+        const lwt_slide_geom *g = forward_tiles(L, j);
+        if (v->pair) /* its rows go with level j + 1's */
+            continue;
+        st = g ? take_shares(p->ctx, sch, g->tiles[0], L->ndev, v->tile[0])
+               : take_shares(p->ctx, sch, (long)p->sizes[j][0], L->ndev, v->row);
     }
     lwt_sched_destroy(sch);
     /* after the forward shares: the inverse's follow where its rows live */
