@@ -24,7 +24,8 @@
 #include "core/plan.h"
 #include "core/slide.h"
 #include "core/slide_pair.h"
-#include "lwt_cuda.h"
+
+typedef struct lwt_spread lwt_spread; /* lwt_cuda.h (CUDA builds only, which define these functions) */
 
 #define SPREAD_MAX_DEV 16
 
