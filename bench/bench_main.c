@@ -36,7 +36,7 @@ static void usage(FILE *f)
                "--stream: the streamed engine on host-resident data (seed 000's Table 1 and experiment 5);\n"
                "--resident: device-resident data spread over the GPUs; --resident-levels: the same, then the\n"
                "  2N^2 array with 1, 2 and 3 levels (where the time of several GPUs goes, level by level) and\n"
-               "  when each pass of the 2N^2 4-level call ran on each GPU.\n"
+               "  when each pass of the 2N^2 4-level call ran on each GPU (two GPUs: also given the other way round).\n"
                "--peer: copies between two GPUs by the copy engines (a block, rows), alone and beside a\n"
                "  transform on each (what the spread's remote rows would cost sent that way).\n"
                "--seed-experiments runs %s/seed000.txt; --experiments FILE runs FILE:\n"

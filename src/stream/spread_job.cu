@@ -379,6 +379,16 @@ extern "C" lwt_status lwt_spread_timeline_on(lwt_spread *s)
         if (e != cudaSuccess)
             st = lwt_cuda_fail(ctx, e, "spread: making the timeline's events");
     }
+    for (int k = 0; st && k < s->ndev; k++) { /* none half made: the calls would record on them */
+        cudaSetDevice(s->dev[k]);
+        for (int i = 0; i < cap; i++)
+            if (s->tl[k * cap + i])
+                cudaEventDestroy(s->tl[k * cap + i]);
+    }
+    if (st) {
+        free(s->tl);
+        s->tl = NULL;
+    }
     cudaSetDevice(cur);
     return st;
 }
