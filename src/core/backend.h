@@ -72,7 +72,18 @@ typedef struct lwt_pass {
     int simd;          /* the CPU pass's instruction set, resolved (lwt_cpu_simd, never AUTO) */
     const lwt_dest_map *map; /* NULL: plain output; else see lwt_dest_map (only where the
                                 backend's pass_kernel said yes at plan creation) */
+    /* A 16-bit plan's pass along the contiguous axis (lwt_driver_run_half, 1-D plans; 0
+       otherwise): the sides stored in 16 bits (LWT_PASS16_*), the arithmetic the float32
+       plan's; a 16-bit side's element offsets count 16-bit values. half: their type, which
+       the backend fills from its call context (one whose half_fused takes 1-D plans). */
+    unsigned sixteen;
+    lwt_dtype half;
 } lwt_pass;
+
+#define LWT_PASS16_IN 1u   /* the first input: forward, the signal; inverse, the approximation */
+#define LWT_PASS16_IN2 2u  /* inverse: the detail */
+#define LWT_PASS16_OUT 4u  /* forward: the approximation; inverse: the signal */
+#define LWT_PASS16_OUT2 8u /* forward: the detail */
 
 /*
  * A backend: what a plan asks of it at creation, and what the driver asks of

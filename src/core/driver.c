@@ -31,7 +31,8 @@ typedef struct exec_env {
     const lwt_steps *steps;
     /* A float16/bfloat16 plan's fused levels (lwt_driver_run_half): the packed coefficients
        (and the signal) are 16-bit, the approximations between levels float32 in the buffers,
-       the coarsest one converted at the packed corner by the backend's half_corner. */
+       the coarsest one converted at the packed corner by the backend's half_corner (2-D), or
+       written and read in 16 bits by the passes (1-D, lwt_pass.sixteen). */
     int half;
 } exec_env;
 
@@ -58,8 +59,10 @@ void lwt_plan_pass(const lwt_plan *p, int axis, int inverse, const size_t *shape
     ps->simd = p->simd;
 }
 
+/* sixteen: a 16-bit plan's sides stored in 16 bits (lwt_pass, LWT_PASS16_*), 0 otherwise */
 static lwt_status run_axis(const lwt_plan *p, const exec_env *env, int axis, int inverse, const size_t *shape_in,
-                           long n_axis_out, const void *in, void *out, size_t *shape_out, const lwt_dest_map *map)
+                           long n_axis_out, const void *in, void *out, size_t *shape_out, const lwt_dest_map *map,
+                           unsigned sixteen)
 {
     lwt_line_prog prog;
     lwt_pass ps;
@@ -67,6 +70,7 @@ static lwt_status run_axis(const lwt_plan *p, const exec_env *env, int axis, int
     ps.in = in;
     ps.out = out;
     ps.map = map;
+    ps.sixteen = sixteen;
     memcpy(shape_out, shape_in, LWT_MAX_NDIM * sizeof *shape_out);
     shape_out[axis] = inverse ? (size_t)n_axis_out : 2 * (size_t)prog.nc;
     return env->ops->run_pass(env->bctx, &ps);
@@ -112,8 +116,10 @@ static lwt_status copy_normalized(const exec_env *env, size_t es, const void *sr
 /* The bands of level j where they live: details in the packed array, the
  * approximation in `approx` (compact, nc shape) unless approx_packed, when it
  * is the packed array's corner. The last forward pass of a level writes
- * through this map and the first inverse pass reads through it. */
-static void build_band_map(const lwt_plan *p, int j, char *coeffs, char *approx, int approx_packed, lwt_dest_map *m)
+ * through this map and the first inverse pass reads through it. ces: the
+ * packed array's element size (2: a 16-bit plan's; the buffers are the plan's). */
+static void build_band_map(const lwt_plan *p, int j, char *coeffs, char *approx, int approx_packed, size_t ces,
+                           lwt_dest_map *m)
 {
     const size_t es = lwt_plan_elem_size(p);
     const size_t *nc = p->sizes[j];
@@ -148,7 +154,7 @@ static void build_band_map(const lwt_plan *p, int j, char *coeffs, char *approx,
             size_t o = 0;
             for (int q = 0; q < nd; q++)
                 o += off[q] * st[q];
-            m->dst[r][h] = base + o * es;
+            m->dst[r][h] = base + o * (base == coeffs ? ces : es);
             m->s0[r][h] = last >= 1 ? st[0] : 0;
             m->s1[r][h] = last >= 2 ? st[1] : 0;
         }
@@ -287,7 +293,8 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
         const lwt_level_step *step = &env->steps->v[0][i];
         const int j = step->level;
         lwt_status st = LWT_OK;
-        if (env->half && step->op != LWT_LEVEL_PAIR2D && step->op != LWT_LEVEL_FUSED2D)
+        if (env->half && step->op != LWT_LEVEL_PAIR2D && step->op != LWT_LEVEL_FUSED2D &&
+            !(p->ndim == 1 && step->op == LWT_LEVEL_PASSES_MAP))
             return lwt_fail(p->ctx, LWT_ERR_INTERNAL, "forward step %d has no 16-bit kernel", i);
         switch (step->op) {
         case LWT_LEVEL_PAIR2D: {
@@ -330,7 +337,7 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
             /* the pass along axis 0, then axes 1 and 2 plane by plane, the approximation to
                the free buffer */
             size_t next_shape[LWT_MAX_NDIM];
-            if ((st = run_axis(p, env, 0, 0, cur_shape, 0, cur, bufs[which], next_shape, NULL)))
+            if ((st = run_axis(p, env, 0, 0, cur_shape, 0, cur, bufs[which], next_shape, NULL, 0)))
                 return st;
             cur = bufs[which];
             which ^= 1;
@@ -346,10 +353,15 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
                 lwt_dest_map map;
                 /* with the map, the last pass writes the level's bands where they belong */
                 if (map_last && k == p->ndim - 1)
-                    build_band_map(p, j, coeffs, bufs[which], j == p->levels, &map);
+                    build_band_map(p, j, coeffs, bufs[which], j == p->levels, env->half ? 2 : es, &map);
                 const int through_map = map_last && k == p->ndim - 1;
+                /* a 16-bit 1-D plan (the only half one here): the signal, the detail and the last
+                   approximation in 16 bits, rounded in the pass */
+                const unsigned s16 = env->half ? (j == 1 ? LWT_PASS16_IN : 0u) | LWT_PASS16_OUT2 |
+                                                     (j == p->levels ? LWT_PASS16_OUT : 0u)
+                                               : 0u;
                 if ((st = run_axis(p, env, k, 0, cur_shape, 0, cur, bufs[which], next_shape,
-                                   through_map ? &map : NULL)))
+                                   through_map ? &map : NULL, s16)))
                     return st;
                 if (through_map)
                     break;
@@ -357,6 +369,8 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
                 memcpy(cur_shape, next_shape, sizeof cur_shape);
                 which ^= 1;
             }
+            if (map_last && j == p->levels)
+                return LWT_OK; /* the approximation went to the packed array's corner */
             if (map_last)
                 break;
             /* scatter the detail bands of this level, keep the approximation */
@@ -402,7 +416,7 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
     char *cur = bufs[which];
     const char *approx = coeffs;
     size_t approx_stride = p->packed[1];
-    if (env->half) {
+    if (env->half && p->ndim == 2) { /* a 1-D plan's is read through the first level's map */
         const size_t *nj = p->sizes[p->levels];
         lwt_status hs = half_corners(p, env, 0, cur, (char *)coeffs, 1);
         if (hs)
@@ -415,7 +429,7 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
         const int j = step->level;
         const size_t *nc = p->sizes[j];
         lwt_status st;
-        if (env->half && step->op != LWT_LEVEL_FUSED2D)
+        if (env->half && step->op != LWT_LEVEL_FUSED2D && !(p->ndim == 1 && step->op == LWT_LEVEL_PASSES_MAP))
             return lwt_fail(p->ctx, LWT_ERR_INTERNAL, "inverse step %d has no 16-bit kernel", i);
         if (step->op == LWT_LEVEL_FUSED2D) {
             const void *src[4] = {approx, NULL, NULL, NULL};
@@ -444,14 +458,14 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
             const size_t zshape[LWT_MAX_NDIM] = {2 * nc[0], p->sizes[j - 1][1], p->sizes[j - 1][2]};
             size_t next_shape[LWT_MAX_NDIM];
             char *dst = j == 1 ? out : bufs[which];
-            if ((st = run_axis(p, env, 0, 1, zshape, (long)p->sizes[j - 1][0], zbuf, dst, next_shape, NULL)))
+            if ((st = run_axis(p, env, 0, 1, zshape, (long)p->sizes[j - 1][0], zbuf, dst, next_shape, NULL, 0)))
                 return st;
             approx = cur = dst;
             continue;
         }
         if (step->op != LWT_LEVEL_PASSES && step->op != LWT_LEVEL_PASSES_MAP)
             return lwt_fail(p->ctx, LWT_ERR_INTERNAL, "inverse step %d has no way to run", i);
-        if (approx == coeffs) {
+        if (approx == coeffs && !env->half) {
             COPY(coeffs, p->packed, zero, cur, p->sizes[p->levels], zero, p->sizes[p->levels]);
             approx = cur;
         }
@@ -463,10 +477,14 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
         if (step->op == LWT_LEVEL_PASSES_MAP) {
             /* the first pass (last axis) reads the bands from their places */
             lwt_dest_map map;
-            build_band_map(p, j, (char *)coeffs, cur, 0, &map);
+            build_band_map(p, j, (char *)coeffs, cur, approx == coeffs, env->half ? 2 : es, &map);
             size_t next_shape[LWT_MAX_NDIM];
             char *dst = j == 1 && k0 == 0 ? out : bufs[which ^ 1];
-            if ((st = run_axis(p, env, k0, 1, shape, (long)p->sizes[j - 1][k0], cur, dst, next_shape, &map)))
+            /* a 16-bit 1-D plan: the detail, the coarsest approximation and the signal in 16 bits */
+            const unsigned s16 = env->half ? LWT_PASS16_IN2 | (approx == coeffs ? LWT_PASS16_IN : 0u) |
+                                                 (j == 1 ? LWT_PASS16_OUT : 0u)
+                                           : 0u;
+            if ((st = run_axis(p, env, k0, 1, shape, (long)p->sizes[j - 1][k0], cur, dst, next_shape, &map, s16)))
                 return st;
             src = dst;
             memcpy(shape, next_shape, sizeof shape);
@@ -489,7 +507,7 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
         for (int k = k0; k >= 0; k--) {
             size_t next_shape[LWT_MAX_NDIM];
             char *dst = j == 1 && k == 0 ? out : bufs[which ^ 1];
-            if ((st = run_axis(p, env, k, 1, shape, (long)p->sizes[j - 1][k], src, dst, next_shape, NULL)))
+            if ((st = run_axis(p, env, k, 1, shape, (long)p->sizes[j - 1][k], src, dst, next_shape, NULL, 0)))
                 return st;
             src = dst;
             memcpy(shape, next_shape, sizeof shape);
@@ -505,7 +523,8 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
 
 /* The bands of a batch of 1-D signals at level j: row b's approximation at
  * approx + b * approx_stride, its detail in its own packed array. */
-static void rows_map(const lwt_plan *p, int j, char *coeffs, char *approx, size_t approx_stride, lwt_dest_map *m)
+static void rows_map(const lwt_plan *p, int j, char *coeffs, char *approx, size_t approx_stride, size_t ces,
+                     lwt_dest_map *m)
 {
     size_t off[LWT_MAX_NDIM];
     band_offset(p, p->levels - j + 1, 1, off);
@@ -515,7 +534,7 @@ static void rows_map(const lwt_plan *p, int j, char *coeffs, char *approx, size_
     m->extent1 = 1;
     m->dst[0][0] = approx;
     m->s0[0][0] = approx_stride;
-    m->dst[0][1] = coeffs + off[0] * lwt_plan_elem_size(p);
+    m->dst[0][1] = coeffs + off[0] * ces;
     m->s0[0][1] = p->coeff_count;
 }
 
@@ -531,14 +550,14 @@ static lwt_status batch_rows(const lwt_plan *p, const exec_env *env, const char 
                              int inverse)
 {
     const size_t B = p->desc.batch;
+    const size_t ces = env->half ? 2 : lwt_plan_elem_size(p); /* the signals' and the packed arrays' */
     const lwt_level_step *v = env->steps->v[inverse];
     int which = 0;
     lwt_dest_map map;
     if (!inverse) {
         for (size_t b = 0; b < B && !p->tight; b++) {
-            const size_t es = lwt_plan_elem_size(p);
-            lwt_status zs = env->ops->zero_blocks(env->bctx, es, out + b * p->coeff_count * es, p->gap_shape, p->gaps,
-                                                  p->ngaps);
+            lwt_status zs = env->ops->zero_blocks(env->bctx, ces, out + b * p->coeff_count * ces, p->gap_shape,
+                                                  p->gaps, p->ngaps);
             if (zs)
                 return zs;
         }
@@ -546,9 +565,13 @@ static lwt_status batch_rows(const lwt_plan *p, const exec_env *env, const char 
         for (int i = 0; i < env->steps->n[0]; i++) {
             const int j = v[i].level, last = j == p->levels;
             char *approx = last ? out : bufs[which];
-            rows_map(p, j, out, approx, last ? p->coeff_count : p->sizes[j][0], &map);
+            rows_map(p, j, out, approx, last ? p->coeff_count : p->sizes[j][0], ces, &map);
             size_t shape[LWT_MAX_NDIM] = {B, p->sizes[j - 1][0], 1}, next[LWT_MAX_NDIM];
-            lwt_status st = run_axis(p, env, 1, 0, shape, 0, cur, approx, next, &map);
+            /* 16-bit: the signals, the details and the last approximations (forward_one's) */
+            const unsigned s16 = env->half ? (j == 1 ? LWT_PASS16_IN : 0u) | LWT_PASS16_OUT2 |
+                                                 (last ? LWT_PASS16_OUT : 0u)
+                                           : 0u;
+            lwt_status st = run_axis(p, env, 1, 0, shape, 0, cur, approx, next, &map, s16);
             if (st)
                 return st;
             cur = approx;
@@ -561,9 +584,12 @@ static lwt_status batch_rows(const lwt_plan *p, const exec_env *env, const char 
     for (int i = 0; i < env->steps->n[1]; i++) {
         const int j = v[i].level;
         char *dst = j == 1 ? out : bufs[which];
-        rows_map(p, j, (char *)in, (char *)approx, approx_stride, &map);
+        rows_map(p, j, (char *)in, (char *)approx, approx_stride, ces, &map);
         size_t shape[LWT_MAX_NDIM] = {B, 2 * p->sizes[j][0], 1}, next[LWT_MAX_NDIM];
-        lwt_status st = run_axis(p, env, 1, 1, shape, (long)p->sizes[j - 1][0], approx, dst, next, &map);
+        const unsigned s16 = env->half ? LWT_PASS16_IN2 | (approx == in ? LWT_PASS16_IN : 0u) |
+                                             (j == 1 ? LWT_PASS16_OUT : 0u)
+                                       : 0u;
+        lwt_status st = run_axis(p, env, 1, 1, shape, (long)p->sizes[j - 1][0], approx, dst, next, &map, s16);
         if (st)
             return st;
         approx = dst;
@@ -691,10 +717,12 @@ lwt_status lwt_driver_run(const lwt_plan *p, const lwt_steps *steps, const lwt_b
 lwt_status lwt_driver_run_half(const lwt_plan *q, const lwt_backend_ops *ops, void *bctx, const void *in, void *out,
                                float *bufs[2], int inverse)
 {
-    if (q->ndim != 2 || !ops->half_corner)
-        return lwt_fail(q->ctx, LWT_ERR_INTERNAL, "16-bit levels: not a 2-D plan on a converting backend");
+    if ((q->ndim != 2 && q->ndim != 1) || !ops->half_corner)
+        return lwt_fail(q->ctx, LWT_ERR_INTERNAL, "16-bit levels: not a 1-D or 2-D plan on a converting backend");
     exec_env env = {ops, bctx, &q->steps, 1};
     char *b[2] = {(char *)bufs[0], (char *)bufs[1]};
+    if (q->steps.n[inverse] > 0 && q->steps.v[inverse][0].op == LWT_LEVEL_ROWS)
+        return batch_rows(q, &env, (const char *)in, (char *)out, b, inverse);
     if (q->steps.batch_levels)
         return inverse ? inverse_batch(q, &env, (const char *)in, (char *)out, b)
                        : forward_batch(q, &env, (const char *)in, (char *)out, b);

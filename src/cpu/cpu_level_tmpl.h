@@ -223,6 +223,47 @@ static lwt_status FN(run_level)(const lwt_cpu_level *lv)
 
 #define FN_STRIP_LANES ((long)(STRIP_BYTES / sizeof(REAL)))
 
+/* A 16-bit plan's line (ps->sixteen; REAL is float): the side pointers where they are, 16-bit
+   sides counted in 16-bit values; then the 16-bit inputs widened into float rows of the thread
+   (rows[0], rows[1]) and the 16-bit outputs sent to rows[2], rows[3], to be rounded into
+   place by line16_store after the line kernel, in cache (core/half.h: each value rounded once) */
+static void FN(line16_load)(const lwt_pass *ps, const lwt_line_prog *p, const void *in, const void *in2, void *out,
+                            void *out2, float *rows, size_t row, FN(line_io) *io, void *dst16[2])
+{
+    const unsigned s16 = ps->sixteen;
+    const size_t nc = (size_t)p->nc, n = (size_t)p->n;
+    io->in = (const REAL *)in;
+    io->in2 = (const REAL *)in2;
+    io->out = (REAL *)out;
+    io->out2 = (REAL *)out2;
+    dst16[0] = dst16[1] = NULL;
+    if (s16 & LWT_PASS16_IN) {
+        lwt_half_widen(ps->half, (const uint16_t *)in, rows, p->inverse ? nc : n);
+        io->in = (const REAL *)(const void *)rows;
+    }
+    if (s16 & LWT_PASS16_IN2) {
+        lwt_half_widen(ps->half, (const uint16_t *)in2, rows + row, nc);
+        io->in2 = (const REAL *)(const void *)(rows + row);
+    }
+    if (s16 & LWT_PASS16_OUT) {
+        dst16[0] = out;
+        io->out = (REAL *)(void *)(rows + 2 * row);
+    }
+    if (s16 & LWT_PASS16_OUT2) {
+        dst16[1] = out2;
+        io->out2 = (REAL *)(void *)(rows + 3 * row);
+    }
+}
+
+static void FN(line16_store)(const lwt_pass *ps, const lwt_line_prog *p, const float *rows, size_t row,
+                             void *const dst16[2])
+{
+    const size_t k = (size_t)(p->out_hi - p->out_lo); /* the signal's values, or each band's */
+    for (int h = 0; h < 2; h++)
+        if (dst16[h])
+            lwt_half_narrow(ps->half, rows + (2 + h) * row, (uint16_t *)dst16[h], k);
+}
+
 static lwt_status FN(run_pass)(const lwt_pass *ps)
 {
     const lwt_line_prog *p = ps->prog;
@@ -242,6 +283,9 @@ static lwt_status FN(run_pass)(const lwt_pass *ps)
     } else {
         welems = FN(line_work)(p);
     }
+    /* a 16-bit plan's line: four float rows of the longest side (line16_load), in WREAL units */
+    const size_t row16 = ps->sixteen ? (n_in > n_out ? n_in : n_out) + 16 : 0;
+    const size_t row16_elems = (4 * row16 * sizeof(float) + sizeof(WREAL) - 1) / sizeof(WREAL);
     int failed = 0;
     int nthreads = ps->threads > 0 ? ps->threads : omp_get_max_threads_or_1();
     if ((size_t)nthreads > nunits)
@@ -255,7 +299,7 @@ static lwt_status FN(run_pass)(const lwt_pass *ps)
 
 #pragma omp parallel num_threads(nthreads) reduction(| : failed)
     {
-        WREAL *work = malloc(welems * sizeof(WREAL));
+        WREAL *work = malloc((welems + row16_elems) * sizeof(WREAL));
         if (!work)
             failed = 1;
         const long nu = (long)nunits;
@@ -284,21 +328,34 @@ static lwt_status FN(run_pass)(const lwt_pass *ps)
                 continue;
             }
             const size_t o = (size_t)ui;
-            FN(line_io) io = {0};
-            io.in = (const REAL *)ps->in + o * n_in;
-            io.out = (REAL *)ps->out + o * n_out;
-            io.in2 = io.in + band_in;
-            io.out2 = io.out + band_out;
+            /* each side's element size: 2 bytes where a 16-bit plan stores it (ps->sixteen) */
+            const unsigned s16 = ps->sixteen;
+            const size_t e_in = s16 & LWT_PASS16_IN ? 2 : sizeof(REAL), e_in2 = s16 & LWT_PASS16_IN2 ? 2 : sizeof(REAL);
+            const size_t e_out = s16 & LWT_PASS16_OUT ? 2 : sizeof(REAL),
+                         e_out2 = s16 & LWT_PASS16_OUT2 ? 2 : sizeof(REAL);
+            const char *in = (const char *)ps->in + o * n_in * e_in, *in2 = in + band_in * e_in;
+            char *out = (char *)ps->out + o * n_out * e_out, *out2 = out + band_out * e_out;
             if (ps->map) { /* bands in their places (last axis) */
                 int rg;
                 size_t a = lwt_dest_map_line(ps->map, o, 0, &rg), d = lwt_dest_map_line(ps->map, o, 1, &rg);
                 if (p->inverse) {
-                    io.in = (const REAL *)ps->map->dst[rg][0] + a;
-                    io.in2 = (const REAL *)ps->map->dst[rg][1] + d;
+                    in = (const char *)ps->map->dst[rg][0] + a * e_in;
+                    in2 = (const char *)ps->map->dst[rg][1] + d * e_in2;
                 } else {
-                    io.out = (REAL *)ps->map->dst[rg][0] + a;
-                    io.out2 = (REAL *)ps->map->dst[rg][1] + d;
+                    out = (char *)ps->map->dst[rg][0] + a * e_out;
+                    out2 = (char *)ps->map->dst[rg][1] + d * e_out2;
                 }
+            }
+            FN(line_io) io = {0};
+            void *dst16[2] = {NULL, NULL};
+            float *const rows16 = (float *)(void *)(work + welems);
+            if (s16)
+                FN(line16_load)(ps, p, in, in2, out, out2, rows16, row16, &io, dst16);
+            else {
+                io.in = (const REAL *)(const void *)in;
+                io.in2 = (const REAL *)(const void *)in2;
+                io.out = (REAL *)(void *)out;
+                io.out2 = (REAL *)(void *)out2;
             }
             if (p->direct) {
                 if (p->inverse)
@@ -311,6 +368,8 @@ static lwt_status FN(run_pass)(const lwt_pass *ps)
                 else
                     FN(line_forward_lifting)(&io, p, ps->scheme, work);
             }
+            if (s16)
+                FN(line16_store)(ps, p, rows16, row16, dst16);
         }
         free(work);
     }

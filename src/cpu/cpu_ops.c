@@ -19,8 +19,12 @@ typedef struct cpu_call {
 
 static lwt_status cpu_run_pass(void *bctx, const lwt_pass *p)
 {
-    (void)bctx;
-    return lwt_cpu_run_pass(p);
+    if (!p->sixteen)
+        return lwt_cpu_run_pass(p);
+    const cpu_call *call = bctx; /* a 16-bit plan's pass: its type */
+    lwt_pass q = *p;
+    q.half = call->half;
+    return lwt_cpu_run_pass(&q);
 }
 
 static lwt_status cpu_copy_block(void *bctx, size_t es, const void *src, const size_t *sshape, const size_t *soff,
@@ -181,17 +185,21 @@ static lwt_status cpu_execute(const lwt_plan *p, const void *in, void *out, void
 }
 
 /* A float16/bfloat16 plan made of float32 plan q runs fused levels (lwt_backend_ops.half_fused):
-   2-D arrays (a batch too) whose every level, both ways, is the fused level (FUSED2D steps). Measured on the
-   development VM (docs/PERFORMANCE.md, "16-bit storage on the CPU"): the conversions in the
-   level's rows instead of two passes over the arrays around the float32 plan. */
+   2-D arrays (a batch too) whose every level, both ways, is the fused level (FUSED2D steps),
+   and 1-D signals (a batch too) whose every level is a pass through a map (PASSES_MAP, ROWS:
+   the line kernel reads and writes the 16-bit sides through float rows of its thread, cpu_level_tmpl.h).
+   Measured on the development VM (docs/PERFORMANCE.md, "16-bit storage on the CPU"): the
+   conversions in the level's rows instead of two passes over the arrays around the float32 plan. */
 static int cpu_half_fused(const lwt_plan *q)
 {
-    if (q->ndim != 2 || q->levels < 1 || !lwt_cpu_fuses(q))
+    if (q->levels < 1 || (q->ndim == 2 && !lwt_cpu_fuses(q)) || (q->ndim != 1 && q->ndim != 2))
         return 0;
     for (int inv = 0; inv < 2; inv++)
-        for (int i = 0; i < q->steps.n[inv]; i++)
-            if (q->steps.v[inv][i].op != LWT_LEVEL_FUSED2D)
+        for (int i = 0; i < q->steps.n[inv]; i++) {
+            const lwt_level_op op = q->steps.v[inv][i].op;
+            if (q->ndim == 2 ? op != LWT_LEVEL_FUSED2D : op != LWT_LEVEL_PASSES_MAP && op != LWT_LEVEL_ROWS)
                 return 0;
+        }
     return 1;
 }
 

@@ -15,7 +15,8 @@
  *   test_half --cuda   the CUDA backend (host pointers; exits 77 without a device)
  * On both, 2-D plans that must run fused 16-bit levels (the driver's lwt_driver_run_half: the
  * CPU's fused sweep converting its rows, the GPU's kernels with their arrays sent in 16 bits),
- * besides the cases above, which mix fused and converted plans.
+ * and on the CPU 1-D ones (the line kernel converting its lines), besides the cases above,
+ * which mix fused and converted plans.
  */
 #include <math.h>
 #include <stdint.h>
@@ -245,6 +246,20 @@ static void test_fused_host(const fmt *f)
             batch_items = 1; /* and the arrays one after the other, through the same driver */
             check_case(f, w, names[wi], 2, small, 2, modes[mi], 3, LWT_ALGO_AUTO, k % 2, 7000u + (uint64_t)k);
             batch_items = 0;
+            /* 1-D signals, one and a batch (as rows), every level through the line kernel's 16-bit
+               sides; the convolution path too */
+            const size_t line[3] = {1001 + 2 * (size_t)k, 1, 1};
+            for (size_t batch = 1; batch <= 4; batch += 3)
+                for (int conv = 0; conv < 2; conv++) {
+                    const lwt_algorithm algo = conv ? LWT_ALGO_CONVOLUTION : LWT_ALGO_AUTO;
+                    p = plan(w, 1, line, 3, modes[mi], f->dt, batch, algo);
+                    CHECK(p && lwt_plan_explain(p, text, sizeof text, NULL) == LWT_OK && strstr(text, "storage, fused"),
+                          "%s %s mode %d: the 1-D plan (batch %zu, %s) does not run fused levels", f->name,
+                          names[wi], (int)modes[mi], batch, conv ? "convolution" : "lifting");
+                    lwt_plan_destroy(p);
+                    check_case(f, w, names[wi], 1, line, 3, modes[mi], batch, algo, k % 2,
+                               8000u + 10u * (uint64_t)k + batch + (uint64_t)conv);
+                }
         }
         lwt_wavelet_destroy(w);
     }
