@@ -136,10 +136,13 @@ typedef struct lwt_backend_ops {
      * 3-D plans: the planes of level j (axes 1 and 2, after or before the
      * pass along axis 0), nbatch of them at once: plane z's band b at in[b] +
      * z in_bstride[b] and out[b] + z out_bstride[b] (elements); bit 0 of b is
-     * then axis 1, bit 1 axis 2. 2-D plans: nbatch 1. */
+     * then axis 1, bit 1 axis 2. 2-D plans: nbatch 1. sixteen: a 16-bit plan's
+     * (lwt_driver_run_half; 0 otherwise): bit b, band b is stored in 16 bits; bit 4, the
+     * signal side (the forward's in[0], the inverse's out[0]); the type is the call
+     * context's. */
     lwt_status (*fused2d)(void *bctx, int level, int inverse, const void *const in[4], const size_t in_stride[4],
                           void *const out[4], const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
-                          const size_t out_bstride[4]);
+                          const size_t out_bstride[4], unsigned sixteen);
     /* Forward levels j and j + 1 of a 2-D plan in one pass, where pair_kernel said so.
      * in: level j's input (sizes[j-1], row stride in_stride); out1[b], b = 1..3: level
      * j's detail bands; out2[b], b = 0..3: level j + 1's bands (row strides alongside).
@@ -190,14 +193,14 @@ lwt_status lwt_cpu_run_pass(const lwt_pass *p);
 int lwt_cpu_fuses(const lwt_plan *p);
 /* one 2-D level of p in one sweep from its two axes' line programs (cpu_level.h; in and out as
    lwt_backend_ops.fused2d's): the plan's levels, and a streamed chunk's (stream/worker_cpu.c);
-   _level16 with a 16-bit plan's storage (lwt_cpu_level.half, .signal16; 0, 0: none) */
+   _level16 with a 16-bit plan's storage (lwt_cpu_level.half, .sixteen; 0, 0: none) */
 lwt_status lwt_cpu_fused_level(const lwt_plan *p, const lwt_line_prog prog[2], int threads, const void *const in[4],
                                const size_t in_stride[4], void *const out[4], const size_t out_stride[4], size_t nbatch,
                                const size_t in_bstride[4], const size_t out_bstride[4]);
 lwt_status lwt_cpu_fused_level16(const lwt_plan *p, const lwt_line_prog prog[2], int threads, const void *const in[4],
                                  const size_t in_stride[4], void *const out[4], const size_t out_stride[4],
                                  size_t nbatch, const size_t in_bstride[4], const size_t out_bstride[4], lwt_dtype half,
-                                 int signal16);
+                                 unsigned sixteen);
 /* the instruction set a plan asking for `want` gets: LWT_OK, or LWT_ERR_UNSUPPORTED when this
    CPU or build lacks it (cpu_simd.c) */
 lwt_status lwt_cpu_simd_resolve(lwt_cpu_simd want, lwt_cpu_simd *got);

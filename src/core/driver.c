@@ -32,9 +32,24 @@ typedef struct exec_env {
     /* A float16/bfloat16 plan's fused levels (lwt_driver_run_half): the packed coefficients
        (and the signal) are 16-bit, the approximations between levels float32 in the buffers,
        the coarsest one converted at the packed corner by the backend's half_corner (2-D), or
-       written and read in 16 bits by the passes (1-D, lwt_pass.sixteen). */
+       written and read in 16 bits by the passes (1-D, lwt_pass.sixteen) and the planes (3-D,
+       fused2d's sixteen). */
     int half;
 } exec_env;
+
+/* A 2-D level's 16-bit sides (fused2d's sixteen): the detail bands, and the signal at level 1;
+   the approximations stay float32 (the corners are converted apart) */
+static unsigned level16(const exec_env *env, int j)
+{
+    return env->half ? 0xEu | (j == 1 ? 0x10u : 0u) : 0u;
+}
+
+/* A 3-D level's planes (planes_forward, planes_inverse): plane half hz along axis 0 (1: every
+   band a detail), the approximation band 16-bit where it is the packed array's corner */
+static unsigned planes16(const exec_env *env, unsigned hz, int approx_packed)
+{
+    return env->half ? 0xEu | (hz || approx_packed ? 1u : 0u) : 0u;
+}
 
 void lwt_plan_pass(const lwt_plan *p, int axis, int inverse, const size_t *shape_in, long n_axis_out,
                    lwt_line_prog *prog, lwt_pass *ps)
@@ -165,10 +180,10 @@ static const size_t no_bstride[4] = {0, 0, 0, 0};
 /* where band `mask` of level j of a 3-D plan is: its first element, and its
    row and plane strides (elements). The approximation is in `approx` (compact,
    nc shape) unless approx_packed, when it is the packed array's corner. */
-static char *band3(const lwt_plan *p, int j, unsigned mask, char *coeffs, char *approx, int approx_packed,
-                   size_t *row_stride, size_t *plane_stride)
+static char *band3(const lwt_plan *p, const exec_env *env, int j, unsigned mask, char *coeffs, char *approx,
+                   int approx_packed, size_t *row_stride, size_t *plane_stride)
 {
-    const size_t es = lwt_plan_elem_size(p);
+    const size_t es = env->half ? 2 : lwt_plan_elem_size(p); /* the packed array's */
     if (mask == 0 && !approx_packed) {
         *row_stride = p->sizes[j][2];
         *plane_stride = p->sizes[j][1] * p->sizes[j][2];
@@ -202,8 +217,9 @@ static lwt_status planes_forward(const lwt_plan *p, const exec_env *env, int j, 
         void *out[4];
         size_t out_stride[4], out_bstride[4];
         for (unsigned b = 0; b < 4; b++)
-            out[b] = band3(p, j, hz | b << 1, coeffs, approx, approx_packed, &out_stride[b], &out_bstride[b]);
-        lwt_status st = env->ops->fused2d(env->bctx, j, 0, in, in_stride, out, out_stride, nc0, in_bstride, out_bstride);
+            out[b] = band3(p, env, j, hz | b << 1, coeffs, approx, approx_packed, &out_stride[b], &out_bstride[b]);
+        lwt_status st = env->ops->fused2d(env->bctx, j, 0, in, in_stride, out, out_stride, nc0, in_bstride, out_bstride,
+                                          planes16(env, hz, approx_packed));
         if (st)
             return st;
     }
@@ -221,11 +237,12 @@ static lwt_status planes_inverse(const lwt_plan *p, const exec_env *env, int j, 
         const void *in[4];
         size_t in_stride[4], in_bstride[4];
         for (unsigned b = 0; b < 4; b++)
-            in[b] = band3(p, j, hz | b << 1, (char *)coeffs, (char *)approx, approx_packed, &in_stride[b],
+            in[b] = band3(p, env, j, hz | b << 1, (char *)coeffs, (char *)approx, approx_packed, &in_stride[b],
                           &in_bstride[b]);
         void *out[4] = {zbuf + hz * nc0 * m[1] * m[2] * es, NULL, NULL, NULL};
         const size_t out_stride[4] = {m[2], 0, 0, 0}, out_bstride[4] = {m[1] * m[2], 0, 0, 0};
-        lwt_status st = env->ops->fused2d(env->bctx, j, 1, in, in_stride, out, out_stride, nc0, in_bstride, out_bstride);
+        lwt_status st = env->ops->fused2d(env->bctx, j, 1, in, in_stride, out, out_stride, nc0, in_bstride, out_bstride,
+                                          planes16(env, hz, approx_packed));
         if (st)
             return st;
     }
@@ -269,11 +286,11 @@ static lwt_status half_corners(const lwt_plan *p, const exec_env *env, int narro
                   : env->ops->half_corner(env->bctx, 0, coeffs, p->packed[1], hb, buf, nc[1], fb, nc[0], nc[1], nb);
 }
 
-/* the end of a forward whose last level left its approximation in buf: a 16-bit plan's to the
-   packed array's corner (the others write it there themselves) */
+/* the end of a forward whose last level left its approximation in buf: a 16-bit 2-D plan's to
+   the packed array's corner (the others, 16-bit 1-D and 3-D plans too, write it there themselves) */
 static lwt_status forward_end(const lwt_plan *p, const exec_env *env, char *buf, char *coeffs)
 {
-    return env->half ? half_corners(p, env, 1, buf, coeffs, 1) : LWT_OK;
+    return env->half && p->ndim == 2 ? half_corners(p, env, 1, buf, coeffs, 1) : LWT_OK;
 }
 
 static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char *in, char *coeffs, char *bufs[2])
@@ -294,7 +311,7 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
         const int j = step->level;
         lwt_status st = LWT_OK;
         if (env->half && step->op != LWT_LEVEL_PAIR2D && step->op != LWT_LEVEL_FUSED2D &&
-            !(p->ndim == 1 && step->op == LWT_LEVEL_PASSES_MAP))
+            step->op != LWT_LEVEL_PLANES && !(p->ndim == 1 && step->op == LWT_LEVEL_PASSES_MAP))
             return lwt_fail(p->ctx, LWT_ERR_INTERNAL, "forward step %d has no 16-bit kernel", i);
         switch (step->op) {
         case LWT_LEVEL_PAIR2D: {
@@ -318,7 +335,8 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
             level_dests(p, env, j, coeffs, bufs[which], dst, stride);
             const void *src[4] = {cur, NULL, NULL, NULL};
             const size_t src_stride[4] = {cur_shape[1], 0, 0, 0};
-            if ((st = env->ops->fused2d(env->bctx, j, 0, src, src_stride, dst, stride, 1, no_bstride, no_bstride)))
+            if ((st = env->ops->fused2d(env->bctx, j, 0, src, src_stride, dst, stride, 1, no_bstride, no_bstride,
+                                        level16(env, j))))
                 return st;
             break;
         }
@@ -327,7 +345,7 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
             void *dst[8];
             size_t row[8], plane[8];
             for (unsigned b = 0; b < 8; b++)
-                dst[b] = band3(p, j, b, coeffs, bufs[which], j == p->levels, &row[b], &plane[b]);
+                dst[b] = band3(p, env, j, b, coeffs, bufs[which], j == p->levels, &row[b], &plane[b]);
             if ((st = env->ops->fused3d(env->bctx, j, cur, cur_shape[2], cur_shape[1] * cur_shape[2], dst, row,
                                         plane)))
                 return st;
@@ -337,7 +355,8 @@ static lwt_status forward_one(const lwt_plan *p, const exec_env *env, const char
             /* the pass along axis 0, then axes 1 and 2 plane by plane, the approximation to
                the free buffer */
             size_t next_shape[LWT_MAX_NDIM];
-            if ((st = run_axis(p, env, 0, 0, cur_shape, 0, cur, bufs[which], next_shape, NULL, 0)))
+            if ((st = run_axis(p, env, 0, 0, cur_shape, 0, cur, bufs[which], next_shape, NULL,
+                               env->half && j == 1 ? LWT_PASS16_IN : 0u)))
                 return st;
             cur = bufs[which];
             which ^= 1;
@@ -429,7 +448,8 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
         const int j = step->level;
         const size_t *nc = p->sizes[j];
         lwt_status st;
-        if (env->half && step->op != LWT_LEVEL_FUSED2D && !(p->ndim == 1 && step->op == LWT_LEVEL_PASSES_MAP))
+        if (env->half && step->op != LWT_LEVEL_FUSED2D && step->op != LWT_LEVEL_PLANES &&
+            !(p->ndim == 1 && step->op == LWT_LEVEL_PASSES_MAP))
             return lwt_fail(p->ctx, LWT_ERR_INTERNAL, "inverse step %d has no 16-bit kernel", i);
         if (step->op == LWT_LEVEL_FUSED2D) {
             const void *src[4] = {approx, NULL, NULL, NULL};
@@ -443,7 +463,7 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
             void *outs[4] = {dst, NULL, NULL, NULL};
             const size_t out_stride[4] = {p->sizes[j - 1][1], 0, 0, 0};
             if ((st = env->ops->fused2d(env->bctx, j, 1, src, src_stride, outs, out_stride, 1, no_bstride,
-                                        no_bstride)))
+                                        no_bstride, level16(env, j))))
                 return st;
             approx = cur = dst;
             approx_stride = p->sizes[j - 1][1];
@@ -458,7 +478,8 @@ static lwt_status inverse_one(const lwt_plan *p, const exec_env *env, const char
             const size_t zshape[LWT_MAX_NDIM] = {2 * nc[0], p->sizes[j - 1][1], p->sizes[j - 1][2]};
             size_t next_shape[LWT_MAX_NDIM];
             char *dst = j == 1 ? out : bufs[which];
-            if ((st = run_axis(p, env, 0, 1, zshape, (long)p->sizes[j - 1][0], zbuf, dst, next_shape, NULL, 0)))
+            if ((st = run_axis(p, env, 0, 1, zshape, (long)p->sizes[j - 1][0], zbuf, dst, next_shape, NULL,
+                               env->half && j == 1 ? LWT_PASS16_OUT : 0u)))
                 return st;
             approx = cur = dst;
             continue;
@@ -638,7 +659,8 @@ static lwt_status forward_batch(const lwt_plan *p, const exec_env *env, const ch
         } else {
             const void *src[4] = {cur, NULL, NULL, NULL};
             const size_t src_stride[4] = {cur_cols, 0, 0, 0}, src_bstride[4] = {cur_bstride, 0, 0, 0};
-            st = env->ops->fused2d(env->bctx, j, 0, src, src_stride, dst, stride, B, src_bstride, out_bstride);
+            st = env->ops->fused2d(env->bctx, j, 0, src, src_stride, dst, stride, B, src_bstride, out_bstride,
+                                   level16(env, j));
         }
         if (st)
             return st;
@@ -681,7 +703,7 @@ static lwt_status inverse_batch(const lwt_plan *p, const exec_env *env, const ch
         const size_t out_stride[4] = {p->sizes[j - 1][1], 0, 0, 0};
         const size_t out_bstride[4] = {j == 1 ? p->input_count : p->sizes[j - 1][0] * p->sizes[j - 1][1], 0, 0, 0};
         lwt_status st = env->ops->fused2d(env->bctx, j, 1, src, src_stride, outs, out_stride, B, src_bstride,
-                                          out_bstride);
+                                          out_bstride, level16(env, j));
         if (st)
             return st;
         approx = dst;
@@ -717,8 +739,8 @@ lwt_status lwt_driver_run(const lwt_plan *p, const lwt_steps *steps, const lwt_b
 lwt_status lwt_driver_run_half(const lwt_plan *q, const lwt_backend_ops *ops, void *bctx, const void *in, void *out,
                                float *bufs[2], int inverse)
 {
-    if ((q->ndim != 2 && q->ndim != 1) || !ops->half_corner)
-        return lwt_fail(q->ctx, LWT_ERR_INTERNAL, "16-bit levels: not a 1-D or 2-D plan on a converting backend");
+    if (!ops->half_corner)
+        return lwt_fail(q->ctx, LWT_ERR_INTERNAL, "16-bit levels: not a converting backend");
     exec_env env = {ops, bctx, &q->steps, 1};
     char *b[2] = {(char *)bufs[0], (char *)bufs[1]};
     if (q->steps.n[inverse] > 0 && q->steps.v[inverse][0].op == LWT_LEVEL_ROWS)

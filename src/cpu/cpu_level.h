@@ -22,12 +22,12 @@ typedef struct lwt_cpu_level {
     void *const *out;
     const size_t *out_stride, *out_bstride;
     size_t nbatch;
-    /* A float16/bfloat16 plan's level (lwt_driver_run_half): LWT_F16 or LWT_BF16 (else 0); its
-       detail bands, and where signal16 its signal side (the forward's input, the inverse's
-       output), are arrays of that type, converted a row at a time in cache (core/half_plan.c's
-       loops), the approximation band and the arithmetic the float32 level's. */
+    /* A float16/bfloat16 plan's level (lwt_driver_run_half): LWT_F16 or LWT_BF16 (else 0); the
+       bands b whose bit b is set in sixteen, and with bit 4 its signal side (the forward's
+       input, the inverse's output), are arrays of that type (fused2d's mask), converted a row
+       at a time in cache (core/half_plan.c's loops); the arithmetic is the float32 level's. */
     lwt_dtype half;
-    int signal16;
+    unsigned sixteen;
 } lwt_cpu_level;
 
 /* on the instruction set lv->simd names (cpu_simd.c) */

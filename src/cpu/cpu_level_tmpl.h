@@ -27,7 +27,7 @@ typedef struct FN(level_ctx) {
 /* whether band b (the signal when b < 0) of the level is a 16-bit array */
 static inline int FN(band16)(const lwt_cpu_level *lv, int b)
 {
-    return lv->half && (b < 0 ? lv->signal16 : b != 0);
+    return lv->half && (lv->sixteen >> (b < 0 ? 4 : b) & 1u);
 }
 
 static void FN(line_forward)(const FN(line_io) *io, const lwt_cpu_level *lv, const lwt_line_prog *p, WREAL *work)
@@ -283,8 +283,9 @@ static lwt_status FN(run_pass)(const lwt_pass *ps)
     } else {
         welems = FN(line_work)(p);
     }
-    /* a 16-bit plan's line: four float rows of the longest side (line16_load), in WREAL units */
-    const size_t row16 = ps->sixteen ? (n_in > n_out ? n_in : n_out) + 16 : 0;
+    /* a 16-bit plan's line: four float rows of the longest side (line16_load); its strip: one
+       row of the strip's lanes (sig16_load, sig16_store); in WREAL units */
+    const size_t row16 = ps->sixteen ? (strips ? (size_t)S : n_in > n_out ? n_in : n_out) + 16 : 0;
     const size_t row16_elems = (4 * row16 * sizeof(float) + sizeof(WREAL) - 1) / sizeof(WREAL);
     int failed = 0;
     int nthreads = ps->threads > 0 ? ps->threads : omp_get_max_threads_or_1();
@@ -320,6 +321,26 @@ static lwt_status FN(run_pass)(const lwt_pass *ps)
                 c.out = (REAL *)ps->out + o * n_out * inner + c0;
                 c.in2 = c.in + band_in * inner;
                 c.out2 = c.out + band_out * inner;
+                /* a 16-bit plan's 3-D level (ps->sixteen: the forward's signal, or the inverse's):
+                   its rows through a float row of the thread, as the fused level's signal */
+                lwt_cpu_level lv16;
+                FN(level_ctx) x16;
+                if (ps->sixteen) {
+                    memset(&lv16, 0, sizeof lv16);
+                    memset(&x16, 0, sizeof x16);
+                    lv16.half = ps->half;
+                    x16.lv = &lv16;
+                    x16.row16[2] = (float *)(void *)(work + welems);
+                    c.level = &x16;
+                }
+                if (ps->sixteen & LWT_PASS16_IN) {
+                    c.load = FN(sig16_load);
+                    c.in = (const REAL *)(const void *)((const uint16_t *)ps->in + o * n_in * inner + c0);
+                }
+                if (ps->sixteen & LWT_PASS16_OUT) {
+                    c.store = FN(sig16_store);
+                    c.out = (REAL *)(void *)((uint16_t *)ps->out + o * n_out * inner + c0);
+                }
                 WREAL *ring = work + 2 * S;
                 if (p->direct)
                     FN(col_direct)(&c, ps->fb, ring_rows, ring, work, work + S, p->out_lo, p->out_hi);

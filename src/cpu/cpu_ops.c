@@ -82,12 +82,12 @@ lwt_status lwt_cpu_fused_level(const lwt_plan *p, const lwt_line_prog prog[2], i
 lwt_status lwt_cpu_fused_level16(const lwt_plan *p, const lwt_line_prog prog[2], int threads, const void *const in[4],
                                  const size_t in_stride[4], void *const out[4], const size_t out_stride[4],
                                  size_t nbatch, const size_t in_bstride[4], const size_t out_bstride[4], lwt_dtype half,
-                                 int signal16)
+                                 unsigned sixteen)
 {
     lwt_cpu_level lv;
     memset(&lv, 0, sizeof lv);
     lv.half = half;
-    lv.signal16 = signal16;
+    lv.sixteen = sixteen;
     lv.prog[0] = prog[0];
     lv.prog[1] = prog[1];
     lv.scheme = &p->wavelet.scheme;
@@ -107,7 +107,7 @@ lwt_status lwt_cpu_fused_level16(const lwt_plan *p, const lwt_line_prog prog[2],
 
 static lwt_status cpu_fused2d(void *bctx, int level, int inverse, const void *const in[4], const size_t in_stride[4],
                               void *const out[4], const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
-                              const size_t out_bstride[4])
+                              const size_t out_bstride[4], unsigned sixteen)
 {
     const cpu_call *call = bctx;
     const lwt_plan *p = call->p;
@@ -126,7 +126,7 @@ static lwt_status cpu_fused2d(void *bctx, int level, int inverse, const void *co
         lwt_line_prog_forward(&prog[1], s, p->direct, p->fb.length, p->desc.mode, (long)n[a1]);
     }
     lwt_status st = lwt_cpu_fused_level16(p, prog, p->ctx ? p->ctx->threads : 0, in, in_stride, out, out_stride,
-                                          nbatch, in_bstride, out_bstride, call->half, call->half && level == 1);
+                                          nbatch, in_bstride, out_bstride, call->half, call->half ? sixteen : 0u);
     if (st)
         return lwt_fail(p->ctx, st, "cannot allocate the fused level's rows (level %d)", level);
     return LWT_OK;
@@ -186,18 +186,22 @@ static lwt_status cpu_execute(const lwt_plan *p, const void *in, void *out, void
 
 /* A float16/bfloat16 plan made of float32 plan q runs fused levels (lwt_backend_ops.half_fused):
    2-D arrays (a batch too) whose every level, both ways, is the fused level (FUSED2D steps),
-   and 1-D signals (a batch too) whose every level is a pass through a map (PASSES_MAP, ROWS:
-   the line kernel reads and writes the 16-bit sides through float rows of its thread, cpu_level_tmpl.h).
+   1-D signals (a batch too) whose every level is a pass through a map (PASSES_MAP, ROWS: the
+   line kernel reads and writes the 16-bit sides through float rows of its thread,
+   cpu_level_tmpl.h), and 3-D volumes whose every level is the pass along axis 0 and the fused
+   planes (PLANES: the column kernel's signal rows and the planes' bands likewise).
    Measured on the development VM (docs/PERFORMANCE.md, "16-bit storage on the CPU"): the
    conversions in the level's rows instead of two passes over the arrays around the float32 plan. */
 static int cpu_half_fused(const lwt_plan *q)
 {
-    if (q->levels < 1 || (q->ndim == 2 && !lwt_cpu_fuses(q)) || (q->ndim != 1 && q->ndim != 2))
+    if (q->levels < 1 || (q->ndim >= 2 && !lwt_cpu_fuses(q)))
         return 0;
     for (int inv = 0; inv < 2; inv++)
         for (int i = 0; i < q->steps.n[inv]; i++) {
             const lwt_level_op op = q->steps.v[inv][i].op;
-            if (q->ndim == 2 ? op != LWT_LEVEL_FUSED2D : op != LWT_LEVEL_PASSES_MAP && op != LWT_LEVEL_ROWS)
+            if (q->ndim == 3 ? op != LWT_LEVEL_PLANES
+                : q->ndim == 2 ? op != LWT_LEVEL_FUSED2D
+                               : op != LWT_LEVEL_PASSES_MAP && op != LWT_LEVEL_ROWS)
                 return 0;
         }
     return 1;

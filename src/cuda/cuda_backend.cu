@@ -539,10 +539,13 @@ static lwt_status cuda_zero_blocks(void *bctx, size_t es, void *dst, const size_
     return LWT_OK;
 }
 
+/* sixteen: the GPU's 16-bit levels are 2-D only (lwt_cuda_half_fused), where the mask is always the
+   one its kernels' storage implies (details, and the signal side at level 1) */
 static lwt_status cuda_fused2d(void *bctx, int level, int inverse, const void *const in[4], const size_t in_stride[4],
                                void *const out[4], const size_t out_stride[4], size_t nbatch,
-                               const size_t in_bstride[4], const size_t out_bstride[4])
+                               const size_t in_bstride[4], const size_t out_bstride[4], unsigned sixteen)
 {
+    (void)sixteen;
     cuda_call *call = (cuda_call *)bctx;
     const lwt_plan *p = call->plan;
     const lwt_context *ctx = p->ctx;

@@ -15,8 +15,8 @@
  *   test_half --cuda   the CUDA backend (host pointers; exits 77 without a device)
  * On both, 2-D plans that must run fused 16-bit levels (the driver's lwt_driver_run_half: the
  * CPU's fused sweep converting its rows, the GPU's kernels with their arrays sent in 16 bits),
- * and on the CPU 1-D ones (the line kernel converting its lines), besides the cases above,
- * which mix fused and converted plans.
+ * and on the CPU 1-D and 3-D ones (the line and column kernels converting their rows), besides
+ * the cases above, which mix fused and converted plans.
  */
 #include <math.h>
 #include <stdint.h>
@@ -260,6 +260,18 @@ static void test_fused_host(const fmt *f)
                     check_case(f, w, names[wi], 1, line, 3, modes[mi], batch, algo, k % 2,
                                8000u + 10u * (uint64_t)k + batch + (uint64_t)conv);
                 }
+            /* 3-D volumes: the pass along axis 0 with the 16-bit signal, the planes with 16-bit
+               bands (every band of the detail half along axis 0, the corner at the last level) */
+            const size_t vol[3] = {19 + (size_t)k, 22, 17};
+            for (int levels = 1; levels <= 2; levels++) {
+                p = plan(w, 3, vol, levels, modes[mi], f->dt, 1, LWT_ALGO_AUTO);
+                CHECK(p && lwt_plan_explain(p, text, sizeof text, NULL) == LWT_OK && strstr(text, "storage, fused"),
+                      "%s %s mode %d: the 3-D plan (%d levels) does not run fused levels", f->name, names[wi],
+                      (int)modes[mi], levels);
+                lwt_plan_destroy(p);
+                check_case(f, w, names[wi], 3, vol, levels, modes[mi], 1, LWT_ALGO_AUTO, k % 2,
+                           9000u + 10u * (uint64_t)k + (uint64_t)levels);
+            }
         }
         lwt_wavelet_destroy(w);
     }

@@ -90,8 +90,9 @@ static const char *tb_pair_kernel(const void *q, const lwt_plan *p, int level)
 
 static lwt_status tb_fused2d(void *b, int level, int inverse, const void *const in[4], const size_t in_stride[4],
                              void *const out[4], const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
-                             const size_t out_bstride[4])
+                             const size_t out_bstride[4], unsigned sixteen)
 {
+    (void)sixteen; /* a float32 plan's: 0 */
     pair_backend *t = b;
     t->batched += nbatch > 1;
     lwt_status st = LWT_OK;

@@ -38,8 +38,9 @@ typedef struct planes_backend {
    by the CPU's sliding window plane by plane */
 static lwt_status pb_fused2d(void *b, int level, int inverse, const void *const in[4], const size_t in_stride[4],
                              void *const out[4], const size_t out_stride[4], size_t nbatch, const size_t in_bstride[4],
-                             const size_t out_bstride[4])
+                             const size_t out_bstride[4], unsigned sixteen)
 {
+    (void)sixteen; /* a float32 plan's: 0 */
     planes_backend *t = b;
     const lwt_plan *p = t->p;
     lwt_plan *q;
