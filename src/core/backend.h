@@ -72,10 +72,10 @@ typedef struct lwt_pass {
     int simd;          /* the CPU pass's instruction set, resolved (lwt_cpu_simd, never AUTO) */
     const lwt_dest_map *map; /* NULL: plain output; else see lwt_dest_map (only where the
                                 backend's pass_kernel said yes at plan creation) */
-    /* A 16-bit plan's pass along the contiguous axis (lwt_driver_run_half, 1-D plans; 0
-       otherwise): the sides stored in 16 bits (LWT_PASS16_*), the arithmetic the float32
-       plan's; a 16-bit side's element offsets count 16-bit values. half: their type, which
-       the backend fills from its call context (one whose half_fused takes 1-D plans). */
+    /* A 16-bit plan's pass (lwt_driver_run_half: a 1-D plan's levels, a 3-D plan's pass along
+       axis 0; 0 otherwise): the sides stored in 16 bits (LWT_PASS16_*), the arithmetic the
+       float32 plan's; a 16-bit side's element offsets count 16-bit values. half: their type,
+       which the backend fills from its call context (one whose half_fused takes such plans). */
     unsigned sixteen;
     lwt_dtype half;
 } lwt_pass;
@@ -160,9 +160,10 @@ typedef struct lwt_backend_ops {
     /* with half_fused: a 16-bit plan's coarsest approximations, nbatch arrays of rows x cols
      * values, between its float32 buffer and the 16-bit packed arrays' corners (row and array
      * strides in values); narrow: the forward's end (float32 to 16 bits, rounded once), else the
-     * inverse's start. The 16-bit type is the call context's (lwt_driver_run_half), as it is for
-     * fused2d and fused2d_pair, which then store the detail bands, and level 1's signal side, in
-     * 16 bits. */
+     * inverse's start (2-D plans; 1-D and 3-D ones write and read theirs in 16 bits in place).
+     * The 16-bit type is the call context's (lwt_driver_run_half), as it is for fused2d (which
+     * stores the sides its sixteen names in 16 bits) and fused2d_pair (the detail bands, and
+     * level 1's signal side). */
     lwt_status (*half_corner)(void *bctx, int narrow, const void *in, size_t in_stride, size_t in_bstride, void *out,
                               size_t out_stride, size_t out_bstride, size_t rows, size_t cols, size_t nbatch);
     /* optional: forward level j of a 3-D plan in one pass (the pass along axis 0 and the

@@ -99,11 +99,13 @@ lwt_status lwt_driver_run(const lwt_plan *p, const lwt_steps *steps, const lwt_b
                           const void *in, void *out, void *workspace, int inverse);
 
 /* A float16/bfloat16 plan's fused levels (lwt_backend_ops.half_fused) on its float32 plan q's
- * steps, 2-D arrays (a batch level by level or one after the other, as q's steps say): in and
- * out in 16 bits (the packed coefficients, the signal), the
- * approximations between levels in the float32 buffers bufs[0] and bufs[1] (q->buf_elems floats
- * each); the backend's call context bctx tells its kernels the 16-bit type, and half_corner
- * converts the coarsest approximation. */
+ * steps: 2-D arrays (a batch level by level or one after the other, as q's steps say), 1-D
+ * signals (passes through maps) and 3-D volumes (the pass along axis 0 and the planes). In and
+ * out in 16 bits (the packed coefficients, the signal), the approximations between levels in
+ * the float32 buffers bufs[0] and bufs[1] (q->buf_elems floats each); the backend's call
+ * context bctx tells its kernels the 16-bit type; each call says which sides are 16-bit
+ * (fused2d's sixteen, lwt_pass.sixteen); half_corner converts a 2-D plan's coarsest
+ * approximation (1-D and 3-D levels write and read theirs in 16 bits in place). */
 lwt_status lwt_driver_run_half(const lwt_plan *q, const lwt_backend_ops *ops, void *bctx, const void *in, void *out,
                                float *bufs[2], int inverse);
 

@@ -539,23 +539,27 @@ static lwt_status cuda_zero_blocks(void *bctx, size_t es, void *dst, const size_
     return LWT_OK;
 }
 
-/* sixteen: the GPU's 16-bit levels are 2-D only (lwt_cuda_half_fused), where the mask is always the
-   one its kernels' storage implies (details, and the signal side at level 1) */
+/* sixteen: the GPU's 16-bit levels are 2-D only (lwt_cuda_half_fused); its kernels store the
+   detail bands in 16 bits and the signal side where the mask says (bit 4), never the
+   approximation band */
 static lwt_status cuda_fused2d(void *bctx, int level, int inverse, const void *const in[4], const size_t in_stride[4],
                                void *const out[4], const size_t out_stride[4], size_t nbatch,
                                const size_t in_bstride[4], const size_t out_bstride[4], unsigned sixteen)
 {
-    (void)sixteen;
     cuda_call *call = (cuda_call *)bctx;
     const lwt_plan *p = call->plan;
     const lwt_context *ctx = p->ctx;
+    if (call->half && (sixteen & 0xFu) != 0xEu)
+        return lwt_fail(ctx, LWT_ERR_INTERNAL, "16-bit level %d: bands mask 0x%x, the kernels store 0xe", level,
+                        sixteen & 0xFu);
     const cuda_plan_state *st = (const cuda_plan_state *)p->bstate;
     /* only the levels cuda_level_kernel named: the register kernel takes batches of planes,
        the generic one single 2-D levels */
     const lwt_slide_geom *g = st->slide[2 * (level - 1) + inverse];
     const int shape = st->slide_regs[2 * (level - 1) + inverse];
     if (call->half) { /* lwt_cuda_half_fused said every level runs the register kernel */
-        LWT_CUDA_CHECK(ctx, lwt_cuda_slide2d_regs_half(shape, g, &p->wavelet.scheme, call->half == 2, level == 1, in,
+        LWT_CUDA_CHECK(ctx, lwt_cuda_slide2d_regs_half(shape, g, &p->wavelet.scheme, call->half == 2,
+                                                       (sixteen & 0x10u) != 0, in,
                                                        in_stride, out, out_stride, nbatch, in_bstride, out_bstride,
                                                        call->stream));
         return LWT_OK;
